@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"lockstep/internal/config"
+	"lockstep/internal/server"
+)
+
+// runServer is server.Run; tests replace it to inspect the final Config.
+var runServer = server.Run
+
+// optionFlag holds a flag's raw text until the configuration is assembled, so
+// that flags can be applied after the option file (defaults < file < flags)
+// and their values are parsed by the same code as the file's.
+type optionFlag struct {
+	value string
+	typ   string // shown in --help
+}
+
+func (f *optionFlag) String() string     { return f.value }
+func (f *optionFlag) Set(s string) error { f.value = s; return nil }
+func (f *optionFlag) Type() string       { return f.typ }
+
+func newServeCmd(stderr io.Writer) *cobra.Command {
+	def := config.Default()
+	opts := []struct {
+		key, typ, def, usage string
+	}{
+		{config.KeyDatadir, "dir", def.Datadir, "data directory; created if missing"},
+		{config.KeyPort, "int", fmt.Sprint(def.Port), "TCP port to listen on (0 = any free port)"},
+		{config.KeyBindAddress, "host", def.BindAddress, "IP address or host name to listen on"},
+		{config.KeyUser, "string", def.User, "name of the initial account"},
+		{config.KeyPassword, "string", def.Password, "password of the initial account"},
+	}
+	flags := map[string]*optionFlag{}
+	var configFile string
+
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Start a lockstep server",
+		Long: "Start a lockstep server and serve MySQL clients until SIGINT or SIGTERM.\n\n" +
+			"Settings come from, later ones winning: the embedded defaults, the option\n" +
+			"file named by --config, and the flags given on the command line. The option\n" +
+			"file uses MySQL's format: `name = value` lines with the flag names as names,\n" +
+			"optionally under [lockstep], [mysqld] or [server]; other sections are skipped.",
+		Example: "  lockstep serve\n" +
+			"  lockstep serve --datadir /var/lib/lockstep --port 3307 --bind-address 0.0.0.0\n" +
+			"  lockstep serve --config /etc/lockstep.cnf --port 3308",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := buildConfig(cmd, configFile, flags)
+			if err != nil {
+				return err
+			}
+			return serve(cmd.Context(), cfg, stderr)
+		},
+	}
+	for _, o := range opts {
+		f := &optionFlag{value: o.def, typ: o.typ}
+		flags[o.key] = f
+		cmd.Flags().Var(f, o.key, o.usage)
+	}
+	cmd.Flags().StringVar(&configFile, "config", "", "read options from this option `file`")
+	cmd.Flags().SortFlags = false
+	return cmd
+}
+
+// buildConfig assembles the configuration: defaults, then the option file,
+// then the flags the user set. It validates the result and prepares the data
+// directory. All its errors are usage errors (exit code 2).
+func buildConfig(cmd *cobra.Command, configFile string, flags map[string]*optionFlag) (config.Config, error) {
+	cfg := config.Default()
+	if configFile != "" {
+		if err := config.LoadFile(configFile, &cfg); err != nil {
+			return cfg, err
+		}
+	}
+	for _, key := range config.Keys {
+		if !cmd.Flags().Changed(key) {
+			continue
+		}
+		if err := cfg.Set(key, flags[key].value); err != nil {
+			return cfg, fmt.Errorf("--%s: %v", key, err)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, err
+	}
+	if err := config.PrepareDatadir(cfg.Datadir); err != nil {
+		return cfg, err
+	}
+	abs, err := filepath.Abs(cfg.Datadir)
+	if err != nil {
+		return cfg, fmt.Errorf("datadir %s: %v", cfg.Datadir, err)
+	}
+	cfg.Datadir = abs
+	return cfg, nil
+}
+
+// serve runs the server until it fails or a SIGINT/SIGTERM arrives. The first
+// signal starts a clean shutdown; a second one terminates the process at once.
+func serve(parent context.Context, cfg config.Config, stderr io.Writer) error {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case s := <-sigs:
+			signal.Stop(sigs) // default handling again: a second signal kills the process
+			fmt.Fprintf(stderr, "lockstep: %v signal received, shutting down\n", s)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+
+	var once sync.Once
+	ready := func(addr string) {
+		once.Do(func() {
+			fmt.Fprintf(stderr, "lockstep: ready for connections on %s (datadir %s)\n", addr, cfg.Datadir)
+		})
+	}
+	if err := runServer(ctx, cfg, ready); err != nil {
+		return runtimeError{err}
+	}
+	return nil
+}

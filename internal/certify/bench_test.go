@@ -1,0 +1,213 @@
+package certify
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+// Benchmarks: the static array against the hash-map baseline, in one run.
+// The exact command and the results are in docs/BENCHMARKS.md ("## certify").
+//
+// Each sub-benchmark first prefills its certifier with every pre-existing key
+// of the workload (N distinct keys, certified 8 per transaction), so the
+// unlimited hash map really holds N keys, then times one transaction per
+// b.Loop iteration. Writesets come from a pregenerated pool that is
+// regenerated with the timer stopped, so key generation is not timed.
+// Metrics: ns/key (time per writeset key), keys/txn, heap-MiB (HeapInuse
+// after the run, after a GC), entries (keys held by a hash map), dist (mean
+// seq - last_committed over the timed transactions), resets/Mtxn, gc/Mtxn.
+
+var benchKeyCounts = []struct {
+	name string
+	n    uint64
+}{
+	{"1M", 1_000_000},
+	{"10M", 10_000_000},
+	{"100M", 100_000_000},
+}
+
+type benchImpl struct {
+	name string
+	make func(tb testing.TB) Certifier
+}
+
+var benchImpls = []benchImpl{
+	{"static", func(tb testing.TB) Certifier { return mustStatic(tb, DefaultConfig()) }},
+	// The certification database of group replication: no history limit.
+	{"hashmap", func(testing.TB) Certifier { return NewHashMap(HashMapConfig{HistorySize: -1}) }},
+	// MySQL's default writeset history (25,000 keys): small and cache
+	// resident, but cleared every few thousand transactions.
+	{"hashmap-h25k", func(testing.TB) Certifier { return NewHashMap(HashMapConfig{HistorySize: DefaultHistorySize}) }},
+}
+
+type benchWorkload struct {
+	name string
+	// make returns the writeset generator and the pre-existing key count
+	// and enumerator for a key space of about n keys.
+	make func(r *rand.Rand, n uint64) (w workload, prefill uint64, key func(uint64) uint64)
+}
+
+var benchWorkloads = []benchWorkload{
+	{"sysbench", func(r *rand.Rand, n uint64) (workload, uint64, func(uint64) uint64) {
+		return newSysbench(r, n), n, func(i uint64) uint64 { return rowKey(0, i) }
+	}},
+	{"tpcc", func(r *rand.Rand, n uint64) (workload, uint64, func(uint64) uint64) {
+		wh := tpccWarehousesFor(n)
+		return newTPCC(r, wh), wh * tpccRowsPerWarehouse, tpccPrefillKey
+	}},
+}
+
+// pool holds pregenerated writesets, flat.
+type pool struct {
+	w    workload
+	keys []uint64
+	offs []int
+	next int
+	tmp  []uint64
+}
+
+const poolTxns = 1 << 16
+
+func newPool(w workload) *pool {
+	p := &pool{w: w, keys: make([]uint64, 0, poolTxns*32), offs: make([]int, 0, poolTxns+1)}
+	p.fill()
+	return p
+}
+
+func (p *pool) fill() {
+	p.keys, p.offs, p.next = p.keys[:0], p.offs[:0], 0
+	for range poolTxns {
+		p.offs = append(p.offs, len(p.keys))
+		p.tmp = p.w.next(p.tmp)
+		p.keys = append(p.keys, p.tmp...)
+	}
+	p.offs = append(p.offs, len(p.keys))
+}
+
+// prefill certifies keys [0, n) eight per transaction and returns the last
+// sequence number used.
+func prefill(c Certifier, n uint64, key func(uint64) uint64) int64 {
+	var ws [8]uint64
+	seq := int64(0)
+	for i := uint64(0); i < n; {
+		k := 0
+		for ; k < len(ws) && i < n; k++ {
+			ws[k] = key(i)
+			i++
+		}
+		seq++
+		c.Certify(seq, ws[:k])
+	}
+	return seq
+}
+
+func BenchmarkCertify(b *testing.B) {
+	for _, wl := range benchWorkloads {
+		for _, kc := range benchKeyCounts {
+			for _, impl := range benchImpls {
+				b.Run(impl.name+"/"+wl.name+"/keys="+kc.name, func(b *testing.B) {
+					benchCertify(b, impl, wl, kc.n)
+				})
+			}
+		}
+	}
+}
+
+func benchCertify(b *testing.B, impl benchImpl, wl benchWorkload, n uint64) {
+	defer freeMemory()
+	r := rand.New(rand.NewPCG(n, 42))
+	w, pre, key := wl.make(r, n)
+	c := impl.make(b)
+	seq := prefill(c, pre, key)
+	p := newPool(w)
+	b.ReportAllocs()
+	var ms0, ms1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms0)
+	s0 := c.Stats()
+	keys := 0
+	for b.Loop() {
+		if p.next == poolTxns {
+			b.StopTimer()
+			p.fill()
+			b.StartTimer()
+		}
+		ws := p.keys[p.offs[p.next]:p.offs[p.next+1]]
+		p.next++
+		seq++
+		c.Certify(seq, ws)
+		keys += len(ws)
+	}
+	s1 := c.Stats()
+	runtime.ReadMemStats(&ms1)
+	gcs := ms1.NumGC - ms0.NumGC
+	runtime.GC()
+	runtime.ReadMemStats(&ms1)
+	txns := float64(s1.Certifications - s0.Certifications)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(keys), "ns/key")
+	b.ReportMetric(float64(keys)/txns, "keys/txn")
+	b.ReportMetric(float64(ms1.HeapInuse)/(1<<20), "heap-MiB")
+	b.ReportMetric(float64(s1.DistanceSum-s0.DistanceSum)/txns, "dist")
+	b.ReportMetric(float64(s1.Resets-s0.Resets)/txns*1e6, "resets/Mtxn")
+	b.ReportMetric(float64(gcs)/txns*1e6, "gc/Mtxn")
+	if h, ok := c.(*HashMap); ok {
+		b.ReportMetric(float64(h.Len()), "entries")
+	}
+	runtime.KeepAlive(c)
+}
+
+func freeMemory() {
+	runtime.GC()
+	debug.FreeOSMemory()
+}
+
+// BenchmarkReset times one reset of the default 256 MiB structure: a store to
+// the count word of each of the 65,536 buckets.
+//
+// hot: the same structure again and again, count lines mostly cached.
+// cold: rotating over 10 structures, so the 10 x 65,536 count lines (40 MiB)
+// do not fit in the last-level cache and each reset walks cold pages, as after
+// a burst of certification traffic. The cold variant keeps 2.5 GiB resident.
+func BenchmarkReset(b *testing.B) {
+	for _, v := range []struct {
+		name string
+		n    int
+	}{{"hot", 1}, {"cold", 10}} {
+		b.Run("static/"+v.name, func(b *testing.B) {
+			defer freeMemory()
+			cs := make([]*Static, v.n)
+			for i := range cs {
+				cs[i] = mustStatic(b, DefaultConfig())
+				touchAllBuckets(cs[i])
+			}
+			b.ReportAllocs()
+			b.ReportMetric(float64(cs[0].SizeBytes())/(1<<20), "struct-MiB")
+			i := 0
+			seq := int64(1 << 20)
+			for b.Loop() {
+				seq++
+				cs[i].reset(seq)
+				i++
+				if i == len(cs) {
+					i = 0
+				}
+			}
+			for _, c := range cs {
+				for bk := range uint64(c.cfg.Buckets) {
+					if c.count(bk) != 0 {
+						b.Fatal("reset left a count")
+					}
+				}
+			}
+		})
+	}
+}
+
+// touchAllBuckets makes every bucket of c non-empty (and its pages resident).
+func touchAllBuckets(c *Static) {
+	for b := range uint64(c.cfg.Buckets) {
+		c.words[c.countIndex(b)] = 1
+	}
+}

@@ -1,0 +1,215 @@
+// Package config owns lockstep's options: their names, defaults, parsing
+// from flags and option files, and validation with clear errors.
+//
+// Every option has one name, used both as a command-line flag (--bind-address)
+// and as a key in an option file (bind-address = ...). Sources are applied in
+// this order, later ones winning:
+//
+//	Default()  <  the --config option file (LoadFile)  <  flags given explicitly
+//
+// Each step goes through Config.Set, so a bad value is reported the same way
+// wherever it came from.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Config is the validated configuration of one lockstep process.
+type Config struct {
+	Datadir     string // --datadir, default ./lockstep-data
+	BindAddress string // --bind-address, default 127.0.0.1
+	Port        int    // --port, default 3306; 0 picks a free port
+	User        string // --user, initial account, default root
+	Password    string // --password, default empty
+}
+
+// Option names, shared by flags and option-file keys.
+const (
+	KeyDatadir     = "datadir"
+	KeyBindAddress = "bind-address"
+	KeyPort        = "port"
+	KeyUser        = "user"
+	KeyPassword    = "password"
+)
+
+// Keys lists every option name in the order they are documented.
+var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword}
+
+// Default returns the embedded defaults: data in ./lockstep-data, listening on
+// 127.0.0.1:3306, account root with no password.
+func Default() Config {
+	return Config{
+		Datadir:     "./lockstep-data",
+		BindAddress: "127.0.0.1",
+		Port:        3306,
+		User:        "root",
+		Password:    "",
+	}
+}
+
+// NormalizeKey maps an option name as written by a user to its canonical
+// form: lower case, with '_' accepted for '-' as MySQL does (bind_address).
+func NormalizeKey(key string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(key)), "_", "-")
+}
+
+// ErrUnknownKey is wrapped by Set's error for a name that is not an option.
+var ErrUnknownKey = errors.New("unknown option")
+
+// Set parses value for the option key (any spelling NormalizeKey accepts) and
+// stores it in c. The error names the option and the bad value; it does not
+// name a source (the caller adds file:line or the flag).
+func (c *Config) Set(key, value string) error {
+	switch NormalizeKey(key) {
+	case KeyDatadir:
+		c.Datadir = value
+	case KeyBindAddress:
+		c.BindAddress = value
+	case KeyPort:
+		p, err := ParsePort(value)
+		if err != nil {
+			return err
+		}
+		c.Port = p
+	case KeyUser:
+		c.User = value
+	case KeyPassword:
+		c.Password = value
+	default:
+		return fmt.Errorf("%w %q", ErrUnknownKey, key)
+	}
+	return nil
+}
+
+// ParsePort parses a TCP port number, 0..65535 (0 = pick a free port).
+func ParsePort(s string) (int, error) {
+	p, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return 0, fmt.Errorf("invalid port %q: not a number", s)
+	}
+	if p < 0 || p > 65535 {
+		return 0, fmt.Errorf("invalid port %d: must be 0..65535", p)
+	}
+	return p, nil
+}
+
+// Validate checks the whole configuration and returns the first problem as a
+// one-line error. It does not touch the file system; see PrepareDatadir.
+//
+// Port 0 is valid and means "let the operating system pick a free port"; the
+// address actually bound is reported when the server is ready. Tests use it.
+func (c Config) Validate() error {
+	if strings.TrimSpace(c.Datadir) == "" {
+		return errors.New("datadir must not be empty")
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		return fmt.Errorf("invalid port %d: must be 0..65535", c.Port)
+	}
+	if c.User == "" {
+		return errors.New("user must not be empty")
+	}
+	if err := validateHost(c.BindAddress); err != nil {
+		return err
+	}
+	return nil
+}
+
+// validateHost accepts an IPv4 or IPv6 literal (brackets optional for IPv6),
+// "localhost", or a syntactically valid host name. Whether the name resolves
+// is left to the listener.
+func validateHost(h string) error {
+	if h == "" {
+		return errors.New("bind-address must not be empty")
+	}
+	bare := h
+	if strings.HasPrefix(bare, "[") && strings.HasSuffix(bare, "]") {
+		bare = bare[1 : len(bare)-1]
+	}
+	if net.ParseIP(bare) != nil {
+		return nil
+	}
+	if !isHostname(h) {
+		return fmt.Errorf("invalid bind-address %q: not an IP address or host name", h)
+	}
+	return nil
+}
+
+// isHostname reports whether s is a DNS name: dot-separated labels of 1..63
+// letters, digits and inner hyphens, 253 bytes at most, not all-numeric (so a
+// mistyped IPv4 address such as 127.0.0.300 is rejected).
+func isHostname(s string) bool {
+	s = strings.TrimSuffix(s, ".")
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	allDigits := true
+	for _, label := range strings.Split(s, ".") {
+		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			b := label[i]
+			switch {
+			case b >= '0' && b <= '9':
+			case b >= 'a' && b <= 'z', b >= 'A' && b <= 'Z', b == '-':
+				allDigits = false
+			default:
+				return false
+			}
+		}
+	}
+	return !allDigits
+}
+
+// PrepareDatadir makes sure path is a usable data directory: it is created
+// (with parents, mode 0750) when missing, must be a directory, and must be
+// writable, which is checked by creating and removing a probe file. Errors are
+// one line and name the directory.
+func PrepareDatadir(path string) error {
+	if strings.TrimSpace(path) == "" {
+		return errors.New("datadir must not be empty")
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if err := os.MkdirAll(path, 0o750); err != nil {
+			return fmt.Errorf("datadir %s: cannot create: %v", path, cause(err))
+		}
+	case errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("datadir %s: cannot create: a parent is not a directory", path)
+	case err != nil:
+		return fmt.Errorf("datadir %s: %v", path, cause(err))
+	case !fi.IsDir():
+		return fmt.Errorf("datadir %s: exists and is not a directory", path)
+	}
+	probe, err := os.CreateTemp(path, ".lockstep-write-probe-*")
+	if err != nil {
+		return fmt.Errorf("datadir %s: not writable: %v", path, cause(err))
+	}
+	name := probe.Name()
+	cerr := probe.Close()
+	rerr := os.Remove(name)
+	if cerr != nil {
+		return fmt.Errorf("datadir %s: not writable: %v", path, cause(cerr))
+	}
+	if rerr != nil {
+		return fmt.Errorf("datadir %s: cannot remove probe file: %v", path, cause(rerr))
+	}
+	return nil
+}
+
+// cause strips the *PathError wrapper (which repeats the path) from err.
+func cause(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,67 @@
+// Package server wires a lockstep process together: the storage engine, the
+// SQL front end and the MySQL-protocol listener, and owns their lifecycle.
+// It does not own SQL semantics (internal/sqlfront) or options
+// (internal/config).
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+
+	gmsserver "github.com/dolthub/go-mysql-server/server"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/sirupsen/logrus"
+
+	"lockstep/internal/config"
+	"lockstep/internal/sqlfront"
+)
+
+// ServerVersion is what clients see as the server version.
+const ServerVersion = "8.0.33-lockstep"
+
+// Run starts a server with cfg and blocks until ctx is cancelled or the
+// listener fails. It returns nil after a clean shutdown. ready, when not nil,
+// is called once the listener accepts connections, with its address.
+func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error {
+	logrus.SetLevel(logrus.WarnLevel)
+	fe, err := sqlfront.New(sqlfront.Options{User: cfg.User, Password: cfg.Password})
+	if err != nil {
+		return fmt.Errorf("start SQL engine: %w", err)
+	}
+	defer fe.Close()
+
+	addr := net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.Port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	srv, err := gmsserver.NewServer(gmsserver.Config{
+		Protocol: "tcp",
+		Address:  ln.Addr().String(),
+		Listener: ln,
+		Version:  ServerVersion,
+	}, fe.Engine, sql.NewContext, fe.NewSession, nil)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("start server: %w", err)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Start() }()
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	select {
+	case <-ctx.Done():
+		_ = srv.Close()
+		<-errc
+		return nil
+	case err := <-errc:
+		if err != nil && !errors.Is(err, net.ErrClosed) {
+			return fmt.Errorf("server stopped: %w", err)
+		}
+		return nil
+	}
+}

@@ -1,0 +1,222 @@
+package sqlfront
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"lockstep/internal/storage"
+)
+
+// provider is the sql.DatabaseProvider: the set of user databases.
+type provider struct {
+	fe  *Frontend
+	mu  sync.RWMutex
+	dbs map[string]*Database
+}
+
+var _ sql.MutableDatabaseProvider = (*provider)(nil)
+
+func (p *provider) Database(ctx *sql.Context, name string) (sql.Database, error) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if db, ok := p.dbs[strings.ToLower(name)]; ok {
+		return db, nil
+	}
+	return nil, sql.ErrDatabaseNotFound.New(name)
+}
+
+func (p *provider) HasDatabase(ctx *sql.Context, name string) bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	_, ok := p.dbs[strings.ToLower(name)]
+	return ok
+}
+
+func (p *provider) AllDatabases(ctx *sql.Context) []sql.Database {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	out := make([]sql.Database, 0, len(p.dbs))
+	for _, db := range p.dbs {
+		out = append(out, db)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out
+}
+
+func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	key := strings.ToLower(name)
+	if _, ok := p.dbs[key]; ok {
+		return sql.ErrDatabaseExists.New(name)
+	}
+	p.dbs[key] = &Database{fe: p.fe, name: name, tables: map[string]*tableEntry{}, collation: sql.Collation_Default}
+	return nil
+}
+
+func (p *provider) DropDatabase(ctx *sql.Context, name string) error {
+	p.mu.Lock()
+	key := strings.ToLower(name)
+	db, ok := p.dbs[key]
+	if !ok {
+		p.mu.Unlock()
+		return sql.ErrDatabaseNotFound.New(name)
+	}
+	delete(p.dbs, key)
+	p.mu.Unlock()
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	for _, te := range db.tables {
+		te.store.Drop()
+	}
+	db.tables = map[string]*tableEntry{}
+	return nil
+}
+
+// Database is one schema: a set of tables.
+type Database struct {
+	fe        *Frontend
+	name      string
+	mu        sync.RWMutex
+	tables    map[string]*tableEntry
+	views     map[string]sql.ViewDefinition
+	triggers  []sql.TriggerDefinition
+	procs     []sql.StoredProcedureDetails
+	collation sql.CollationID
+}
+
+var (
+	_ sql.Database            = (*Database)(nil)
+	_ sql.TableCreator        = (*Database)(nil)
+	_ sql.TableDropper        = (*Database)(nil)
+	_ sql.TableRenamer        = (*Database)(nil)
+	_ sql.CollatedDatabase    = (*Database)(nil)
+	_ sql.IndexedTableCreator = (*Database)(nil)
+)
+
+func (d *Database) Name() string { return d.name }
+
+func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
+	d.mu.RLock()
+	te, ok := d.tables[strings.ToLower(name)]
+	d.mu.RUnlock()
+	if !ok {
+		return nil, false, nil
+	}
+	return &Table{db: d, entry: te, meta: te.load()}, true, nil
+}
+
+func (d *Database) GetTableNames(ctx *sql.Context) ([]string, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	names := make([]string, 0, len(d.tables))
+	for _, te := range d.tables {
+		names = append(names, te.load().name)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func (d *Database) GetCollation(ctx *sql.Context) sql.CollationID { return d.collation }
+
+func (d *Database) SetCollation(ctx *sql.Context, c sql.CollationID) error {
+	d.collation = c
+	return nil
+}
+
+func (d *Database) CreateTable(ctx *sql.Context, name string, schema sql.PrimaryKeySchema, collation sql.CollationID, comment string) error {
+	return d.createTable(ctx, name, schema, collation, comment, nil)
+}
+
+func (d *Database) CreateIndexedTable(ctx *sql.Context, name string, schema sql.PrimaryKeySchema, idx sql.IndexDef, collation sql.CollationID) error {
+	return d.createTable(ctx, name, schema, collation, "", &idx)
+}
+
+func (d *Database) createTable(ctx *sql.Context, name string, schema sql.PrimaryKeySchema, collation sql.CollationID, comment string, idx *sql.IndexDef) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	key := strings.ToLower(name)
+	if _, ok := d.tables[key]; ok {
+		return sql.ErrTableAlreadyExists.New(name)
+	}
+	for _, c := range schema.Schema {
+		if !storable(c.Type) {
+			return fmt.Errorf("lockstep does not support columns of type %s yet (column %s)", c.Type.String(), c.Name)
+		}
+	}
+	m := &tableMeta{name: name, db: d.name, collation: collation, comment: comment}
+	m.setSchema(schema)
+	if err := m.checkPK(); err != nil {
+		return err
+	}
+	var extra []indexMeta
+	if idx != nil && !idx.IsPrimary() {
+		im, err := m.newIndexMeta(*idx)
+		if err != nil {
+			return err
+		}
+		extra = append(extra, im)
+	}
+	m.indexes = extra
+	store := d.fe.store.NewTable(name, m.indexSpecs())
+	m.version = store.Version()
+	te := &tableEntry{store: store}
+	te.meta.Store(m)
+	d.tables[key] = te
+	return nil
+}
+
+func (d *Database) DropTable(ctx *sql.Context, name string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	key := strings.ToLower(name)
+	te, ok := d.tables[key]
+	if !ok {
+		return sql.ErrTableNotFound.New(name)
+	}
+	te.store.Drop()
+	delete(d.tables, key)
+	return nil
+}
+
+func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	ok, nk := strings.ToLower(oldName), strings.ToLower(newName)
+	te, found := d.tables[ok]
+	if !found {
+		return sql.ErrTableNotFound.New(oldName)
+	}
+	if _, exists := d.tables[nk]; exists {
+		return sql.ErrTableAlreadyExists.New(newName)
+	}
+	te.ddl.Lock()
+	m := te.load().clone()
+	m.name = newName
+	for i := range m.schema.Schema {
+		c := *m.schema.Schema[i]
+		c.Source = newName
+		m.schema.Schema[i] = &c
+	}
+	te.meta.Store(m)
+	te.ddl.Unlock()
+	delete(d.tables, ok)
+	d.tables[nk] = te
+	return nil
+}
+
+// storable reports whether the row format can hold values of typ.
+func storable(typ sql.Type) bool {
+	switch typ.Type().String() {
+	case "GEOMETRY":
+		return false
+	}
+	return true
+}
+
+// storageTable is a helper used by DDL and the session code.
+func (te *tableEntry) storage() *storage.Table { return te.store }

@@ -1,0 +1,10 @@
+// Package sqlfront connects go-mysql-server (parsing, planning, execution,
+// the MySQL wire protocol) to lockstep's storage engine. It owns the
+// catalog the SQL layer sees (databases, tables, indexes), row and key
+// encoding, sessions and their transactions, the mapping of engine errors to
+// MySQL error codes, lockstep's system variables and status variables.
+//
+// It does not own versions, locks or commit: those are internal/storage and
+// internal/txn. It does not own the listener or process lifecycle
+// (internal/server).
+package sqlfront

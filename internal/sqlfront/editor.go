@@ -1,0 +1,171 @@
+package sqlfront
+
+import (
+	"errors"
+
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"lockstep/internal/storage"
+	"lockstep/internal/txn"
+)
+
+// editor implements inserts, updates, deletes and replaces for one
+// statement on one table. StatementBegin marks an undo savepoint;
+// DiscardChanges rolls the statement back to it (MySQL's statement-level
+// rollback on error).
+type editor struct {
+	t      *Table
+	s      *Session
+	mark   int
+	marked bool
+}
+
+var (
+	_ sql.RowInserter = (*editor)(nil)
+	_ sql.RowUpdater  = (*editor)(nil)
+	_ sql.RowDeleter  = (*editor)(nil)
+	_ sql.RowReplacer = (*editor)(nil)
+)
+
+func (e *editor) StatementBegin(ctx *sql.Context) {
+	if e.s == nil {
+		return
+	}
+	tx := e.s.storageTx(ctx)
+	if !e.marked {
+		e.mark = tx.Savepoint()
+		e.marked = true
+	}
+}
+
+func (e *editor) DiscardChanges(ctx *sql.Context, cause error) error {
+	if e.s != nil && e.s.tx != nil && !e.s.tx.Done() && e.marked {
+		e.s.tx.RollbackTo(e.mark)
+	}
+	return nil
+}
+
+func (e *editor) StatementComplete(ctx *sql.Context) error { return nil }
+func (e *editor) Close(*sql.Context) error                 { return nil }
+
+func (e *editor) tx(ctx *sql.Context) (*storage.Tx, error) {
+	if e.s == nil {
+		return nil, errors.New("lockstep: no session")
+	}
+	if e.s.readOnly {
+		return nil, sql.ErrReadOnlyTransaction.New()
+	}
+	return e.s.storageTx(ctx), nil
+}
+
+func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
+	tx, err := e.tx(ctx)
+	if err != nil {
+		return err
+	}
+	m := e.t.meta
+	enc, err := encodeRow(nil, row)
+	if err != nil {
+		return err
+	}
+	pk, err := m.pkOf(e.t.entry, row, true)
+	if err != nil {
+		return err
+	}
+	err = tx.Insert(ctx, e.t.entry.store, m.version, pk, enc)
+	return e.writeError(err, row)
+}
+
+// writeError maps a write error, building the MySQL duplicate-key error
+// go-mysql-server needs for ON DUPLICATE KEY UPDATE, REPLACE and IGNORE.
+func (e *editor) writeError(err error, row sql.Row) error {
+	if err == nil {
+		return nil
+	}
+	var dup *storage.DuplicateKeyError
+	if errors.As(err, &dup) {
+		m := e.t.meta
+		existing, derr := decodeRow(dup.Existing, len(m.schema.Schema))
+		if derr != nil {
+			existing = nil
+		}
+		codec, name := m.pk, "PRIMARY"
+		if dup.Index != storage.PrimaryIndex && dup.Index < len(m.indexes) {
+			codec, name = m.indexes[dup.Index].codec, m.indexes[dup.Index].name
+		}
+		msg := "Duplicate entry '" + formatKey(row, codec) + "' for key '" + m.name + "." + name + "'"
+		return sql.NewUniqueKeyErr(msg, dup.Index == storage.PrimaryIndex, existing)
+	}
+	return e.s.handleTxError(err)
+}
+
+// locate finds the primary key of a stored row equal to row.
+func (e *editor) locate(ctx *sql.Context, tx *storage.Tx, row sql.Row) ([]byte, error) {
+	m := e.t.meta
+	if !m.hidden {
+		return m.pkOf(e.t.entry, row, false)
+	}
+	enc, err := encodeRow(nil, row)
+	if err != nil {
+		return nil, err
+	}
+	prefix := contentKey(enc)
+	var found []byte
+	err = tx.Scan(ctx, e.t.entry.store, m.contentIndex(), storage.Range{Lo: prefix, Hi: prefixEnd(prefix)}, false, txn.LockX,
+		func(pk, _ []byte) (bool, error) {
+			found = append([]byte(nil), pk...)
+			return false, nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return found, nil
+}
+
+func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
+	tx, err := e.tx(ctx)
+	if err != nil {
+		return err
+	}
+	m := e.t.meta
+	enc, err := encodeRow(nil, new)
+	if err != nil {
+		return err
+	}
+	oldEnc, err := encodeRow(nil, old)
+	if err != nil {
+		return err
+	}
+	if string(enc) == string(oldEnc) {
+		return nil // nothing changes: MySQL counts the row as matched only
+	}
+	oldPK, err := e.locate(ctx, tx, old)
+	if err != nil {
+		return e.s.handleTxError(err)
+	}
+	if oldPK == nil {
+		return nil
+	}
+	newPK := oldPK
+	if !m.hidden {
+		if newPK, err = m.pkOf(e.t.entry, new, false); err != nil {
+			return err
+		}
+	}
+	return e.writeError(tx.Update(ctx, e.t.entry.store, m.version, oldPK, newPK, enc), new)
+}
+
+func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
+	tx, err := e.tx(ctx)
+	if err != nil {
+		return err
+	}
+	pk, err := e.locate(ctx, tx, row)
+	if err != nil {
+		return e.s.handleTxError(err)
+	}
+	if pk == nil {
+		return nil
+	}
+	return e.s.handleTxError(tx.Delete(ctx, e.t.entry.store, e.t.meta.version, pk))
+}

@@ -1,0 +1,158 @@
+package sqlfront
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"lockstep/internal/storage"
+)
+
+// index is the sql.Index the planner sees for the primary key or a
+// secondary index.
+type index struct {
+	t       *tableMeta
+	name    string
+	pos     int // storage.PrimaryIndex or secondary index number
+	unique  bool
+	codec   keyCodec
+	comment string
+	cols    []sql.IndexColumn
+}
+
+var _ sql.Index = (*index)(nil)
+
+func (ix *index) ID() string       { return ix.name }
+func (ix *index) Database() string { return ix.t.db }
+func (ix *index) Table() string    { return ix.t.name }
+func (ix *index) Expressions() []string {
+	out := make([]string, len(ix.codec.cols))
+	for i, c := range ix.codec.cols {
+		out[i] = fmt.Sprintf("%s.%s", ix.t.name, ix.t.schema.Schema[c.ord].Name)
+	}
+	return out
+}
+func (ix *index) IsUnique() bool                        { return ix.unique }
+func (ix *index) IsSpatial() bool                       { return false }
+func (ix *index) IsFullText() bool                      { return false }
+func (ix *index) IsVector() bool                        { return false }
+func (ix *index) Comment() string                       { return ix.comment }
+func (ix *index) IndexType() string                     { return "BTREE" }
+func (ix *index) IsGenerated() bool                     { return false }
+func (ix *index) CanSupportOrderBy(sql.Expression) bool { return false }
+func (ix *index) PrefixLengths() []uint16 {
+	var out []uint16
+	for _, c := range ix.codec.cols {
+		out = append(out, uint16(c.prefix))
+	}
+	return out
+}
+
+func (ix *index) ColumnExpressionTypes() []sql.ColumnExpressionType {
+	out := make([]sql.ColumnExpressionType, len(ix.codec.cols))
+	for i, c := range ix.codec.cols {
+		out[i] = sql.ColumnExpressionType{
+			Expression: fmt.Sprintf("%s.%s", ix.t.name, ix.t.schema.Schema[c.ord].Name),
+			Type:       c.typ,
+		}
+	}
+	return out
+}
+
+// CanSupport accepts every range: byteRange widens whatever it cannot map
+// exactly, and filters above the lookup stay (PreciseMatch is false).
+func (ix *index) CanSupport(*sql.Context, ...sql.Range) bool { return true }
+
+// byteRange maps one range over the index columns to a byte range of
+// encoded keys that contains every matching key. empty is true when the
+// range can match nothing.
+func (ix *index) byteRange(ctx context.Context, r sql.MySQLRange) (rng storage.Range, empty bool) {
+	prefix := []byte{}
+	for i, ce := range r {
+		if i >= len(ix.codec.cols) {
+			break
+		}
+		col := &ix.codec.cols[i]
+		// A point (NULL or a value that converts exactly) extends the prefix.
+		if _, ok := ce.LowerBound.(sql.BelowNull); ok {
+			if _, ok := ce.UpperBound.(sql.AboveNull); ok {
+				prefix = append(prefix, keyNull)
+				continue
+			}
+		}
+		if lo, ok := ce.LowerBound.(sql.Below); ok {
+			if hi, ok := ce.UpperBound.(sql.Above); ok {
+				if cmp, err := ce.Typ.Compare(ctx, lo.Key, hi.Key); err == nil && cmp == 0 {
+					if v, exact := convertForKey(ctx, col.typ, lo.Key); exact {
+						if k, err := col.appendKey(prefix, v); err == nil && col.prefix == 0 {
+							prefix = k
+							continue
+						}
+					}
+				}
+			}
+		}
+		lo, e1 := ix.lowerBound(ctx, prefix, col, ce.LowerBound)
+		hi := ix.upperBound(ctx, prefix, col, ce.UpperBound)
+		if e1 {
+			return storage.Range{}, true
+		}
+		return storage.Range{Lo: lo, Hi: hi}, false
+	}
+	return storage.Range{Lo: prefix, Hi: prefixEnd(prefix)}, false
+}
+
+func (ix *index) lowerBound(ctx context.Context, prefix []byte, col *keyColumn, cut sql.MySQLRangeCut) ([]byte, bool) {
+	nonNull := append(append([]byte(nil), prefix...), keyNotNull)
+	switch c := cut.(type) {
+	case sql.BelowNull:
+		return prefix, false
+	case sql.AboveNull:
+		return nonNull, false
+	case sql.AboveAll:
+		return nil, true
+	case sql.Below:
+		if v, exact := convertForKey(ctx, col.typ, c.Key); exact && col.prefix == 0 {
+			if k, err := col.appendKey(append([]byte(nil), prefix...), v); err == nil {
+				return k, false
+			}
+		}
+		return nonNull, false
+	case sql.Above:
+		if v, exact := convertForKey(ctx, col.typ, c.Key); exact && col.prefix == 0 {
+			if k, err := col.appendKey(append([]byte(nil), prefix...), v); err == nil {
+				return prefixEnd(k), false
+			}
+		}
+		return nonNull, false
+	}
+	return prefix, false
+}
+
+func (ix *index) upperBound(ctx context.Context, prefix []byte, col *keyColumn, cut sql.MySQLRangeCut) []byte {
+	all := prefixEnd(prefix)
+	switch c := cut.(type) {
+	case sql.AboveAll:
+		return all
+	case sql.AboveNull:
+		return append(append([]byte(nil), prefix...), keyNotNull)
+	case sql.BelowNull:
+		return append([]byte(nil), prefix...)
+	case sql.Below:
+		if v, exact := convertForKey(ctx, col.typ, c.Key); exact && col.prefix == 0 {
+			if k, err := col.appendKey(append([]byte(nil), prefix...), v); err == nil {
+				return k
+			}
+		}
+		return all
+	case sql.Above:
+		if v, exact := convertForKey(ctx, col.typ, c.Key); exact && col.prefix == 0 {
+			if k, err := col.appendKey(append([]byte(nil), prefix...), v); err == nil {
+				return prefixEnd(k)
+			}
+		}
+		return all
+	}
+	return all
+}

@@ -1,0 +1,172 @@
+package sqlfront
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"lockstep/internal/storage"
+)
+
+// tableEntry is a table's slot in its database: the storage table and the
+// current definition. DDL swaps in a new immutable tableMeta.
+type tableEntry struct {
+	store *storage.Table
+	meta  atomic.Pointer[tableMeta]
+	ddl   sync.Mutex    // serialises DDL on the table
+	rowid atomic.Uint64 // hidden row ids for tables without a primary key
+}
+
+func (te *tableEntry) load() *tableMeta { return te.meta.Load() }
+
+// tableMeta is one immutable version of a table definition.
+type tableMeta struct {
+	name, db   string
+	collation  sql.CollationID
+	comment    string
+	schema     sql.PrimaryKeySchema
+	pk         keyCodec // primary key columns (empty: hidden row id)
+	hidden     bool     // no declared primary key
+	autoIncCol int      // ordinal of the AUTO_INCREMENT column, or -1
+	indexes    []indexMeta
+	version    uint64 // storage table version this definition encodes for
+}
+
+// indexMeta is a secondary index definition.
+type indexMeta struct {
+	name    string
+	unique  bool
+	cols    []sql.IndexColumn
+	codec   keyCodec
+	comment string
+}
+
+func (m *tableMeta) clone() *tableMeta {
+	c := *m
+	c.schema.Schema = append(sql.Schema(nil), m.schema.Schema...)
+	c.schema.PkOrdinals = append([]int(nil), m.schema.PkOrdinals...)
+	c.indexes = append([]indexMeta(nil), m.indexes...)
+	return &c
+}
+
+func (m *tableMeta) setSchema(s sql.PrimaryKeySchema) {
+	m.schema = s
+	m.autoIncCol = -1
+	for i, c := range s.Schema {
+		if c.AutoIncrement {
+			m.autoIncCol = i
+		}
+	}
+	m.pk = keyCodec{}
+	m.hidden = len(s.PkOrdinals) == 0
+	for _, ord := range s.PkOrdinals {
+		m.pk.cols = append(m.pk.cols, newKeyColumn(ord, s.Schema[ord].Type, 0))
+	}
+}
+
+func (m *tableMeta) checkPK() error {
+	for _, c := range m.pk.cols {
+		if !keyable(c.typ) {
+			return fmt.Errorf("lockstep cannot use a column of type %s in a key", c.typ.String())
+		}
+	}
+	return nil
+}
+
+func (m *tableMeta) colIndex(name string) int {
+	for i, c := range m.schema.Schema {
+		if strings.EqualFold(c.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (m *tableMeta) newIndexMeta(def sql.IndexDef) (indexMeta, error) {
+	if def.IsFullText() || def.IsSpatial() || def.IsVector() {
+		return indexMeta{}, fmt.Errorf("lockstep does not support FULLTEXT, SPATIAL or VECTOR indexes")
+	}
+	im := indexMeta{name: def.Name, unique: def.IsUnique(), cols: def.Columns, comment: def.Comment}
+	for _, c := range def.Columns {
+		ord := m.colIndex(c.Name)
+		if ord < 0 {
+			return indexMeta{}, sql.ErrKeyColumnDoesNotExist.New(c.Name)
+		}
+		typ := m.schema.Schema[ord].Type
+		if !keyable(typ) {
+			return indexMeta{}, fmt.Errorf("lockstep cannot index column %s of type %s", c.Name, typ.String())
+		}
+		im.codec.cols = append(im.codec.cols, newKeyColumn(ord, typ, int(c.Length)))
+	}
+	return im, nil
+}
+
+func (m *tableMeta) indexByName(name string) int {
+	for i, ix := range m.indexes {
+		if strings.EqualFold(ix.name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// maxOrd is the highest column ordinal a codec reads (decoding stops there).
+func (kc *keyCodec) maxOrd() int {
+	m := -1
+	for _, c := range kc.cols {
+		if c.ord > m {
+			m = c.ord
+		}
+	}
+	return m
+}
+
+// indexSpecs builds the storage index specs for the current definition.
+func (m *tableMeta) indexSpecs() []storage.IndexSpec {
+	specs := make([]storage.IndexSpec, len(m.indexes))
+	for i := range m.indexes {
+		ix := m.indexes[i]
+		n := ix.codec.maxOrd() + 1
+		specs[i] = storage.IndexSpec{
+			Name:   ix.name,
+			Unique: ix.unique,
+			Key: func(b []byte) ([]byte, bool, error) {
+				row, err := decodeRow(b, n)
+				if err != nil {
+					return nil, false, err
+				}
+				return ix.codec.encode(nil, row)
+			},
+		}
+	}
+	if m.hidden {
+		specs = append(specs, storage.IndexSpec{
+			Name: "lockstep_row_content",
+			Key:  func(b []byte) ([]byte, bool, error) { return contentKey(b), false, nil },
+		})
+	}
+	return specs
+}
+
+// pkOf encodes the primary key of row. Tables without a declared primary
+// key use a hidden row id (a new one when newRowID is set).
+func (m *tableMeta) pkOf(te *tableEntry, row sql.Row, newRowID bool) ([]byte, error) {
+	if !m.hidden {
+		k, _, err := m.pk.encode(nil, row)
+		return k, err
+	}
+	if !newRowID {
+		return nil, nil
+	}
+	return appendIntKey(nil, int64(te.rowid.Add(1))), nil
+}
+
+// contentIndex is the storage index number of the hidden index over whole
+// rows that tables without a primary key use to find a row by its values.
+func (m *tableMeta) contentIndex() int { return len(m.indexes) }
+
+// contentKey is a row's key in the hidden content index.
+func contentKey(enc []byte) []byte { return appendEscaped(nil, string(enc)) }

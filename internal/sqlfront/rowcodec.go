@@ -1,0 +1,269 @@
+package sqlfront
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/shopspring/decimal"
+)
+
+// Row encoding. A stored row is one byte slice: for each column a tag byte
+// naming the Go type the SQL layer uses for the value, then the value. Ints
+// are zig-zag varints, strings and blobs length-prefixed, so a sysbench row
+// (INT, INT, CHAR(120), CHAR(60)) costs its text plus a few bytes. Decoding
+// gives back exactly the Go values that were encoded.
+const (
+	tagNull byte = iota
+	tagInt8
+	tagInt16
+	tagInt32
+	tagInt64
+	tagUint8
+	tagUint16
+	tagUint32
+	tagUint64
+	tagFloat32
+	tagFloat64
+	tagString
+	tagBytes
+	tagDecimal
+	tagTime
+	tagJSON
+	tagTimespan
+	tagBool
+)
+
+// errUnsupportedValue reports a value the row format cannot store.
+type errUnsupportedValue struct{ v interface{} }
+
+func (e errUnsupportedValue) Error() string {
+	return fmt.Sprintf("lockstep storage cannot store a value of type %T", e.v)
+}
+
+func appendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }
+func appendVarint(b []byte, v int64) []byte   { return binary.AppendVarint(b, v) }
+
+// encodeRow appends the encoding of row to dst.
+func encodeRow(dst []byte, row sql.Row) ([]byte, error) {
+	for _, v := range row {
+		var err error
+		dst, err = encodeValue(dst, v)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return dst, nil
+}
+
+func encodeValue(b []byte, v interface{}) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, tagNull), nil
+	case int8:
+		return appendVarint(append(b, tagInt8), int64(x)), nil
+	case int16:
+		return appendVarint(append(b, tagInt16), int64(x)), nil
+	case int32:
+		return appendVarint(append(b, tagInt32), int64(x)), nil
+	case int64:
+		return appendVarint(append(b, tagInt64), x), nil
+	case int:
+		return appendVarint(append(b, tagInt64), int64(x)), nil
+	case uint8:
+		return appendUvarint(append(b, tagUint8), uint64(x)), nil
+	case uint16:
+		return appendUvarint(append(b, tagUint16), uint64(x)), nil
+	case uint32:
+		return appendUvarint(append(b, tagUint32), uint64(x)), nil
+	case uint64:
+		return appendUvarint(append(b, tagUint64), x), nil
+	case uint:
+		return appendUvarint(append(b, tagUint64), uint64(x)), nil
+	case float32:
+		return binary.LittleEndian.AppendUint32(append(b, tagFloat32), math.Float32bits(x)), nil
+	case float64:
+		return binary.LittleEndian.AppendUint64(append(b, tagFloat64), math.Float64bits(x)), nil
+	case string:
+		b = appendUvarint(append(b, tagString), uint64(len(x)))
+		return append(b, x...), nil
+	case []byte:
+		b = appendUvarint(append(b, tagBytes), uint64(len(x)))
+		return append(b, x...), nil
+	case bool:
+		if x {
+			return append(b, tagBool, 1), nil
+		}
+		return append(b, tagBool, 0), nil
+	case decimal.Decimal:
+		s := x.String()
+		b = appendUvarint(append(b, tagDecimal), uint64(len(s)))
+		return append(b, s...), nil
+	case time.Time:
+		b = appendVarint(append(b, tagTime), x.Unix())
+		return appendUvarint(b, uint64(x.Nanosecond())), nil
+	case types.Timespan:
+		return appendVarint(append(b, tagTimespan), int64(x)), nil
+	case sql.JSONWrapper:
+		js, err := types.MarshallJson(x)
+		if err != nil {
+			return nil, err
+		}
+		b = appendUvarint(append(b, tagJSON), uint64(len(js)))
+		return append(b, js...), nil
+	}
+	return nil, errUnsupportedValue{v}
+}
+
+// rowDecoder decodes stored rows.
+type rowDecoder struct{}
+
+var errCorruptRow = fmt.Errorf("lockstep: corrupt stored row")
+
+// decodeRow decodes a whole row of n columns.
+func decodeRow(b []byte, n int) (sql.Row, error) {
+	row := make(sql.Row, n)
+	for i := 0; i < n; i++ {
+		v, rest, err := decodeValue(b)
+		if err != nil {
+			return nil, err
+		}
+		row[i] = v
+		b = rest
+	}
+	return row, nil
+}
+
+// skipValues skips n encoded values.
+func skipValues(b []byte, n int) ([]byte, error) {
+	for i := 0; i < n; i++ {
+		_, rest, err := decodeValue(b)
+		if err != nil {
+			return nil, err
+		}
+		b = rest
+	}
+	return b, nil
+}
+
+func readUvarint(b []byte) (uint64, []byte, error) {
+	v, n := binary.Uvarint(b)
+	if n <= 0 {
+		return 0, nil, errCorruptRow
+	}
+	return v, b[n:], nil
+}
+
+func readVarint(b []byte) (int64, []byte, error) {
+	v, n := binary.Varint(b)
+	if n <= 0 {
+		return 0, nil, errCorruptRow
+	}
+	return v, b[n:], nil
+}
+
+func readLen(b []byte) ([]byte, []byte, error) {
+	n, rest, err := readUvarint(b)
+	if err != nil || uint64(len(rest)) < n {
+		return nil, nil, errCorruptRow
+	}
+	return rest[:n], rest[n:], nil
+}
+
+func decodeValue(b []byte) (interface{}, []byte, error) {
+	if len(b) == 0 {
+		return nil, nil, errCorruptRow
+	}
+	tag, b := b[0], b[1:]
+	switch tag {
+	case tagNull:
+		return nil, b, nil
+	case tagInt8, tagInt16, tagInt32, tagInt64, tagTimespan:
+		v, rest, err := readVarint(b)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch tag {
+		case tagInt8:
+			return int8(v), rest, nil
+		case tagInt16:
+			return int16(v), rest, nil
+		case tagInt32:
+			return int32(v), rest, nil
+		case tagTimespan:
+			return types.Timespan(v), rest, nil
+		}
+		return v, rest, nil
+	case tagUint8, tagUint16, tagUint32, tagUint64:
+		v, rest, err := readUvarint(b)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch tag {
+		case tagUint8:
+			return uint8(v), rest, nil
+		case tagUint16:
+			return uint16(v), rest, nil
+		case tagUint32:
+			return uint32(v), rest, nil
+		}
+		return v, rest, nil
+	case tagFloat32:
+		if len(b) < 4 {
+			return nil, nil, errCorruptRow
+		}
+		return math.Float32frombits(binary.LittleEndian.Uint32(b)), b[4:], nil
+	case tagFloat64:
+		if len(b) < 8 {
+			return nil, nil, errCorruptRow
+		}
+		return math.Float64frombits(binary.LittleEndian.Uint64(b)), b[8:], nil
+	case tagString:
+		s, rest, err := readLen(b)
+		if err != nil {
+			return nil, nil, err
+		}
+		return string(s), rest, nil
+	case tagBytes:
+		s, rest, err := readLen(b)
+		if err != nil {
+			return nil, nil, err
+		}
+		return append([]byte(nil), s...), rest, nil
+	case tagBool:
+		if len(b) < 1 {
+			return nil, nil, errCorruptRow
+		}
+		return b[0] != 0, b[1:], nil
+	case tagDecimal:
+		s, rest, err := readLen(b)
+		if err != nil {
+			return nil, nil, err
+		}
+		d, err := decimal.NewFromString(string(s))
+		if err != nil {
+			return nil, nil, errCorruptRow
+		}
+		return d, rest, nil
+	case tagTime:
+		sec, rest, err := readVarint(b)
+		if err != nil {
+			return nil, nil, err
+		}
+		ns, rest, err := readUvarint(rest)
+		if err != nil {
+			return nil, nil, err
+		}
+		return time.Unix(sec, int64(ns)).UTC(), rest, nil
+	case tagJSON:
+		s, rest, err := readLen(b)
+		if err != nil {
+			return nil, nil, err
+		}
+		return types.NewLazyJSONDocument(append([]byte(nil), s...)), rest, nil
+	}
+	return nil, nil, errCorruptRow
+}

@@ -1,0 +1,245 @@
+package sqlfront
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+
+	"lockstep/internal/storage"
+	"lockstep/internal/txn"
+)
+
+// Session is a client connection's state: go-mysql-server's BaseSession
+// plus the current storage transaction.
+type Session struct {
+	*sql.BaseSession
+	fe *Frontend
+
+	tx       *storage.Tx // nil until the transaction first touches data
+	iso      txn.Isolation
+	readOnly bool
+	lastPid  uint64 // statement whose ReadView is open (READ COMMITTED)
+	savepts  []savepoint
+
+	stmtPid  uint64       // statement the lock intent belongs to
+	stmtLock txn.LockMode // 0, LockS or LockX
+}
+
+type savepoint struct {
+	name string
+	mark int
+}
+
+var (
+	_ sql.TransactionSession    = (*Session)(nil)
+	_ sql.LifecycleAwareSession = (*Session)(nil)
+)
+
+// Transaction is the sql.Transaction go-mysql-server tracks for a session.
+type Transaction struct {
+	s        *Session
+	readOnly bool
+}
+
+func (t *Transaction) String() string   { return "lockstep transaction" }
+func (t *Transaction) IsReadOnly() bool { return t.readOnly }
+
+func (s *Session) isolationFromVars(ctx *sql.Context) txn.Isolation {
+	v, err := s.GetSessionVariable(ctx, "transaction_isolation")
+	if err == nil {
+		if str, ok := v.(string); ok && strings.EqualFold(str, "READ-COMMITTED") || strings.EqualFold(fmt.Sprint(v), "READ-UNCOMMITTED") {
+			// READ UNCOMMITTED is served as READ COMMITTED (as a
+			// snapshot can never show uncommitted data here).
+			return txn.ReadCommitted
+		}
+	}
+	return txn.RepeatableRead
+}
+
+// StartTransaction begins a transaction. The storage transaction (and its
+// ReadView) starts lazily at the first read or write, as in InnoDB, unless
+// the statement asked for a consistent snapshot.
+func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
+	if s.tx != nil {
+		// go-mysql-server commits before starting; be safe anyway.
+		if err := s.commitTx(ctx); err != nil {
+			return nil, err
+		}
+	}
+	s.iso = s.isolationFromVars(ctx)
+	s.readOnly = tc == sql.ReadOnly
+	s.savepts = nil
+	return &Transaction{s: s, readOnly: s.readOnly}, nil
+}
+
+// storageTx returns the session's storage transaction, starting it if
+// needed, and applies per-statement settings.
+func (s *Session) storageTx(ctx *sql.Context) *storage.Tx {
+	if s.tx == nil || s.tx.Done() {
+		s.tx = s.fe.store.Begin(s.iso)
+		s.lastPid = 0
+	}
+	if pid := ctx.Pid(); pid != s.lastPid {
+		if s.lastPid != 0 {
+			s.tx.EndStatement()
+		}
+		s.lastPid = pid
+		s.tx.LockWait = s.lockWait(ctx)
+	}
+	return s.tx
+}
+
+func (s *Session) lockWait(ctx *sql.Context) time.Duration {
+	v, err := s.GetSessionVariable(ctx, "innodb_lock_wait_timeout")
+	if err != nil {
+		return 50 * time.Second
+	}
+	switch n := v.(type) {
+	case int64:
+		return time.Duration(n) * time.Second
+	case int:
+		return time.Duration(n) * time.Second
+	case uint64:
+		return time.Duration(n) * time.Second
+	}
+	return 50 * time.Second
+}
+
+func (s *Session) commitTx(ctx context.Context) error {
+	tx := s.tx
+	s.tx = nil
+	s.savepts = nil
+	if tx == nil || tx.Done() {
+		return nil
+	}
+	return mapError(tx.Commit(ctx))
+}
+
+func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
+	return s.commitTx(ctx)
+}
+
+func (s *Session) Rollback(ctx *sql.Context, _ sql.Transaction) error {
+	s.rollbackTx()
+	return nil
+}
+
+func (s *Session) rollbackTx() {
+	if s.tx != nil {
+		s.tx.Rollback()
+	}
+	s.tx = nil
+	s.savepts = nil
+}
+
+func (s *Session) CreateSavepoint(ctx *sql.Context, _ sql.Transaction, name string) error {
+	tx := s.storageTx(ctx)
+	for i, sp := range s.savepts {
+		if strings.EqualFold(sp.name, name) {
+			s.savepts = append(s.savepts[:i], s.savepts[i+1:]...)
+			break
+		}
+	}
+	s.savepts = append(s.savepts, savepoint{name: name, mark: tx.Savepoint()})
+	return nil
+}
+
+func (s *Session) findSavepoint(name string) int {
+	for i := len(s.savepts) - 1; i >= 0; i-- {
+		if strings.EqualFold(s.savepts[i].name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *Session) RollbackToSavepoint(ctx *sql.Context, _ sql.Transaction, name string) error {
+	i := s.findSavepoint(name)
+	if i < 0 {
+		return mysql.NewSQLError(1305, "42000", "SAVEPOINT %s does not exist", name)
+	}
+	if s.tx != nil {
+		s.tx.RollbackTo(s.savepts[i].mark)
+	}
+	s.savepts = s.savepts[:i+1]
+	return nil
+}
+
+func (s *Session) ReleaseSavepoint(ctx *sql.Context, _ sql.Transaction, name string) error {
+	i := s.findSavepoint(name)
+	if i < 0 {
+		return mysql.NewSQLError(1305, "42000", "SAVEPOINT %s does not exist", name)
+	}
+	s.savepts = s.savepts[:i]
+	return nil
+}
+
+// CommandBegin implements sql.LifecycleAwareSession.
+func (s *Session) CommandBegin() error { return nil }
+
+// CommandEnd implements sql.LifecycleAwareSession: under READ COMMITTED a
+// statement's ReadView ends with it.
+func (s *Session) CommandEnd() {
+	if s.tx != nil && !s.tx.Done() {
+		s.tx.EndStatement()
+	}
+	s.lastPid = 0
+}
+
+// SessionEnd implements sql.LifecycleAwareSession: a client that goes away
+// mid-transaction has the transaction rolled back and its locks released.
+func (s *Session) SessionEnd() {
+	s.rollbackTx()
+}
+
+// setLockIntent records that the running statement's reads are locking.
+func (s *Session) setLockIntent(ctx *sql.Context, mode txn.LockMode) {
+	if s.stmtPid != ctx.Pid() || mode > s.stmtLock {
+		s.stmtPid = ctx.Pid()
+		s.stmtLock = mode
+	}
+}
+
+// lockIntent returns the lock mode reads of the running statement take.
+func (s *Session) lockIntent(ctx *sql.Context) txn.LockMode {
+	if s.stmtPid == ctx.Pid() {
+		return s.stmtLock
+	}
+	if m := s.fe.lockingQueries.lookup(ctx.Query()); m != 0 {
+		s.setLockIntent(ctx, m)
+		return m
+	}
+	return 0
+}
+
+// handleTxError is called with every error from the storage layer. A
+// deadlock rolls back the whole transaction (MySQL behaviour); other errors
+// roll back only the statement (done by the editors' DiscardChanges).
+func (s *Session) handleTxError(err error) error {
+	if errors.Is(err, txn.ErrDeadlock) {
+		s.rollbackTx()
+	}
+	return mapError(err)
+}
+
+// mapError turns storage and lock errors into MySQL errors.
+func mapError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, txn.ErrDeadlock):
+		return mysql.NewSQLError(mysql.ERLockDeadlock, mysql.SSLockDeadlock, "Deadlock found when trying to get lock; try restarting transaction")
+	case errors.Is(err, txn.ErrLockWaitTimeout):
+		return mysql.NewSQLError(mysql.ERLockWaitTimeout, "HY000", "Lock wait timeout exceeded; try restarting transaction")
+	case errors.Is(err, storage.ErrTableChanged):
+		return mysql.NewSQLError(1412, "HY000", "Table definition has changed, please retry transaction")
+	case errors.Is(err, context.Canceled):
+		return mysql.NewSQLError(mysql.ERQueryInterrupted, mysql.SSQueryInterrupted, "Query execution was interrupted")
+	}
+	return err
+}

@@ -1,0 +1,288 @@
+package sqlfront
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"lockstep/internal/storage"
+	"lockstep/internal/txn"
+)
+
+// Table is the sql.Table for one table definition. It is created per query
+// (GetTableInsensitive) and holds the definition current at that time.
+type Table struct {
+	db    *Database
+	entry *tableEntry
+	meta  *tableMeta
+}
+
+var (
+	_ sql.Table                 = (*Table)(nil)
+	_ sql.IndexAddressableTable = (*Table)(nil)
+	_ sql.InsertableTable       = (*Table)(nil)
+	_ sql.UpdatableTable        = (*Table)(nil)
+	_ sql.DeletableTable        = (*Table)(nil)
+	_ sql.ReplaceableTable      = (*Table)(nil)
+	_ sql.TruncateableTable     = (*Table)(nil)
+	_ sql.AutoIncrementTable    = (*Table)(nil)
+	_ sql.AlterableTable        = (*Table)(nil)
+	_ sql.IndexAlterableTable   = (*Table)(nil)
+	_ sql.PrimaryKeyTable       = (*Table)(nil)
+	_ sql.StatisticsTable       = (*Table)(nil)
+	_ sql.CommentedTable        = (*Table)(nil)
+)
+
+func (t *Table) Name() string                           { return t.meta.name }
+func (t *Table) String() string                         { return t.meta.name }
+func (t *Table) Schema() sql.Schema                     { return t.meta.schema.Schema }
+func (t *Table) Collation() sql.CollationID             { return t.meta.collation }
+func (t *Table) Comment() string                        { return t.meta.comment }
+func (t *Table) PrimaryKeySchema() sql.PrimaryKeySchema { return t.meta.schema }
+
+func (t *Table) DataLength(ctx *sql.Context) (uint64, error) {
+	return uint64(t.entry.store.ApproxRows()) * 200, nil
+}
+
+func (t *Table) RowCount(ctx *sql.Context) (uint64, bool, error) {
+	n := t.entry.store.ApproxRows()
+	if n < 0 {
+		n = 0
+	}
+	return uint64(n), false, nil
+}
+
+// partition is the single partition of a table, optionally restricted to an
+// index lookup.
+type partition struct {
+	lookup *sql.IndexLookup
+}
+
+func (p *partition) Key() []byte { return []byte("p") }
+
+type onePartition struct {
+	p    *partition
+	done bool
+}
+
+func (it *onePartition) Next(*sql.Context) (sql.Partition, error) {
+	if it.done {
+		return nil, io.EOF
+	}
+	it.done = true
+	return it.p, nil
+}
+func (it *onePartition) Close(*sql.Context) error { return nil }
+
+func (t *Table) Partitions(*sql.Context) (sql.PartitionIter, error) {
+	return &onePartition{p: &partition{}}, nil
+}
+
+func (t *Table) session(ctx *sql.Context) (*Session, error) {
+	s, ok := ctx.Session.(*Session)
+	if !ok {
+		return nil, fmt.Errorf("lockstep: session of type %T cannot use lockstep tables", ctx.Session)
+	}
+	return s, nil
+}
+
+func (t *Table) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.RowIter, error) {
+	s, err := t.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tx := s.storageTx(ctx)
+	mode := s.lockIntent(ctx)
+	it := &rowIter{s: s, t: t, n: len(t.meta.schema.Schema)}
+	part, _ := p.(*partition)
+	if part == nil || part.lookup == nil {
+		it.cursors = []*storage.Cursor{tx.Cursor(ctx, t.entry.store, storage.PrimaryIndex, storage.Range{}, false, mode)}
+		return it, nil
+	}
+	ix, ok := part.lookup.Index.(*index)
+	if !ok {
+		return nil, fmt.Errorf("lockstep: foreign index %T", part.lookup.Index)
+	}
+	ranges, ok := part.lookup.Ranges.(sql.MySQLRangeCollection)
+	if !ok {
+		return nil, fmt.Errorf("lockstep: unsupported range type %T", part.lookup.Ranges)
+	}
+	for _, r := range ranges {
+		br, empty := ix.byteRange(ctx, r)
+		if empty {
+			continue
+		}
+		it.cursors = append(it.cursors, tx.Cursor(ctx, t.entry.store, ix.pos, br, part.lookup.IsReverse, mode))
+	}
+	return it, nil
+}
+
+type rowIter struct {
+	s       *Session
+	t       *Table
+	n       int
+	cursors []*storage.Cursor
+}
+
+func (it *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
+	for len(it.cursors) > 0 {
+		_, row, ok, err := it.cursors[0].Next()
+		if err != nil {
+			return nil, it.s.handleTxError(err)
+		}
+		if !ok {
+			it.cursors = it.cursors[1:]
+			continue
+		}
+		return decodeRow(row, it.n)
+	}
+	return nil, io.EOF
+}
+
+func (it *rowIter) Close(*sql.Context) error { return nil }
+
+// --- indexes ---------------------------------------------------------------
+
+func (t *Table) GetIndexes(ctx *sql.Context) ([]sql.Index, error) {
+	var out []sql.Index
+	if !t.meta.hidden {
+		cols := make([]keyColumn, len(t.meta.pk.cols))
+		copy(cols, t.meta.pk.cols)
+		out = append(out, &index{t: t.meta, name: "PRIMARY", pos: storage.PrimaryIndex, unique: true, codec: t.meta.pk})
+	}
+	for i, im := range t.meta.indexes {
+		out = append(out, &index{t: t.meta, name: im.name, pos: i, unique: im.unique, codec: im.codec, comment: im.comment, cols: im.cols})
+	}
+	return out, nil
+}
+
+func (t *Table) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
+	return &indexedTable{Table: t, lookup: lookup}
+}
+
+// PreciseMatch: index ranges are turned into byte ranges that may be wider
+// than the predicate (inexact bound conversions), so filters stay.
+func (t *Table) PreciseMatch() bool { return false }
+
+type indexedTable struct {
+	*Table
+	lookup sql.IndexLookup
+}
+
+func (t *indexedTable) LookupPartitions(ctx *sql.Context, lookup sql.IndexLookup) (sql.PartitionIter, error) {
+	l := lookup
+	return &onePartition{p: &partition{lookup: &l}}, nil
+}
+
+// --- writes ----------------------------------------------------------------
+
+func (t *Table) Inserter(ctx *sql.Context) sql.RowInserter { return t.editor(ctx) }
+func (t *Table) Replacer(ctx *sql.Context) sql.RowReplacer { return t.editor(ctx) }
+
+func (t *Table) Updater(ctx *sql.Context) sql.RowUpdater {
+	t.markLocking(ctx)
+	return t.editor(ctx)
+}
+
+func (t *Table) Deleter(ctx *sql.Context) sql.RowDeleter {
+	t.markLocking(ctx)
+	return t.editor(ctx)
+}
+
+// markLocking makes the reads of an UPDATE or DELETE current reads that
+// lock each row (InnoDB semantics), so concurrent updates never lose writes.
+func (t *Table) markLocking(ctx *sql.Context) {
+	if s, err := t.session(ctx); err == nil {
+		s.setLockIntent(ctx, txn.LockX)
+	}
+}
+
+func (t *Table) editor(ctx *sql.Context) *editor {
+	s, _ := t.session(ctx)
+	return &editor{t: t, s: s}
+}
+
+func (t *Table) Truncate(ctx *sql.Context) (int, error) {
+	t.entry.ddl.Lock()
+	defer t.entry.ddl.Unlock()
+	n := t.entry.store.Truncate()
+	t.refreshVersion()
+	return n, nil
+}
+
+// refreshVersion republishes the definition with the storage version.
+func (t *Table) refreshVersion() {
+	m := t.entry.load().clone()
+	m.version = t.entry.store.Version()
+	t.entry.meta.Store(m)
+	t.meta = m
+}
+
+// --- AUTO_INCREMENT --------------------------------------------------------
+
+func (t *Table) PeekNextAutoIncrementValue(ctx *sql.Context) (uint64, error) {
+	return t.entry.store.PeekAutoIncrement(), nil
+}
+
+func (t *Table) GetNextAutoIncrementValue(ctx *sql.Context, insertVal interface{}) (uint64, error) {
+	var explicit uint64
+	if insertVal != nil {
+		col := t.meta.schema.Schema[t.meta.autoIncCol]
+		v, _, err := col.Type.Convert(ctx, insertVal)
+		if err == nil {
+			switch x := v.(type) {
+			case int8:
+				explicit = uint64(max(x, 0))
+			case int16:
+				explicit = uint64(max(x, 0))
+			case int32:
+				explicit = uint64(max(x, 0))
+			case int64:
+				explicit = uint64(max(x, 0))
+			case uint8:
+				explicit = uint64(x)
+			case uint16:
+				explicit = uint64(x)
+			case uint32:
+				explicit = uint64(x)
+			case uint64:
+				explicit = x
+			}
+		}
+	}
+	return t.entry.store.NextAutoIncrement(explicit), nil
+}
+
+func (t *Table) AutoIncrementSetter(ctx *sql.Context) sql.AutoIncrementSetter {
+	return &autoIncSetter{t: t}
+}
+
+type autoIncSetter struct{ t *Table }
+
+func (a *autoIncSetter) SetAutoIncrementValue(ctx *sql.Context, v uint64) error {
+	a.t.entry.store.SetAutoIncrement(v)
+	return nil
+}
+func (a *autoIncSetter) AcquireAutoIncrementLock(ctx *sql.Context) (func(), error) {
+	return func() {}, nil
+}
+func (a *autoIncSetter) Close(*sql.Context) error { return nil }
+
+// formatKey renders key column values the way MySQL prints a duplicate.
+func formatKey(row sql.Row, codec keyCodec) string {
+	parts := make([]string, len(codec.cols))
+	for i, c := range codec.cols {
+		v := row[c.ord]
+		switch x := v.(type) {
+		case nil:
+			parts[i] = "NULL"
+		case []byte:
+			parts[i] = string(x)
+		default:
+			parts[i] = fmt.Sprint(x)
+		}
+	}
+	return strings.Join(parts, "-")
+}

@@ -1,0 +1,195 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"lockstep/internal/txn"
+)
+
+const scanBatch = 128
+
+// Cursor walks the rows of one index range in key order (or reverse). It
+// collects up to scanBatch candidates under the table latch, releases it,
+// and only then takes row locks (locking reads) and hands rows out, so the
+// latch is never held while the caller works or a lock is awaited.
+type Cursor struct {
+	ctx     context.Context
+	tx      *Tx
+	t       *Table
+	idx     int
+	rng     Range
+	reverse bool
+	mode    txn.LockMode
+
+	batch     []cand
+	pos       int
+	last      []byte // last index key collected (exclusive continuation)
+	started   bool
+	exhausted bool
+}
+
+type cand struct {
+	rec   *record
+	ikey  []byte // index key part (secondary scans)
+	row   []byte // consistent reads: the visible row
+	found bool
+}
+
+// Cursor opens a cursor over index idx (PrimaryIndex or a secondary index
+// number) for keys in rng. mode 0 is a consistent read; LockS/LockX lock each
+// row's primary key before reading its latest committed version.
+func (tx *Tx) Cursor(ctx context.Context, t *Table, idx int, rng Range, reverse bool, mode txn.LockMode) *Cursor {
+	return &Cursor{ctx: ctx, tx: tx, t: t, idx: idx, rng: rng, reverse: reverse, mode: mode}
+}
+
+// Next returns the next row's primary key and row; ok is false at the end.
+func (c *Cursor) Next() (pk, row []byte, ok bool, err error) {
+	for {
+		for c.pos < len(c.batch) {
+			cd := &c.batch[c.pos]
+			c.pos++
+			row, found := cd.row, cd.found
+			if c.mode != 0 {
+				if err := c.tx.lock(c.ctx, c.t, PrimaryIndex, cd.rec.key, c.mode); err != nil {
+					return nil, nil, false, err
+				}
+				c.t.mu.RLock()
+				if v := cd.rec.head; v != nil && !v.del && (c.idx == PrimaryIndex || c.tx.keyMatches(c.t, c.idx, v.row, cd.ikey)) {
+					row, found = v.row, true
+				}
+				c.t.mu.RUnlock()
+			}
+			if found {
+				c.tx.e.stats.RowsRead.Add(1)
+				return cd.rec.key, row, true, nil
+			}
+		}
+		if c.exhausted {
+			return nil, nil, false, nil
+		}
+		if c.tx.done {
+			return nil, nil, false, ErrTxDone
+		}
+		if err := c.ctx.Err(); err != nil {
+			return nil, nil, false, err
+		}
+		if err := c.fill(); err != nil {
+			return nil, nil, false, err
+		}
+	}
+}
+
+// fill collects the next batch of candidates under the table latch.
+func (c *Cursor) fill() error {
+	c.batch = c.batch[:0]
+	c.pos = 0
+	t := c.t
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if t.dropped {
+		return ErrTableDropped
+	}
+	visit := func(key []byte, ikeyLen int, r *record) bool {
+		if c.started && bytes.Equal(key, c.last) {
+			return true
+		}
+		if !c.reverse && c.rng.Hi != nil && bytes.Compare(key, c.rng.Hi) >= 0 {
+			c.exhausted = true
+			return false
+		}
+		if c.reverse && c.rng.Lo != nil && bytes.Compare(key, c.rng.Lo) < 0 {
+			c.exhausted = true
+			return false
+		}
+		cd := cand{rec: r}
+		if c.idx != PrimaryIndex {
+			cd.ikey = key[:ikeyLen]
+		}
+		if c.mode == 0 {
+			if v := c.tx.visible(r); v != nil && !v.del {
+				if c.idx == PrimaryIndex || c.tx.keyMatches(t, c.idx, v.row, cd.ikey) {
+					cd.row, cd.found = v.row, true
+				}
+			}
+		}
+		c.batch = append(c.batch, cd)
+		c.last = key
+		c.started = true
+		return len(c.batch) < scanBatch
+	}
+	// start is where this batch begins: the previous batch's last key or
+	// the range bound.
+	var start []byte
+	switch {
+	case c.started:
+		start = c.last
+	case !c.reverse:
+		start = c.rng.Lo
+	default:
+		start = c.rng.Hi
+	}
+	if c.idx == PrimaryIndex {
+		iter := func(r *record) bool { return visit(r.key, 0, r) }
+		switch {
+		case !c.reverse && start == nil:
+			t.pk.Scan(iter)
+		case !c.reverse:
+			t.pk.Ascend(&record{key: start}, iter)
+		case start == nil:
+			t.pk.Reverse(iter)
+		default:
+			excl := !c.started // Hi is exclusive
+			t.pk.Descend(&record{key: start}, func(r *record) bool {
+				if excl && bytes.Equal(r.key, start) {
+					return true
+				}
+				return iter(r)
+			})
+		}
+	} else {
+		if c.idx < 0 || c.idx >= len(t.secs) {
+			return fmt.Errorf("storage: table %s has no index %d", t.name, c.idx)
+		}
+		tree := t.secs[c.idx].tree
+		iter := func(e secEntry) bool { return visit(e.key, e.klen, e.rec) }
+		switch {
+		case !c.reverse && start == nil:
+			tree.Scan(iter)
+		case !c.reverse:
+			tree.Ascend(secEntry{key: start}, iter)
+		case start == nil:
+			tree.Reverse(iter)
+		default:
+			excl := !c.started
+			tree.Descend(secEntry{key: start}, func(e secEntry) bool {
+				if excl && bytes.Equal(e.key, start) {
+					return true
+				}
+				return iter(e)
+			})
+		}
+	}
+	if len(c.batch) < scanBatch {
+		c.exhausted = true
+	}
+	return nil
+}
+
+// Scan calls fn for every row of a cursor over the same arguments; fn
+// returning false stops the scan.
+func (tx *Tx) Scan(ctx context.Context, t *Table, idx int, rng Range, reverse bool, mode txn.LockMode,
+	fn func(pk, row []byte) (bool, error)) error {
+	c := tx.Cursor(ctx, t, idx, rng, reverse, mode)
+	for {
+		pk, row, ok, err := c.Next()
+		if err != nil || !ok {
+			return err
+		}
+		more, err := fn(pk, row)
+		if err != nil || !more {
+			return err
+		}
+	}
+}

@@ -1,0 +1,152 @@
+package storage
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// DDL operations are not transactional (as in MySQL, where DDL commits
+// implicitly). Each runs under the table latch and bumps the table version
+// so writes encoded for the old definition fail with ErrTableChanged.
+
+// AddIndex builds a secondary index over every version of every row, so
+// consistent reads through it see exactly what they see through the primary
+// key. A unique index fails with *DuplicateKeyError if two live rows share a
+// non-NULL key.
+func (t *Table) AddIndex(spec IndexSpec) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := &secIndex{spec: spec, tree: newSecTree()}
+	var err error
+	t.pk.Scan(func(r *record) bool {
+		for v := r.head; v != nil; v = v.prev {
+			if v.del {
+				continue
+			}
+			k, _, kerr := spec.Key(v.row)
+			if kerr != nil {
+				err = kerr
+				return false
+			}
+			s.tree.Set(secEntry{key: entryKey(k, r.key), klen: len(k), rec: r})
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if spec.Unique {
+		var prev []byte
+		s.tree.Scan(func(e secEntry) bool {
+			h := e.rec.head
+			if h == nil || h.del {
+				return true
+			}
+			k, null, kerr := spec.Key(h.row)
+			if kerr != nil || null || !bytes.Equal(k, e.key[:e.klen]) {
+				return true
+			}
+			if prev != nil && bytes.Equal(prev, k) {
+				err = &DuplicateKeyError{Table: t.name, Index: len(t.secs), Name: spec.Name, Key: k, Existing: h.row}
+				return false
+			}
+			prev = k
+			return true
+		})
+		if err != nil {
+			return err
+		}
+	}
+	t.secs = append(t.secs, s)
+	t.version++
+	return nil
+}
+
+// DropIndex removes secondary index i; later indexes shift down by one.
+func (t *Table) DropIndex(i int) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if i < 0 || i >= len(t.secs) {
+		return fmt.Errorf("storage: table %s has no index %d", t.name, i)
+	}
+	t.secs = append(t.secs[:i:i], t.secs[i+1:]...)
+	t.version++
+	return nil
+}
+
+// Rewrite converts every version of every row with fn (ADD/DROP COLUMN) and
+// rebuilds the secondary indexes from specs. Versions keep their
+// transaction ids, so visibility and undo are unchanged.
+func (t *Table) Rewrite(fn func(row []byte) ([]byte, error), specs []IndexSpec) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	// Convert into a copy first so a failure leaves the table untouched.
+	conv := make(map[*version][]byte)
+	var err error
+	t.pk.Scan(func(r *record) bool {
+		for v := r.head; v != nil; v = v.prev {
+			if v.del {
+				continue
+			}
+			nr, ferr := fn(v.row)
+			if ferr != nil {
+				err = ferr
+				return false
+			}
+			conv[v] = nr
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	for v, row := range conv {
+		v.row = row
+	}
+	t.secs = t.secs[:0]
+	for _, s := range specs {
+		t.secs = append(t.secs, &secIndex{spec: s, tree: newSecTree()})
+	}
+	t.pk.Scan(func(r *record) bool {
+		for v := r.head; v != nil; v = v.prev {
+			if v.del {
+				continue
+			}
+			for _, s := range t.secs {
+				if k, _, kerr := s.spec.Key(v.row); kerr == nil {
+					s.tree.Set(secEntry{key: entryKey(k, r.key), klen: len(k), rec: r})
+				}
+			}
+		}
+		return true
+	})
+	t.version++
+	return nil
+}
+
+// Truncate removes every row at once, for everyone (TRUNCATE TABLE).
+func (t *Table) Truncate() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := int(t.rows.Load())
+	t.pk = newPKTree()
+	for _, s := range t.secs {
+		s.tree = newSecTree()
+	}
+	t.rows.Store(0)
+	t.autoInc.Store(0)
+	t.version++
+	return n
+}
+
+// Drop marks the table dropped; later access fails with ErrTableDropped.
+func (t *Table) Drop() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.dropped = true
+	t.pk = newPKTree()
+	for _, s := range t.secs {
+		s.tree = newSecTree()
+	}
+	t.version++
+}

@@ -1,0 +1,23 @@
+// Package storage is lockstep's transactional storage engine: tables kept as
+// ordered indexes over memcomparable byte keys, MVCC version chains per row,
+// undo for statement and transaction rollback, and purge of versions that no
+// ReadView can see any more.
+//
+// It works on bytes: the caller (internal/sqlfront) encodes primary keys,
+// rows and secondary-index keys; storage orders, versions, locks and purges
+// them. It does not parse SQL, does not know column types, and does not
+// decide commit order or durability — a Committer (the commit pipeline) is
+// handed every read-write transaction at its commit point and publishes it.
+//
+// Invariants:
+//   - A row's version chain is ordered newest first. A transaction only adds a
+//     version to a row while it holds the row's X lock, so while any lock on
+//     the row is held the head version is committed or the holder's own.
+//   - Every version's key in every secondary index has an entry (index key ||
+//     primary key) pointing at the row's record. Readers re-check the key of
+//     the version they can see, so an entry never makes a row appear twice or
+//     under a key it does not have. Purge removes entries no remaining version
+//     has.
+//   - Table structure (the B-trees, chain heads) is guarded by the table's
+//     latch; no latch is held while waiting for a row lock.
+package storage

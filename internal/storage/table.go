@@ -1,0 +1,229 @@
+package storage
+
+import (
+	"bytes"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tidwall/btree"
+
+	"lockstep/internal/txn"
+)
+
+// IndexSpec describes a secondary index. Key extracts the index key from an
+// encoded row; the caller encodes it so that byte order is the index order
+// and no key is a prefix of another key of the same index (each column is
+// self-delimiting). hasNull reports a NULL in a key column: such rows are
+// indexed but never conflict in a unique index (MySQL semantics).
+type IndexSpec struct {
+	Name   string
+	Unique bool
+	Key    func(row []byte) (key []byte, hasNull bool, err error)
+}
+
+// version is one version of a row. Versions are immutable once published
+// except for prev, which purge may cut (under the table latch).
+type version struct {
+	trx  txn.ID
+	row  []byte // nil when del
+	del  bool
+	prev *version
+}
+
+// record is one primary key and its version chain, newest first.
+type record struct {
+	key  []byte
+	head *version
+}
+
+type secEntry struct {
+	key  []byte // index key || primary key
+	klen int    // length of the index-key part
+	rec  *record
+}
+
+type secIndex struct {
+	spec IndexSpec
+	tree *btree.BTreeG[secEntry]
+}
+
+func recLess(a, b *record) bool  { return bytes.Compare(a.key, b.key) < 0 }
+func secLess(a, b secEntry) bool { return bytes.Compare(a.key, b.key) < 0 }
+func newPKTree() *btree.BTreeG[*record] {
+	return btree.NewBTreeGOptions(recLess, btree.Options{NoLocks: true, Degree: 64})
+}
+func newSecTree() *btree.BTreeG[secEntry] {
+	return btree.NewBTreeGOptions(secLess, btree.Options{NoLocks: true, Degree: 64})
+}
+
+// Table is one table's data: the clustered index and its secondary indexes.
+type Table struct {
+	id   uint32
+	name string
+
+	mu      sync.RWMutex // guards pk, secs, chain heads and prev links
+	pk      *btree.BTreeG[*record]
+	secs    []*secIndex
+	version uint64 // bumped by every DDL that changes the row format or indexes
+	dropped bool
+
+	autoInc atomic.Uint64 // next AUTO_INCREMENT value (0: not yet used)
+	rows    atomic.Int64  // live rows, approximate (committed + in flight)
+}
+
+// ID returns the table's engine-wide id (stable for the table's life).
+func (t *Table) ID() uint32 { return t.id }
+
+// Name returns the name the table was created with.
+func (t *Table) Name() string { return t.name }
+
+// Version returns the table's definition version. Writes carry the version
+// their rows were encoded for; a mismatch fails with ErrTableChanged.
+func (t *Table) Version() uint64 {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.version
+}
+
+// ApproxRows is the number of live rows, counting uncommitted changes.
+func (t *Table) ApproxRows() int64 { return t.rows.Load() }
+
+// IndexNames returns the secondary index names in index-number order.
+func (t *Table) IndexNames() []string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	names := make([]string, len(t.secs))
+	for i, s := range t.secs {
+		names[i] = s.spec.Name
+	}
+	return names
+}
+
+// NextAutoIncrement reserves and returns the next AUTO_INCREMENT value. If
+// explicit > 0 the counter moves past it and explicit is returned. Like
+// InnoDB's, the counter is not transactional: rolled-back values are gaps.
+func (t *Table) NextAutoIncrement(explicit uint64) uint64 {
+	for {
+		cur := t.autoInc.Load()
+		if cur == 0 {
+			cur = 1
+		}
+		if explicit > 0 {
+			if explicit < cur {
+				return explicit
+			}
+			if t.autoInc.CompareAndSwap(t.autoInc.Load(), explicit+1) {
+				return explicit
+			}
+			continue
+		}
+		if t.autoInc.CompareAndSwap(t.autoInc.Load(), cur+1) {
+			return cur
+		}
+	}
+}
+
+// PeekAutoIncrement returns the value the next NextAutoIncrement(0) returns.
+func (t *Table) PeekAutoIncrement() uint64 {
+	if v := t.autoInc.Load(); v > 0 {
+		return v
+	}
+	return 1
+}
+
+// SetAutoIncrement sets the next AUTO_INCREMENT value (ALTER TABLE ...
+// AUTO_INCREMENT=n); it never moves the counter below a value already used.
+func (t *Table) SetAutoIncrement(next uint64) {
+	for {
+		cur := t.autoInc.Load()
+		if next <= cur {
+			return
+		}
+		if t.autoInc.CompareAndSwap(cur, next) {
+			return
+		}
+	}
+}
+
+// lockKey builds the lock-table key of a key in index idx of table t.
+func (t *Table) lockKey(idx int, key []byte) string {
+	b := make([]byte, 0, 6+len(key))
+	b = append(b, byte(t.id>>24), byte(t.id>>16), byte(t.id>>8), byte(t.id), byte(idx+1>>8), byte(idx+1))
+	b = append(b, key...)
+	return string(b)
+}
+
+// get returns the record with primary key pk, or nil. Caller holds t.mu.
+func (t *Table) get(pk []byte) *record {
+	r, ok := t.pk.Get(&record{key: pk})
+	if !ok {
+		return nil
+	}
+	return r
+}
+
+func entryKey(key, pk []byte) []byte {
+	b := make([]byte, 0, len(key)+len(pk))
+	b = append(b, key...)
+	return append(b, pk...)
+}
+
+// secKeys computes the key of row in every secondary index.
+func (t *Table) secKeys(row []byte) ([][]byte, []bool, error) {
+	keys := make([][]byte, len(t.secs))
+	nulls := make([]bool, len(t.secs))
+	for i, s := range t.secs {
+		k, n, err := s.spec.Key(row)
+		if err != nil {
+			return nil, nil, err
+		}
+		keys[i], nulls[i] = k, n
+	}
+	return keys, nulls, nil
+}
+
+// addEntries indexes version row of r in every secondary index. Caller holds
+// t.mu for writing.
+func (t *Table) addEntries(r *record, keys [][]byte) {
+	for i, s := range t.secs {
+		s.tree.Set(secEntry{key: entryKey(keys[i], r.key), klen: len(keys[i]), rec: r})
+	}
+}
+
+// dropEntryUnlessUsed removes index i's entry for key from r unless a
+// version still in r's chain has that key. Caller holds t.mu for writing.
+func (t *Table) dropEntryUnlessUsed(i int, r *record, key []byte) {
+	s := t.secs[i]
+	for v := r.head; v != nil; v = v.prev {
+		if v.del {
+			continue
+		}
+		k, _, err := s.spec.Key(v.row)
+		if err == nil && bytes.Equal(k, key) {
+			return
+		}
+	}
+	s.tree.Delete(secEntry{key: entryKey(key, r.key)})
+}
+
+// liveConflict reports whether unique index i has a live row other than self
+// whose newest version has key. Caller holds t.mu.
+func (t *Table) liveConflict(i int, key []byte, self *record) []byte {
+	s := t.secs[i]
+	var found []byte
+	s.tree.Ascend(secEntry{key: key}, func(e secEntry) bool {
+		if !bytes.HasPrefix(e.key, key) {
+			return false // past the key: index keys are self-delimiting
+		}
+		if e.rec == self || e.rec.head == nil || e.rec.head.del {
+			return true
+		}
+		k, _, err := s.spec.Key(e.rec.head.row)
+		if err == nil && bytes.Equal(k, key) {
+			found = e.rec.head.row
+			return false
+		}
+		return true
+	})
+	return found
+}

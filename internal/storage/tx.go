@@ -1,0 +1,414 @@
+package storage
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"lockstep/internal/txn"
+)
+
+// undoEntry records that the transaction pushed one version onto rec.
+type undoEntry struct {
+	t   *Table
+	rec *record
+}
+
+// Tx is a storage transaction. It is used by one goroutine at a time.
+type Tx struct {
+	e    *Engine
+	trx  *txn.Trx
+	iso  txn.Isolation
+	undo []undoEntry
+	done bool
+
+	// LockWait is how long a row lock request waits (innodb_lock_wait_timeout).
+	LockWait time.Duration
+}
+
+// Begin starts a transaction at isolation level iso.
+func (e *Engine) Begin(iso txn.Isolation) *Tx {
+	return &Tx{e: e, trx: e.Sys.Begin(), iso: iso, LockWait: 50 * time.Second}
+}
+
+// Isolation returns the transaction's isolation level.
+func (tx *Tx) Isolation() txn.Isolation { return tx.iso }
+
+// Trx exposes the transaction-system handle (id, view).
+func (tx *Tx) Trx() *txn.Trx { return tx.trx }
+
+// HasWrites reports whether the transaction changed any row.
+func (tx *Tx) HasWrites() bool { return len(tx.undo) > 0 }
+
+// Done reports whether the transaction has committed or rolled back.
+func (tx *Tx) Done() bool { return tx.done }
+
+// EndStatement ends a statement: under READ COMMITTED the next read takes a
+// fresh ReadView.
+func (tx *Tx) EndStatement() {
+	if tx.iso == txn.ReadCommitted {
+		tx.trx.CloseReadView()
+	}
+}
+
+// visible returns the version of r this transaction's consistent read sees,
+// or nil. Caller holds r's table latch.
+func (tx *Tx) visible(r *record) *version {
+	my := tx.trx.ID()
+	var view *txn.ReadView
+	for v := r.head; v != nil; v = v.prev {
+		if my != 0 && v.trx == my {
+			return v
+		}
+		if view == nil {
+			view = tx.trx.ReadView()
+		}
+		if view.Sees(v.trx) {
+			return v
+		}
+	}
+	return nil
+}
+
+func (tx *Tx) lock(ctx context.Context, t *Table, idx int, key []byte, mode txn.LockMode) error {
+	return tx.e.Locks.Lock(ctx, tx.trx, t.lockKey(idx, key), mode, tx.LockWait)
+}
+
+// Get reads the row with primary key pk. With mode 0 it is a consistent read
+// from the transaction's ReadView; with txn.LockS or txn.LockX it locks the
+// key first and reads the latest committed version (a current read).
+func (tx *Tx) Get(ctx context.Context, t *Table, pk []byte, mode txn.LockMode) ([]byte, bool, error) {
+	if tx.done {
+		return nil, false, ErrTxDone
+	}
+	if mode != 0 {
+		if err := tx.lock(ctx, t, PrimaryIndex, pk, mode); err != nil {
+			return nil, false, err
+		}
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	r := t.get(pk)
+	if r == nil {
+		return nil, false, nil
+	}
+	var v *version
+	if mode != 0 {
+		v = r.head
+	} else {
+		v = tx.visible(r)
+	}
+	if v == nil || v.del {
+		return nil, false, nil
+	}
+	tx.e.stats.RowsRead.Add(1)
+	return v.row, true, nil
+}
+
+// Range bounds a scan: Lo inclusive, Hi exclusive; nil means unbounded.
+type Range struct {
+	Lo, Hi []byte
+}
+
+// keyMatches reports whether row's key in secondary index idx is ikey.
+// Caller holds the table latch.
+func (tx *Tx) keyMatches(t *Table, idx int, row, ikey []byte) bool {
+	k, _, err := t.secs[idx].spec.Key(row)
+	return err == nil && bytes.Equal(k, ikey)
+}
+
+func (tx *Tx) checkVersion(t *Table, ver uint64) error {
+	if t.dropped {
+		return ErrTableDropped
+	}
+	if ver != 0 && ver != t.version {
+		return ErrTableChanged
+	}
+	return nil
+}
+
+// lockUnique takes X locks on the unique-index keys of row (non-NULL ones).
+func (tx *Tx) lockUnique(ctx context.Context, t *Table, row []byte) ([][]byte, []bool, error) {
+	t.mu.RLock()
+	keys, nulls, err := t.secKeys(row)
+	uniq := make([]bool, len(t.secs))
+	for i, s := range t.secs {
+		uniq[i] = s.spec.Unique
+	}
+	t.mu.RUnlock()
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range keys {
+		if uniq[i] && !nulls[i] {
+			if err := tx.lock(ctx, t, i, keys[i], txn.LockX); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return keys, nulls, nil
+}
+
+func (tx *Tx) dupErr(t *Table, idx int, key, existing []byte) error {
+	name := "PRIMARY"
+	if idx != PrimaryIndex {
+		name = t.secs[idx].spec.Name
+	}
+	return &DuplicateKeyError{Table: t.name, Index: idx, Name: name, Key: key, Existing: existing}
+}
+
+// uniqueConflict checks every unique index for a live row other than self
+// with the same key. Caller holds t.mu.
+func (tx *Tx) uniqueConflict(t *Table, keys [][]byte, nulls []bool, self *record) error {
+	for i, s := range t.secs {
+		if !s.spec.Unique || nulls[i] {
+			continue
+		}
+		if row := t.liveConflict(i, keys[i], self); row != nil {
+			return tx.dupErr(t, i, keys[i], row)
+		}
+	}
+	return nil
+}
+
+// Insert adds a row. ver is the table version the row was encoded for (0:
+// unchecked). A live row with the same primary key or unique key fails with
+// *DuplicateKeyError.
+func (tx *Tx) Insert(ctx context.Context, t *Table, ver uint64, pk, row []byte) error {
+	if tx.done {
+		return ErrTxDone
+	}
+	id := tx.trx.AssignID()
+	if err := tx.lock(ctx, t, PrimaryIndex, pk, txn.LockX); err != nil {
+		return err
+	}
+	keys, nulls, err := tx.lockUnique(ctx, t, row)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := tx.checkVersion(t, ver); err != nil {
+		return err
+	}
+	r := t.get(pk)
+	if r != nil && r.head != nil && !r.head.del {
+		return tx.dupErr(t, PrimaryIndex, pk, r.head.row)
+	}
+	if err := tx.uniqueConflict(t, keys, nulls, r); err != nil {
+		return err
+	}
+	if r == nil {
+		r = &record{key: append([]byte(nil), pk...)}
+		t.pk.Set(r)
+	}
+	r.head = &version{trx: id, row: row, prev: r.head}
+	t.addEntries(r, keys)
+	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
+	t.rows.Add(1)
+	tx.e.stats.RowsInserted.Add(1)
+	return nil
+}
+
+// Update replaces the row with primary key oldPK by row with primary key
+// newPK (a primary key change is a delete and an insert).
+func (tx *Tx) Update(ctx context.Context, t *Table, ver uint64, oldPK, newPK, row []byte) error {
+	if tx.done {
+		return ErrTxDone
+	}
+	if !bytes.Equal(oldPK, newPK) {
+		if err := tx.Delete(ctx, t, ver, oldPK); err != nil {
+			return err
+		}
+		if err := tx.Insert(ctx, t, ver, newPK, row); err != nil {
+			return err
+		}
+		tx.e.stats.RowsInserted.Add(^uint64(0))
+		tx.e.stats.RowsDeleted.Add(^uint64(0))
+		tx.e.stats.RowsUpdated.Add(1)
+		return nil
+	}
+	id := tx.trx.AssignID()
+	if err := tx.lock(ctx, t, PrimaryIndex, oldPK, txn.LockX); err != nil {
+		return err
+	}
+	// Lock the unique keys the row leaves as well as those it takes, so a
+	// concurrent insert of a freed value waits for this transaction.
+	t.mu.RLock()
+	var oldRow []byte
+	if r := t.get(oldPK); r != nil && r.head != nil && !r.head.del {
+		oldRow = r.head.row
+	}
+	t.mu.RUnlock()
+	if oldRow == nil {
+		return fmt.Errorf("storage: update of a missing row in %s", t.name)
+	}
+	if _, _, err := tx.lockUnique(ctx, t, oldRow); err != nil {
+		return err
+	}
+	keys, nulls, err := tx.lockUnique(ctx, t, row)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := tx.checkVersion(t, ver); err != nil {
+		return err
+	}
+	r := t.get(oldPK)
+	if r == nil || r.head == nil || r.head.del {
+		return fmt.Errorf("storage: update of a missing row in %s", t.name)
+	}
+	if err := tx.uniqueConflict(t, keys, nulls, r); err != nil {
+		return err
+	}
+	r.head = &version{trx: id, row: row, prev: r.head}
+	t.addEntries(r, keys)
+	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
+	tx.e.stats.RowsUpdated.Add(1)
+	return nil
+}
+
+// Delete removes the row with primary key pk (no-op if there is none).
+func (tx *Tx) Delete(ctx context.Context, t *Table, ver uint64, pk []byte) error {
+	if tx.done {
+		return ErrTxDone
+	}
+	id := tx.trx.AssignID()
+	if err := tx.lock(ctx, t, PrimaryIndex, pk, txn.LockX); err != nil {
+		return err
+	}
+	t.mu.RLock()
+	var oldRow []byte
+	if r := t.get(pk); r != nil && r.head != nil && !r.head.del {
+		oldRow = r.head.row
+	}
+	t.mu.RUnlock()
+	if oldRow == nil {
+		return nil
+	}
+	if _, _, err := tx.lockUnique(ctx, t, oldRow); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := tx.checkVersion(t, ver); err != nil {
+		return err
+	}
+	r := t.get(pk)
+	if r == nil || r.head == nil || r.head.del {
+		return nil
+	}
+	r.head = &version{trx: id, del: true, prev: r.head}
+	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
+	t.rows.Add(-1)
+	tx.e.stats.RowsDeleted.Add(1)
+	return nil
+}
+
+// Savepoint returns a mark for RollbackTo (statement or SAVEPOINT start).
+func (tx *Tx) Savepoint() int { return len(tx.undo) }
+
+// RollbackTo undoes every change made after mark. Locks stay held.
+func (tx *Tx) RollbackTo(mark int) {
+	for i := len(tx.undo) - 1; i >= mark; i-- {
+		tx.undoOne(tx.undo[i])
+	}
+	tx.undo = tx.undo[:mark]
+}
+
+func (tx *Tx) undoOne(u undoEntry) {
+	t, r := u.t, u.rec
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	v := r.head
+	if v == nil || v.trx != tx.trx.ID() {
+		return // table truncated or rebuilt under us: nothing of ours left here
+	}
+	r.head = v.prev
+	if v.del {
+		t.rows.Add(1)
+	} else {
+		if v.prev == nil || v.prev.del {
+			t.rows.Add(-1)
+		}
+		for i, s := range t.secs {
+			if k, _, err := s.spec.Key(v.row); err == nil {
+				t.dropEntryUnlessUsed(i, r, k)
+			}
+		}
+	}
+	if r.head == nil {
+		if cur := t.get(r.key); cur == r {
+			t.pk.Delete(r)
+		}
+	}
+}
+
+// Rollback undoes the whole transaction, ends it and releases its locks.
+func (tx *Tx) Rollback() {
+	if tx.done {
+		return
+	}
+	tx.RollbackTo(0)
+	tx.finish()
+	tx.e.stats.Rollbacks.Add(1)
+}
+
+func (tx *Tx) finish() {
+	tx.done = true
+	tx.trx.Finish()
+	tx.e.Locks.ReleaseAll(tx.trx)
+}
+
+// Commit commits the transaction through the engine's Committer. On error
+// nothing was published and the transaction is rolled back.
+func (tx *Tx) Commit(ctx context.Context) error {
+	if tx.done {
+		return ErrTxDone
+	}
+	if len(tx.undo) == 0 {
+		tx.finish()
+		return nil
+	}
+	rec := &CommitRecord{TrxID: tx.trx.ID()}
+	if tx.e.committer.WantsChanges() {
+		rec.Changes = tx.changes()
+	}
+	published := false
+	err := tx.e.committer.Commit(ctx, rec, func() {
+		published = true
+		tx.finish()
+	})
+	if err != nil && !published {
+		tx.Rollback()
+		return err
+	}
+	tx.e.stats.Commits.Add(1)
+	tx.e.enqueuePurge(tx.trx.ID(), tx.undo)
+	tx.undo = nil
+	return err
+}
+
+// changes lists the final image of every row the transaction changed.
+func (tx *Tx) changes() []Change {
+	seen := make(map[*record]bool, len(tx.undo))
+	out := make([]Change, 0, len(tx.undo))
+	for i := len(tx.undo) - 1; i >= 0; i-- {
+		u := tx.undo[i]
+		if seen[u.rec] {
+			continue
+		}
+		seen[u.rec] = true
+		u.t.mu.RLock()
+		v := u.rec.head
+		u.t.mu.RUnlock()
+		c := Change{Table: u.t.id, PK: u.rec.key}
+		if v != nil && !v.del {
+			c.Row = v.row
+		}
+		out = append(out, c)
+	}
+	return out
+}

@@ -1,0 +1,336 @@
+package txn
+
+import (
+	"math"
+	"math/bits"
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// The global active set records, for every allocated id, whether the
+// transaction has FINISHED. A set bit means finished; a clear bit means
+// active. Ids are allocated by one atomic add before their transaction does
+// anything else, so an id whose allocation is visible but whose owner has not
+// reached any other step still reads as active. Nothing ever has to
+// "register" an id as active, and a bit only ever goes from 0 to 1 while its
+// block is live; the view snapshot below relies on that monotonicity.
+//
+// Layout:
+//
+//   - ids are grouped in blocks of blockIDs consecutive ids; a block is a
+//     fixed array of atomic words and is found through a ring of ringSize
+//     slots (slot = block number mod ringSize);
+//   - window.lo is the first id still covered by the ring; every id below it
+//     has finished unless it is listed in window.long, the sorted list of
+//     "long" ids that were still active when their block was retired;
+//   - window is an immutable value replaced by pointer (copy on write) under
+//     activeSet.mu, which is taken only for window maintenance: installing a
+//     new block (once per blockIDs allocations), retiring old blocks, and
+//     compacting the long list. Begin, AssignID's fast path, Finish, view
+//     creation and view closing never take it.
+//
+// A retired block object stays alive as long as a long entry (or a
+// transaction) points to it; a long transaction keeps setting its finished
+// bit in the same block, so the bit is the single source of truth for every
+// id, and the long list is only an index of where to look.
+const (
+	blockShift = 12
+	blockIDs   = 1 << blockShift // ids per block
+	blockWords = blockIDs / 64
+	ringSize   = 64 // blocks in the ring: 262,144 consecutive ids
+
+	// A block at the bottom of the ring whose remaining active ids are at most
+	// this many is retired into the long list: listing them costs no more
+	// words than their block would cost a view to copy.
+	retireMaxActive = blockWords / 2
+)
+
+type block struct {
+	base  ID
+	words [blockWords]atomic.Uint64
+}
+
+func newBlock(base ID) *block {
+	b := &block{base: base}
+	if base == 0 {
+		b.words[0].Store(1) // id 0 is never allocated: count it as finished
+	}
+	return b
+}
+
+func (b *block) finished(id ID) bool {
+	off := id - b.base
+	return b.words[off>>6].Load()&(1<<(off&63)) != 0
+}
+
+func (b *block) markFinished(id ID) {
+	off := id - b.base
+	b.words[off>>6].Or(1 << (off & 63))
+}
+
+type longEntry struct {
+	id  ID
+	blk *block
+}
+
+type window struct {
+	lo   ID          // multiple of blockIDs
+	long []longEntry // sorted by id, all < lo
+}
+
+type activeSet struct {
+	next atomic.Uint64 // last allocated id
+	win  atomic.Pointer[window]
+	ring [ringSize]atomic.Pointer[block]
+	mu   sync.Mutex // window maintenance only
+
+	longIDs     atomic.Int64 // len(win.long), for stats
+	viewRetries atomic.Uint64
+}
+
+func (a *activeSet) init() {
+	a.win.Store(&window{})
+	a.ring[0].Store(newBlock(0))
+}
+
+// assign allocates the next id and returns it with the block holding its bit.
+func (a *activeSet) assign() (ID, *block) {
+	id := a.next.Add(1)
+	base := id &^ (blockIDs - 1)
+	if b := a.ring[(id>>blockShift)%ringSize].Load(); b != nil && b.base == base {
+		return id, b
+	}
+	return id, a.slowBlock(id)
+}
+
+// slowBlock finds or installs the block for an allocated id.
+func (a *activeSet) slowBlock(id ID) *block {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	base := id &^ (blockIDs - 1)
+	slot := &a.ring[(id>>blockShift)%ringSize]
+	if w := a.win.Load(); base < w.lo {
+		return findLong(w.long, id).blk
+	}
+	if b := slot.Load(); b != nil {
+		if b.base == base {
+			return b
+		}
+		// An older block still owns the slot: the ring is full. Retire
+		// everything up to and including it; its active ids become long.
+		a.retireLocked(b.base + blockIDs)
+		if w := a.win.Load(); base < w.lo {
+			return findLong(w.long, id).blk
+		}
+	}
+	nb := newBlock(base)
+	slot.Store(nb)
+	a.maintainLocked()
+	return nb
+}
+
+func findLong(long []longEntry, id ID) longEntry {
+	i := sort.Search(len(long), func(i int) bool { return long[i].id >= id })
+	if i == len(long) || long[i].id != id {
+		panic("txn: allocated id missing from the long list")
+	}
+	return long[i]
+}
+
+// retireLocked moves every block below upto out of the ring. Callers make
+// sure every id below upto has been allocated.
+func (a *activeSet) retireLocked(upto ID) {
+	w := a.win.Load()
+	if upto <= w.lo {
+		return
+	}
+	long := make([]longEntry, 0, len(w.long)+8)
+	for _, e := range w.long {
+		if !e.blk.finished(e.id) {
+			long = append(long, e)
+		}
+	}
+	for base := w.lo; base < upto; base += blockIDs {
+		b := a.ring[(base>>blockShift)%ringSize].Load()
+		if b == nil || b.base != base {
+			// Allocated but never installed: nobody could finish in it yet.
+			b = newBlock(base)
+		}
+		for i := range b.words {
+			free := ^b.words[i].Load()
+			for free != 0 {
+				j := bits.TrailingZeros64(free)
+				free &= free - 1
+				long = append(long, longEntry{id: base + ID(i*64+j), blk: b})
+			}
+		}
+	}
+	a.win.Store(&window{lo: upto, long: long})
+	a.longIDs.Store(int64(len(long)))
+	// Clear the slots only after the new window is published: a view that
+	// still works from the old window and finds a slot cleared or reused
+	// will notice the window change when it validates, and retry.
+	for base := w.lo; base < upto; base += blockIDs {
+		slot := &a.ring[(base>>blockShift)%ringSize]
+		if b := slot.Load(); b != nil && b.base == base {
+			slot.CompareAndSwap(b, nil)
+		}
+	}
+}
+
+// maintainLocked retires cheap blocks at the bottom of the ring and drops
+// finished ids from the long list.
+func (a *activeSet) maintainLocked() {
+	for {
+		w := a.win.Load()
+		b := a.ring[(w.lo>>blockShift)%ringSize].Load()
+		if b == nil || b.base != w.lo || w.lo+blockIDs-1 > a.next.Load() {
+			break
+		}
+		active := 0
+		for i := range b.words {
+			active += 64 - bits.OnesCount64(b.words[i].Load())
+		}
+		if active > retireMaxActive {
+			break
+		}
+		a.retireLocked(w.lo + blockIDs)
+	}
+	w := a.win.Load()
+	n := 0
+	for _, e := range w.long {
+		if e.blk.finished(e.id) {
+			n++
+		}
+	}
+	if n > 0 && (n >= 8 || n*4 >= len(w.long)) {
+		long := make([]longEntry, 0, len(w.long)-n)
+		for _, e := range w.long {
+			if !e.blk.finished(e.id) {
+				long = append(long, e)
+			}
+		}
+		a.win.Store(&window{lo: w.lo, long: long})
+		a.longIDs.Store(int64(len(long)))
+	}
+}
+
+// word returns the finished bits of ids [64*wi, 64*wi+63] as the ring holds
+// them now; a missing or foreign block reads as all active.
+func (a *activeSet) word(wi uint64) uint64 {
+	base := (wi * 64) &^ (blockIDs - 1)
+	b := a.ring[(base>>blockShift)%ringSize].Load()
+	if b == nil || b.base != base {
+		return 0
+	}
+	return b.words[wi%blockWords].Load()
+}
+
+// snapshot fills v with an atomic snapshot of the active set: the set of
+// finished ids at one instant inside the call.
+//
+// It uses a double collect. Every value read (the id counter, the window
+// pointer, the finished bits) only moves one way while the window pointer is
+// unchanged, so if a second read of all of them returns exactly what the
+// first read returned, they all held those values at the instant between the
+// two reads. Words below the first word that has a clear bit are read once:
+// all-ones words stay all-ones.
+func (a *activeSet) snapshot(v *ReadView) {
+	for attempt := 0; ; attempt++ {
+		next := a.next.Load()
+		w := a.win.Load()
+		up := next + 1
+
+		long := v.long[:0]
+		for _, e := range w.long {
+			if !e.blk.finished(e.id) {
+				long = append(long, e.id)
+			}
+		}
+		lastW := next / 64
+		wi := w.lo / 64
+		for wi <= lastW && a.word(wi) == math.MaxUint64 {
+			wi++
+		}
+		startW := wi
+		words := v.bits[:0]
+		for ; wi <= lastW; wi++ {
+			words = append(words, a.word(wi))
+		}
+
+		// validate
+		ok := a.next.Load() == next && a.win.Load() == w
+		if ok {
+			k := 0
+			for _, e := range w.long {
+				if !e.blk.finished(e.id) {
+					if k >= len(long) || long[k] != e.id {
+						ok = false
+						break
+					}
+					k++
+				}
+			}
+			ok = ok && k == len(long)
+		}
+		for i := 0; ok && i < len(words); i++ {
+			if a.word(startW+uint64(i)) != words[i] {
+				ok = false
+			}
+		}
+		v.long, v.bits = long, words
+		if !ok {
+			a.viewRetries.Add(1)
+			if attempt >= 4 {
+				yield()
+			}
+			continue
+		}
+		v.up = up
+		v.base = startW * 64
+		v.low = up
+		if len(long) > 0 {
+			v.low = long[0]
+		} else {
+			for i, x := range words {
+				if x != math.MaxUint64 {
+					if id := v.base + uint64(i*64+bits.TrailingZeros64(^x)); id < up {
+						v.low = id
+					}
+					break
+				}
+			}
+		}
+		return
+	}
+}
+
+// minActive returns an id m such that every id below m has finished. It is
+// exact when nothing changes during the call and errs low otherwise.
+func (a *activeSet) minActive() ID {
+	next := a.next.Load()
+	w := a.win.Load()
+	for _, e := range w.long {
+		if !e.blk.finished(e.id) {
+			return e.id
+		}
+	}
+	for wi := w.lo / 64; wi <= next/64; wi++ {
+		if x := a.word(wi); x != math.MaxUint64 {
+			if id := wi*64 + uint64(bits.TrailingZeros64(^x)); id <= next {
+				return id
+			}
+			break
+		}
+	}
+	return next + 1
+}
+
+// tryMaintain runs window maintenance if nobody else is doing it.
+func (a *activeSet) tryMaintain() {
+	if a.mu.TryLock() {
+		a.maintainLocked()
+		a.mu.Unlock()
+	}
+}
