@@ -26,6 +26,7 @@ type Frontend struct {
 	provider       *provider
 	Engine         *sqle.Engine
 	lockingQueries *lockingQueries
+	user           string
 }
 
 // New builds a Frontend with an empty catalog.
@@ -33,7 +34,7 @@ func New(opts Options) (*Frontend, error) {
 	if opts.User == "" {
 		opts.User = "root"
 	}
-	fe := &Frontend{store: storage.New(opts.Storage), lockingQueries: newLockingQueries()}
+	fe := &Frontend{store: storage.New(opts.Storage), lockingQueries: newLockingQueries(), user: opts.User}
 	fe.provider = &provider{fe: fe, dbs: map[string]*Database{}}
 	if err := registerSystemVariables(fe); err != nil {
 		return nil, err
@@ -71,9 +72,10 @@ func (fe *Frontend) NewSession(ctx context.Context, conn *mysql.Conn, addr strin
 // NewLocalContext returns a context with a fresh session for in-process use
 // (tests, benchmarks, bootstrap).
 func (fe *Frontend) NewLocalContext(ctx context.Context) *sql.Context {
-	base := sql.NewBaseSession()
+	base := sql.NewBaseSessionWithClientServer("local", sql.Client{User: fe.user, Address: "localhost"}, 0)
 	s := &Session{BaseSession: base, fe: fe}
 	c := sql.NewContext(ctx, sql.WithSession(s))
+	c.Session.SetPrivilegeSet(nil, 0)
 	c.SetCurrentDatabase("")
 	return c
 }

@@ -104,20 +104,18 @@ func (t *Table) IndexNames() []string {
 // InnoDB's, the counter is not transactional: rolled-back values are gaps.
 func (t *Table) NextAutoIncrement(explicit uint64) uint64 {
 	for {
-		cur := t.autoInc.Load()
-		if cur == 0 {
-			cur = 1
-		}
+		old := t.autoInc.Load()
+		cur := max(old, 1)
 		if explicit > 0 {
 			if explicit < cur {
 				return explicit
 			}
-			if t.autoInc.CompareAndSwap(t.autoInc.Load(), explicit+1) {
+			if t.autoInc.CompareAndSwap(old, explicit+1) {
 				return explicit
 			}
 			continue
 		}
-		if t.autoInc.CompareAndSwap(t.autoInc.Load(), cur+1) {
+		if t.autoInc.CompareAndSwap(old, cur+1) {
 			return cur
 		}
 	}

@@ -40,9 +40,11 @@ const (
 	blockWords = blockIDs / 64
 	ringSize   = 64 // blocks in the ring: 262,144 consecutive ids
 
-	// A block at the bottom of the ring whose remaining active ids are at most
-	// this many is retired into the long list: listing them costs no more
-	// words than their block would cost a view to copy.
+	// A block at the bottom of the ring is retired into the long list when
+	// its remaining active ids are at most this many (listing them costs no
+	// more words than the block would cost a view to copy), or when they are
+	// fewer than half the bitmap words between the block and the newest id
+	// (see maintainLocked).
 	retireMaxActive = blockWords / 2
 )
 
@@ -87,6 +89,14 @@ type activeSet struct {
 
 	longIDs     atomic.Int64 // len(win.long), for stats
 	viewRetries atomic.Uint64
+	fallbacks   atomic.Uint64
+
+	// view barrier (see snapshot and finish)
+	barrier  atomic.Int32
+	inflight [16]struct {
+		n atomic.Int32
+		_ [60]byte
+	}
 }
 
 func (a *activeSet) init() {
@@ -192,7 +202,10 @@ func (a *activeSet) maintainLocked() {
 		for i := range b.words {
 			active += 64 - bits.OnesCount64(b.words[i].Load())
 		}
-		if active > retireMaxActive {
+		// Keeping the block costs every view the words from it up to the
+		// newest id; moving it costs one long-list entry per active id.
+		span := int((a.next.Load() - w.lo) / 64)
+		if active > retireMaxActive && active*2 > span {
 			break
 		}
 		a.retireLocked(w.lo + blockIDs)
@@ -230,80 +243,139 @@ func (a *activeSet) word(wi uint64) uint64 {
 // snapshot fills v with an atomic snapshot of the active set: the set of
 // finished ids at one instant inside the call.
 //
-// It uses a double collect. Every value read (the id counter, the window
-// pointer, the finished bits) only moves one way while the window pointer is
+// The fast path is a double collect. Every value read (the finished bits,
+// the window pointer) only moves one way while the window pointer is
 // unchanged, so if a second read of all of them returns exactly what the
 // first read returned, they all held those values at the instant between the
-// two reads. Words below the first word that has a clear bit are read once:
-// all-ones words stay all-ones.
+// two reads. Ids allocated after the first read of the id counter are outside
+// the view; the validation checks that none of them had finished by its end,
+// so at that instant the view is exact for them too. Words below the first
+// word with a clear bit are read once: all-ones words stay all-ones.
+//
+// A validation fails only if a transaction finishes (or the window moves)
+// inside the short copy window. After snapshotRetries failures the view
+// raises the barrier: finishers wait at the door (see finish) until the copy
+// is done, so the next collect cannot be disturbed and the view cannot
+// starve under a continuous stream of commits.
 func (a *activeSet) snapshot(v *ReadView) {
 	for attempt := 0; ; attempt++ {
-		next := a.next.Load()
-		w := a.win.Load()
-		up := next + 1
-
-		long := v.long[:0]
-		for _, e := range w.long {
-			if !e.blk.finished(e.id) {
-				long = append(long, e.id)
-			}
-		}
-		lastW := next / 64
-		wi := w.lo / 64
-		for wi <= lastW && a.word(wi) == math.MaxUint64 {
-			wi++
-		}
-		startW := wi
-		words := v.bits[:0]
-		for ; wi <= lastW; wi++ {
-			words = append(words, a.word(wi))
-		}
-
-		// validate
-		ok := a.next.Load() == next && a.win.Load() == w
-		if ok {
-			k := 0
-			for _, e := range w.long {
-				if !e.blk.finished(e.id) {
-					if k >= len(long) || long[k] != e.id {
-						ok = false
-						break
-					}
-					k++
-				}
-			}
-			ok = ok && k == len(long)
-		}
-		for i := 0; ok && i < len(words); i++ {
-			if a.word(startW+uint64(i)) != words[i] {
-				ok = false
-			}
-		}
-		v.long, v.bits = long, words
-		if !ok {
-			a.viewRetries.Add(1)
-			if attempt >= 4 {
-				yield()
-			}
-			continue
-		}
-		v.up = up
-		v.base = startW * 64
-		v.low = up
-		if len(long) > 0 {
-			v.low = long[0]
-		} else {
-			for i, x := range words {
-				if x != math.MaxUint64 {
-					if id := v.base + uint64(i*64+bits.TrailingZeros64(^x)); id < up {
-						v.low = id
-					}
-					break
+		if attempt == snapshotRetries {
+			a.fallbacks.Add(1)
+			a.barrier.Add(1)
+			defer a.barrier.Add(-1)
+			for i := range a.inflight {
+				for a.inflight[i].n.Load() != 0 {
+					yield()
 				}
 			}
 		}
-		return
+		if a.collect(v) {
+			return
+		}
+		a.viewRetries.Add(1)
 	}
+}
+
+const snapshotRetries = 3
+
+func (a *activeSet) collect(v *ReadView) bool {
+	next := a.next.Load()
+	w := a.win.Load()
+	up := next + 1
+
+	long := v.long[:0]
+	for _, e := range w.long {
+		if !e.blk.finished(e.id) {
+			long = append(long, e.id)
+		}
+	}
+	lastW := next / 64
+	wi := w.lo / 64
+	for wi <= lastW && a.word(wi) == math.MaxUint64 {
+		wi++
+	}
+	startW := wi
+	words := v.bits[:0]
+	if n := int(lastW+1) - int(startW); n > cap(words) {
+		words = make([]uint64, 0, n)
+	}
+	for ; wi <= lastW; wi++ {
+		words = append(words, a.word(wi))
+	}
+	v.long, v.bits = long, words
+
+	// validate: the same finished bits again ...
+	k := 0
+	for _, e := range w.long {
+		if !e.blk.finished(e.id) {
+			if k >= len(long) || long[k] != e.id {
+				return false
+			}
+			k++
+		}
+	}
+	if k != len(long) {
+		return false
+	}
+	for i, x := range words {
+		if a.word(startW+uint64(i)) != x {
+			return false
+		}
+	}
+	// ... no id allocated since the start has finished ...
+	if now := a.next.Load(); now > next {
+		for wi := up / 64; wi <= now/64; wi++ {
+			x := a.word(wi)
+			if wi == up/64 {
+				x &^= 1<<(up&63) - 1 // ids below up belong to the view
+			}
+			if x != 0 {
+				return false
+			}
+		}
+	}
+	// ... and the same window, checked last.
+	if a.win.Load() != w {
+		return false
+	}
+
+	v.up = up
+	v.base = startW * 64
+	v.low = up
+	if len(long) > 0 {
+		v.low = long[0]
+	} else {
+		for i, x := range words {
+			if x != math.MaxUint64 {
+				if id := v.base + uint64(i*64+bits.TrailingZeros64(^x)); id < up {
+					v.low = id
+				}
+				break
+			}
+		}
+	}
+	return true
+}
+
+// finish marks id finished in its block. The in-flight count is the door a
+// view's barrier closes: a finisher announces itself, then looks for a
+// barrier; a view raises the barrier, then waits for announced finishers to
+// leave. With sequentially consistent atomics one of the two always sees the
+// other.
+func (a *activeSet) finish(id ID, b *block) {
+	c := &a.inflight[id%uint64(len(a.inflight))].n
+	for {
+		c.Add(1)
+		if a.barrier.Load() == 0 {
+			break
+		}
+		c.Add(-1)
+		for a.barrier.Load() != 0 {
+			yield()
+		}
+	}
+	b.markFinished(id)
+	c.Add(-1)
 }
 
 // minActive returns an id m such that every id below m has finished. It is

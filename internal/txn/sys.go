@@ -37,6 +37,7 @@ type SysStats struct {
 
 	LongActive  int64  // ids kept in the long-running list rather than the bitmap
 	ViewRetries uint64 // view snapshots retried because the active set changed under them
+	ViewBarrier uint64 // view snapshots that had to hold finishers back (see activeSet.snapshot)
 }
 
 // Trx is one transaction. A Trx is used by one goroutine at a time.
@@ -133,7 +134,7 @@ func (t *Trx) Finish() {
 	}
 	t.finished = true
 	if t.id != 0 {
-		t.blk.markFinished(t.id)
+		t.sys.as.finish(t.id, t.blk)
 		t.sys.finishedWithID.add(1)
 	}
 	t.CloseReadView()
@@ -205,6 +206,7 @@ func (s *Sys) Stats() SysStats {
 		PurgeLimit:  s.PurgeLimit(),
 		LongActive:  s.as.longIDs.Load(),
 		ViewRetries: s.as.viewRetries.Load(),
+		ViewBarrier: s.as.fallbacks.Load(),
 	}
 }
 
