@@ -19,6 +19,10 @@ import (
 // after the run, after a GC), entries (keys held by a hash map), dist (mean
 // seq - last_committed over the timed transactions), resets/Mtxn, gc/Mtxn.
 
+// benchBatch is the group size of the static-batch variant (poolTxns is a
+// multiple of it).
+const benchBatch = 16
+
 var benchKeyCounts = []struct {
 	name string
 	n    uint64
@@ -35,6 +39,16 @@ type benchImpl struct {
 
 var benchImpls = []benchImpl{
 	{"static", func(tb testing.TB) Certifier { return mustStatic(tb, DefaultConfig()) }},
+	// The same, certifying groups of benchBatch transactions with CertifyBatch.
+	{"static-batch", func(tb testing.TB) Certifier { return mustStatic(tb, DefaultConfig()) }},
+	// The same array on the Go heap with 4 KiB pages (no huge-page advice).
+	{"static-4k", func(tb testing.TB) Certifier {
+		c, err := newStatic(DefaultConfig(), false)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return c
+	}},
 	// The certification database of group replication: no history limit.
 	{"hashmap", func(testing.TB) Certifier { return NewHashMap(HashMapConfig{HistorySize: -1}) }},
 	// MySQL's default writeset history (25,000 keys): small and cache
@@ -59,31 +73,36 @@ var benchWorkloads = []benchWorkload{
 	}},
 }
 
-// pool holds pregenerated writesets, flat.
+// pool holds pregenerated writesets in one flat slice.
 type pool struct {
 	w    workload
 	keys []uint64
-	offs []int
+	sets [][]uint64 // poolTxns writesets, slices of keys
 	next int
 	tmp  []uint64
+	offs []int
 }
 
 const poolTxns = 1 << 16
 
 func newPool(w workload) *pool {
-	p := &pool{w: w, keys: make([]uint64, 0, poolTxns*32), offs: make([]int, 0, poolTxns+1)}
+	p := &pool{w: w, keys: make([]uint64, 0, poolTxns*32), sets: make([][]uint64, poolTxns),
+		offs: make([]int, poolTxns+1)}
 	p.fill()
 	return p
 }
 
 func (p *pool) fill() {
-	p.keys, p.offs, p.next = p.keys[:0], p.offs[:0], 0
-	for range poolTxns {
-		p.offs = append(p.offs, len(p.keys))
+	p.keys, p.next = p.keys[:0], 0
+	for i := range poolTxns {
+		p.offs[i] = len(p.keys)
 		p.tmp = p.w.next(p.tmp)
 		p.keys = append(p.keys, p.tmp...)
 	}
-	p.offs = append(p.offs, len(p.keys))
+	p.offs[poolTxns] = len(p.keys)
+	for i := range p.sets {
+		p.sets[i] = p.keys[p.offs[i]:p.offs[i+1]:p.offs[i+1]]
+	}
 }
 
 // prefill certifies keys [0, n) eight per transaction and returns the last
@@ -128,17 +147,44 @@ func benchCertify(b *testing.B, impl benchImpl, wl benchWorkload, n uint64) {
 	runtime.ReadMemStats(&ms0)
 	s0 := c.Stats()
 	keys := 0
-	for b.Loop() {
-		if p.next == poolTxns {
-			b.StopTimer()
-			p.fill()
-			b.StartTimer()
+	if impl.name == "static-batch" {
+		// One b.Loop iteration is still one transaction: every benchBatch
+		// iterations, the next group is certified with one CertifyBatch.
+		var lc [benchBatch]int64
+		pending := 0
+		for b.Loop() {
+			if pending == 0 {
+				if p.next == poolTxns {
+					b.StopTimer()
+					p.fill()
+					b.StartTimer()
+				}
+				group := p.sets[p.next : p.next+benchBatch]
+				p.next += benchBatch
+				if err := c.CertifyBatch(seq+1, group, lc[:]); err != nil {
+					b.Fatal(err)
+				}
+				seq += benchBatch
+				for _, ws := range group {
+					keys += len(ws)
+				}
+				pending = benchBatch
+			}
+			pending--
 		}
-		ws := p.keys[p.offs[p.next]:p.offs[p.next+1]]
-		p.next++
-		seq++
-		c.Certify(seq, ws)
-		keys += len(ws)
+	} else {
+		for b.Loop() {
+			if p.next == poolTxns {
+				b.StopTimer()
+				p.fill()
+				b.StartTimer()
+			}
+			ws := p.sets[p.next]
+			p.next++
+			seq++
+			c.Certify(seq, ws)
+			keys += len(ws)
+		}
 	}
 	s1 := c.Stats()
 	runtime.ReadMemStats(&ms1)

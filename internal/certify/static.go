@@ -103,7 +103,11 @@ var _ Certifier = (*Static)(nil)
 
 // NewStatic allocates the whole structure once. The default configuration
 // takes 256 MiB of address space; pages become resident as buckets are used.
-func NewStatic(cfg Config) (*Static, error) {
+func NewStatic(cfg Config) (*Static, error) { return newStatic(cfg, true) }
+
+// newStatic is NewStatic; with largePages false the array is an ordinary
+// heap slice with the default page size (for measuring what huge pages buy).
+func newStatic(cfg Config, largePages bool) (*Static, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -123,7 +127,11 @@ func NewStatic(cfg Config) (*Static, error) {
 		prev:     cfg.Base,
 		cfg:      cfg,
 	}
-	s.words, s.hugePages = allocWords(s, cfg.Buckets*int(stride))
+	if largePages {
+		s.words, s.hugePages = allocWords(s, cfg.Buckets*int(stride))
+	} else {
+		s.words = make([]uint64, cfg.Buckets*int(stride))
+	}
 	return s, nil
 }
 
@@ -231,24 +239,16 @@ func (s *Static) certify(seq int64, writeset []uint64) int64 {
 			// end of the bucket; rot+1 < stride always.
 			first := rot + 1
 			end := first + n
-			head, tail := bucket[first:min(end, stride)], bucket[:0]
-			if end > stride {
-				tail = bucket[:end-stride]
-			}
 			slot := -1
-			for i, e := range head {
-				if (e^key)&keyMask == 0 {
-					slot = int(first) + i
-					break
-				}
-			}
-			if slot < 0 {
-				for i, e := range tail {
+			if end <= stride {
+				for i, e := range bucket[first:end] {
 					if (e^key)&keyMask == 0 {
-						slot = i
+						slot = int(first) + i
 						break
 					}
 				}
+			} else {
+				slot = findWrapped(bucket, first, end-stride, key)
 			}
 			if slot >= 0 {
 				// An entry carrying cur was written by this very
@@ -279,6 +279,22 @@ func (s *Static) certify(seq int64, writeset []uint64) int64 {
 	}
 	s.done(seq, lc)
 	return lc
+}
+
+// findWrapped finds key among bucket[first:] and bucket[:tail], the
+// entries of a bucket whose ring wraps; -1 if absent.
+func findWrapped(bucket []uint64, first, tail, key uint64) int {
+	for i, e := range bucket[first:] {
+		if (e^key)&keyMask == 0 {
+			return int(first) + i
+		}
+	}
+	for i, e := range bucket[:tail] {
+		if (e^key)&keyMask == 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // serial resets the structure at seq and answers seq-1. The keys of seq need

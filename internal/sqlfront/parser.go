@@ -22,8 +22,16 @@ type parser struct {
 	fe *Frontend
 }
 
-func (p *parser) note(query string, stmt ast.Statement) {
-	if stmt == nil {
+func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) {
+	if stmt == nil || !mayLock(query) {
+		return
+	}
+	if _, ok := stmt.(*ast.Begin); ok && containsFold(query, "consistent snapshot") {
+		if sctx, ok := ctx.(*sql.Context); ok {
+			if s, ok := sctx.Session.(*Session); ok {
+				s.snapshotPid = sctx.Pid()
+			}
+		}
 		return
 	}
 	mode := lockModeOf(stmt)
@@ -34,26 +42,26 @@ func (p *parser) note(query string, stmt ast.Statement) {
 
 func (p *parser) ParseSimple(query string) (ast.Statement, error) {
 	st, err := p.Parser.ParseSimple(normaliseLocking(query))
-	p.note(query, st)
+	p.note(nil, query, st)
 	return st, err
 }
 
 func (p *parser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
 	st, q, rem, err := p.Parser.Parse(ctx, normaliseLocking(query), multi)
-	p.note(query, st)
+	p.note(ctx, query, st)
 	return st, q, rem, err
 }
 
 func (p *parser) ParseWithOptions(ctx context.Context, query string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
 	st, q, rem, err := p.Parser.ParseWithOptions(ctx, normaliseLocking(query), delim, multi, o)
-	p.note(query, st)
+	p.note(ctx, query, st)
 	return st, q, rem, err
 }
 
 func (p *parser) ParseOneWithOptions(ctx context.Context, query string, o ast.ParserOptions) (ast.Statement, int, error) {
 	nq := normaliseLocking(query)
 	st, n, err := p.Parser.ParseOneWithOptions(ctx, nq, o)
-	p.note(query, st)
+	p.note(ctx, query, st)
 	if nq != query && n > 0 {
 		// Map the end offset back onto the caller's text.
 		n += len(query) - len(nq)
@@ -62,6 +70,23 @@ func (p *parser) ParseOneWithOptions(ctx context.Context, query string, o ast.Pa
 		}
 	}
 	return st, n, err
+}
+
+// mayLock is a cheap filter: only texts with these words can lock or ask
+// for a snapshot, so most queries skip the AST walk.
+func mayLock(q string) bool {
+	return containsFold(q, "for ") || containsFold(q, "lock") || containsFold(q, "snapshot")
+}
+
+// containsFold reports whether s contains sub (ASCII, case-insensitive).
+func containsFold(s, sub string) bool {
+	n := len(sub)
+	for i := 0; i+n <= len(s); i++ {
+		if strings.EqualFold(s[i:i+n], sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // lockModeOf returns the strongest locking clause in stmt's SELECTs.

@@ -26,6 +26,8 @@ type Session struct {
 	lastPid  uint64 // statement whose ReadView is open (READ COMMITTED)
 	savepts  []savepoint
 
+	snapshotPid uint64 // START TRANSACTION WITH CONSISTENT SNAPSHOT in this statement
+
 	stmtPid  uint64       // statement the lock intent belongs to
 	stmtLock txn.LockMode // 0, LockS or LockX
 }
@@ -74,6 +76,9 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 	s.iso = s.isolationFromVars(ctx)
 	s.readOnly = tc == sql.ReadOnly
 	s.savepts = nil
+	if s.snapshotPid == ctx.Pid() && s.iso == txn.RepeatableRead {
+		s.storageTx(ctx).Trx().ReadView() // take the view now, not at the first read
+	}
 	return &Transaction{s: s, readOnly: s.readOnly}, nil
 }
 

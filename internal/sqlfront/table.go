@@ -93,12 +93,10 @@ func (t *Table) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.RowIter, e
 	if err != nil {
 		return nil, err
 	}
-	tx := s.storageTx(ctx)
-	mode := s.lockIntent(ctx)
-	it := &rowIter{s: s, t: t, n: len(t.meta.schema.Schema)}
+	it := &rowIter{s: s, t: t, n: len(t.meta.schema.Schema), idx: storage.PrimaryIndex}
 	part, _ := p.(*partition)
 	if part == nil || part.lookup == nil {
-		it.cursors = []*storage.Cursor{tx.Cursor(ctx, t.entry.store, storage.PrimaryIndex, storage.Range{}, false, mode)}
+		it.ranges = []storage.Range{{}}
 		return it, nil
 	}
 	ix, ok := part.lookup.Index.(*index)
@@ -109,36 +107,48 @@ func (t *Table) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.RowIter, e
 	if !ok {
 		return nil, fmt.Errorf("lockstep: unsupported range type %T", part.lookup.Ranges)
 	}
+	it.idx, it.reverse = ix.pos, part.lookup.IsReverse
 	for _, r := range ranges {
-		br, empty := ix.byteRange(ctx, r)
-		if empty {
-			continue
+		if br, empty := ix.byteRange(ctx, r); !empty {
+			it.ranges = append(it.ranges, br)
 		}
-		it.cursors = append(it.cursors, tx.Cursor(ctx, t.entry.store, ix.pos, br, part.lookup.IsReverse, mode))
 	}
 	return it, nil
 }
 
+// rowIter reads the rows of a list of key ranges of one index. Cursors open
+// lazily, at the first Next, when the statement's lock intent is known
+// (UPDATE and DELETE declare it after building their child iterators).
 type rowIter struct {
 	s       *Session
 	t       *Table
 	n       int
-	cursors []*storage.Cursor
+	idx     int
+	reverse bool
+	ranges  []storage.Range
+	cur     *storage.Cursor
 }
 
 func (it *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
-	for len(it.cursors) > 0 {
-		_, row, ok, err := it.cursors[0].Next()
+	for {
+		if it.cur == nil {
+			if len(it.ranges) == 0 {
+				return nil, io.EOF
+			}
+			tx := it.s.storageTx(ctx)
+			it.cur = tx.Cursor(ctx, it.t.entry.store, it.idx, it.ranges[0], it.reverse, it.s.lockIntent(ctx))
+			it.ranges = it.ranges[1:]
+		}
+		_, row, ok, err := it.cur.Next()
 		if err != nil {
 			return nil, it.s.handleTxError(err)
 		}
 		if !ok {
-			it.cursors = it.cursors[1:]
+			it.cur = nil
 			continue
 		}
 		return decodeRow(row, it.n)
 	}
-	return nil, io.EOF
 }
 
 func (it *rowIter) Close(*sql.Context) error { return nil }

@@ -276,7 +276,7 @@ func (a *activeSet) snapshot(v *ReadView) {
 	}
 }
 
-const snapshotRetries = 3
+const snapshotRetries = 2
 
 func (a *activeSet) collect(v *ReadView) bool {
 	next := a.next.Load()
@@ -284,6 +284,9 @@ func (a *activeSet) collect(v *ReadView) bool {
 	up := next + 1
 
 	long := v.long[:0]
+	if cap(long) < len(w.long) {
+		long = make([]ID, 0, len(w.long))
+	}
 	for _, e := range w.long {
 		if !e.blk.finished(e.id) {
 			long = append(long, e.id)

@@ -58,48 +58,99 @@ func BenchmarkReadViewCreate(b *testing.B) {
 	}
 }
 
-// BenchmarkReadViewCreateParallel: the same with every CPU creating views
-// while one goroutine keeps committing (assign + finish) transactions.
+// BenchmarkReadViewCreateParallel: views opened and closed on every CPU
+// while one extra goroutine commits transactions as fast as it can.
+//
+// rolling: the n active transactions are the n most recent (each commit
+// finishes the oldest and starts a new one), as with n sessions running
+// short transactions; the active ids stay in the bitmap.
+// long: n transactions stay active for the whole run while the commits
+// stream past them, so the hybrid set moves them to its long list; this is
+// the hybrid's unfavourable case.
 func BenchmarkReadViewCreateParallel(b *testing.B) {
-	for _, n := range []int{100, 1000} {
-		s, base := setupActive(n)
-		churn := func(step func()) func() {
-			stop := make(chan struct{})
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-						step()
+	for _, shape := range []string{"rolling", "long"} {
+		for _, n := range []int{100, 1000} {
+			b.Run(fmt.Sprintf("hybrid/%s/active=%d", shape, n), func(b *testing.B) {
+				s := NewSys()
+				ring := make([]*Trx, n)
+				for i := range ring {
+					ring[i] = s.Begin()
+					ring[i].AssignID()
+				}
+				i := 0
+				step := func() {
+					t := s.Begin()
+					t.AssignID()
+					if shape == "rolling" {
+						ring[i].Finish()
+						ring[i] = t
+						i = (i + 1) % n
+					} else {
+						t.Finish()
 					}
 				}
-			}()
-			return func() { close(stop); <-done }
+				commits := churn(step)
+				b.RunParallel(func(pb *testing.PB) {
+					t := s.Begin()
+					for pb.Next() {
+						t.ReadView()
+						t.CloseReadView()
+					}
+				})
+				c := commits()
+				b.ReportMetric(float64(c)/b.Elapsed().Seconds(), "commits/s")
+				st := s.Stats()
+				b.ReportMetric(100*float64(st.ViewBarrier)/float64(st.ViewsOpened), "barrier%")
+			})
+			b.Run(fmt.Sprintf("sorted/%s/active=%d", shape, n), func(b *testing.B) {
+				base := newSortedSys()
+				ring := make([]ID, n)
+				for i := range ring {
+					ring[i] = base.assign()
+				}
+				i := 0
+				step := func() {
+					id := base.assign()
+					if shape == "rolling" {
+						base.finish(ring[i])
+						ring[i] = id
+						i = (i + 1) % n
+					} else {
+						base.finish(id)
+					}
+				}
+				commits := churn(step)
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						base.closeView(base.openView())
+					}
+				})
+				c := commits()
+				b.ReportMetric(float64(c)/b.Elapsed().Seconds(), "commits/s")
+			})
 		}
-		b.Run(fmt.Sprintf("hybrid/active=%d", n), func(b *testing.B) {
-			stop := churn(func() { t := s.Begin(); t.AssignID(); t.Finish() })
-			b.RunParallel(func(pb *testing.PB) {
-				t := s.Begin()
-				for pb.Next() {
-					t.ReadView()
-					t.CloseReadView()
-				}
-			})
-			stop()
-		})
-		b.Run(fmt.Sprintf("sorted/active=%d", n), func(b *testing.B) {
-			stop := churn(func() { base.finish(base.assign()) })
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					base.closeView(base.openView())
-				}
-			})
-			stop()
-		})
 	}
+}
+
+// churn runs step in a loop on its own goroutine until the returned
+// function is called; that function returns the number of steps run.
+func churn(step func()) func() int {
+	stop := make(chan struct{})
+	done := make(chan int)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-stop:
+				done <- n
+				return
+			default:
+				step()
+				n++
+			}
+		}
+	}()
+	return func() int { close(stop); return <-done }
 }
 
 // BenchmarkReadViewSees: one visibility check against a view taken with n

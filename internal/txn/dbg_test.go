@@ -1,48 +1,38 @@
 package txn
 
-import (
-	"testing"
-	"time"
-)
+import "testing"
 
-func TestDbgParallel(t *testing.T) {
-	s, _ := setupActive(1000)
-	stop := make(chan struct{})
-	done := make(chan int)
-	go func() {
+func BenchmarkDbgLongView(b *testing.B) {
+	s := NewSys()
+	var keep []*Trx
+	for i := 0; i < 1000; i++ {
+		x := s.Begin()
+		x.AssignID()
+		keep = append(keep, x)
+	}
+	for i := 0; i < 300000; i++ {
+		x := s.Begin()
+		x.AssignID()
+		x.Finish()
+	}
+	s.PurgeLimit()
+	w := s.as.win.Load()
+	b.Logf("long %d lo %d next %d", len(w.long), w.lo, s.as.next.Load())
+	v := &ReadView{}
+	b.Run("collect", func(b *testing.B) {
+		for b.Loop() {
+			s.as.collect(v)
+		}
+		b.Logf("bits %d long %d", len(v.bits), len(v.long))
+	})
+	b.Run("scanlong", func(b *testing.B) {
 		n := 0
-		for {
-			select {
-			case <-stop:
-				done <- n
-				return
-			default:
-				x := s.Begin()
-				x.AssignID()
-				x.Finish()
-				n++
+		for b.Loop() {
+			for _, e := range w.long {
+				if !e.blk.finished(e.id) {
+					n++
+				}
 			}
 		}
-	}()
-	tr := s.Begin()
-	t0 := time.Now()
-	views := 0
-	var maxd, tot time.Duration
-	var words, longs int
-	for time.Since(t0) < 300*time.Millisecond {
-		t1 := time.Now()
-		v := tr.ReadView()
-		if d := time.Since(t1); d > maxd {
-			maxd = d
-		}
-		tot += time.Since(t1)
-		words += len(v.bits)
-		longs += len(v.long)
-		tr.CloseReadView()
-		views++
-	}
-	close(stop)
-	n := <-done
-	st := s.Stats()
-	t.Logf("views %d commits %d retries %d barrier %d avgwords %d avglong %d longActive %d max %v tot %v", views, n, st.ViewRetries, st.ViewBarrier, words/views, longs/views, st.LongActive, maxd, tot)
+	})
 }

@@ -1,0 +1,174 @@
+package enginetest
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	gmstest "github.com/dolthub/go-mysql-server/enginetest"
+	"github.com/dolthub/go-mysql-server/enginetest/scriptgen/setup"
+	"github.com/dolthub/go-mysql-server/server"
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+
+	"lockstep/internal/sqlfront"
+)
+
+// harness adapts lockstep to go-mysql-server's enginetest.Harness.
+//
+// Every NewEngine call builds a new sqlfront.Frontend (empty catalog, empty
+// storage), runs the stored setup scripts on it in a throw-away session and
+// returns the Frontend's own *sqle.Engine, so the suites exercise lockstep's
+// parser wrapper, catalog, storage and transactions. Sessions are always
+// lockstep sessions: tables of a Frontend can only be used from one of its
+// own sessions.
+type harness struct {
+	name  string
+	skips *skipList
+
+	mu      sync.Mutex
+	setup   []setup.SetupScript
+	fe      *sqlfront.Frontend
+	session sql.Session // the session NewContext hands out, until NewEngine or NewSession
+}
+
+var (
+	_ gmstest.Harness             = (*harness)(nil)
+	_ gmstest.SkippingHarness     = (*harness)(nil)
+	_ gmstest.TransactionHarness  = (*harness)(nil)
+	_ gmstest.ClientHarness       = (*harness)(nil)
+	_ gmstest.ServerHarness       = (*harness)(nil)
+	_ gmstest.IndexHarness        = (*harness)(nil)
+	_ gmstest.KeylessTableHarness = (*harness)(nil)
+	_ gmstest.ForeignKeyHarness   = (*harness)(nil)
+)
+
+// newHarness returns a harness for one suite. name is only used in logs.
+func newHarness(name string) *harness {
+	return &harness{name: name, skips: skips}
+}
+
+// connIDs numbers the sessions the harness creates.
+var connIDs atomic.Uint32
+
+// frontend returns the current Frontend, creating an empty one if no engine
+// has been built yet (some suites ask for a context first).
+func (h *harness) frontend() *sqlfront.Frontend {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.fe == nil {
+		h.fe = mustFrontend()
+	}
+	return h.fe
+}
+
+func mustFrontend() *sqlfront.Frontend {
+	fe, err := sqlfront.New(sqlfront.Options{})
+	if err != nil {
+		panic(err)
+	}
+	return fe
+}
+
+// Setup implements enginetest.Harness: the scripts run at each NewEngine.
+func (h *harness) Setup(scripts ...[]setup.SetupScript) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.setup = nil
+	for _, s := range scripts {
+		h.setup = append(h.setup, s...)
+	}
+}
+
+// NewEngine implements enginetest.Harness.
+func (h *harness) NewEngine(t *testing.T) (gmstest.QueryEngine, error) {
+	fe := mustFrontend()
+	h.mu.Lock()
+	old := h.fe
+	h.fe = fe
+	h.session = nil
+	scripts := h.setup
+	h.mu.Unlock()
+	// The previous engine's tables stay readable after Close (it only stops
+	// purge), so a suite still holding the old engine keeps working.
+	if old != nil {
+		old.Close()
+	}
+	if t != nil {
+		t.Cleanup(fe.Close)
+	}
+	if len(scripts) == 0 {
+		scripts = setup.MydbData
+	}
+	// Setup runs in its own session, discarded afterwards, as the memory
+	// harness does: session state from setup (USE, variables) must not leak
+	// into the test.
+	ctx := h.newContext(fe, fe.NewLocalContext(context.Background()).Session)
+	ctx.SetCurrentDatabase("mydb")
+	if _, err := gmstest.RunSetupScripts(ctx, fe.Engine, scripts, true); err != nil {
+		return nil, err
+	}
+	return fe.Engine, nil
+}
+
+func (h *harness) newContext(fe *sqlfront.Frontend, s sql.Session) *sql.Context {
+	return sql.NewContext(context.Background(), sql.WithSession(s))
+}
+
+// NewContext implements enginetest.Harness: a new context over the harness's
+// current session (created on first use after NewEngine).
+func (h *harness) NewContext() *sql.Context {
+	fe := h.frontend()
+	h.mu.Lock()
+	if h.session == nil {
+		h.session = fe.NewLocalContext(context.Background()).Session
+	}
+	s := h.session
+	h.mu.Unlock()
+	return h.newContext(fe, s)
+}
+
+// NewSession implements enginetest.TransactionHarness.
+func (h *harness) NewSession() *sql.Context {
+	fe := h.frontend()
+	s := fe.NewLocalContext(context.Background()).Session
+	h.mu.Lock()
+	h.session = s
+	h.mu.Unlock()
+	return h.newContext(fe, s)
+}
+
+// NewContextWithClient implements enginetest.ClientHarness with a lockstep
+// session for the given client.
+func (h *harness) NewContextWithClient(client sql.Client) *sql.Context {
+	fe := h.frontend()
+	conn := &mysql.Conn{
+		ConnectionID: connIDs.Add(1),
+		UserData:     sql.MysqlConnectionUser{User: client.User, Host: client.Address},
+	}
+	s, err := fe.NewSession(context.Background(), conn, "localhost:3306")
+	if err != nil {
+		panic(err)
+	}
+	return h.newContext(fe, s)
+}
+
+// SessionBuilder implements enginetest.ServerHarness.
+func (h *harness) SessionBuilder() server.SessionBuilder {
+	return func(ctx context.Context, conn *mysql.Conn, addr string) (sql.Session, error) {
+		return h.frontend().NewSession(ctx, conn, addr)
+	}
+}
+
+// SkipQueryTest implements enginetest.SkippingHarness (see skips_test.go).
+func (h *harness) SkipQueryTest(query string) bool { return h.skips.skip(query) }
+
+// SupportsNativeIndexCreation: lockstep tables implement secondary indexes.
+func (h *harness) SupportsNativeIndexCreation() bool { return true }
+
+// SupportsKeylessTables: tables without a primary key get a hidden one.
+func (h *harness) SupportsKeylessTables() bool { return true }
+
+// SupportsForeignKeys: lockstep tables do not implement sql.ForeignKeyTable.
+func (h *harness) SupportsForeignKeys() bool { return false }
