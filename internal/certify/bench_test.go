@@ -19,10 +19,6 @@ import (
 // after the run, after a GC), entries (keys held by a hash map), dist (mean
 // seq - last_committed over the timed transactions), resets/Mtxn, gc/Mtxn.
 
-// benchBatch is the group size of the static-batch variant (poolTxns is a
-// multiple of it).
-const benchBatch = 16
-
 var benchKeyCounts = []struct {
 	name string
 	n    uint64
@@ -39,8 +35,6 @@ type benchImpl struct {
 
 var benchImpls = []benchImpl{
 	{"static", func(tb testing.TB) Certifier { return mustStatic(tb, DefaultConfig()) }},
-	// The same, certifying groups of benchBatch transactions with CertifyBatch.
-	{"static-batch", func(tb testing.TB) Certifier { return mustStatic(tb, DefaultConfig()) }},
 	// The same array on the Go heap with 4 KiB pages (no huge-page advice).
 	{"static-4k", func(tb testing.TB) Certifier {
 		c, err := newStatic(DefaultConfig(), false)
@@ -147,44 +141,17 @@ func benchCertify(b *testing.B, impl benchImpl, wl benchWorkload, n uint64) {
 	runtime.ReadMemStats(&ms0)
 	s0 := c.Stats()
 	keys := 0
-	if impl.name == "static-batch" {
-		// One b.Loop iteration is still one transaction: every benchBatch
-		// iterations, the next group is certified with one CertifyBatch.
-		var lc [benchBatch]int64
-		pending := 0
-		for b.Loop() {
-			if pending == 0 {
-				if p.next == poolTxns {
-					b.StopTimer()
-					p.fill()
-					b.StartTimer()
-				}
-				group := p.sets[p.next : p.next+benchBatch]
-				p.next += benchBatch
-				if err := c.CertifyBatch(seq+1, group, lc[:]); err != nil {
-					b.Fatal(err)
-				}
-				seq += benchBatch
-				for _, ws := range group {
-					keys += len(ws)
-				}
-				pending = benchBatch
-			}
-			pending--
+	for b.Loop() {
+		if p.next == poolTxns {
+			b.StopTimer()
+			p.fill()
+			b.StartTimer()
 		}
-	} else {
-		for b.Loop() {
-			if p.next == poolTxns {
-				b.StopTimer()
-				p.fill()
-				b.StartTimer()
-			}
-			ws := p.sets[p.next]
-			p.next++
-			seq++
-			c.Certify(seq, ws)
-			keys += len(ws)
-		}
+		ws := p.sets[p.next]
+		p.next++
+		seq++
+		c.Certify(seq, ws)
+		keys += len(ws)
 	}
 	s1 := c.Stats()
 	runtime.ReadMemStats(&ms1)

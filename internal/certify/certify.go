@@ -30,15 +30,6 @@ type Certifier interface {
 	// wrapping ErrSequenceOrder instead of returning a conservative value.
 	CertifyChecked(seq int64, writeset []uint64) (lastCommitted int64, err error)
 
-	// CertifyBatch certifies writesets[i] as sequence number first+i for
-	// every i and stores the results in lastCommitted[i]; it is equivalent
-	// to calling Certify in that order, but may overlap the work of
-	// consecutive transactions (the commit pipeline leader certifies a whole
-	// group at once). It fails, changing nothing, if first is not greater
-	// than the previous sequence number, if the numbers would overflow, or
-	// if lastCommitted is shorter than writesets.
-	CertifyBatch(first int64, writesets [][]uint64, lastCommitted []int64) error
-
 	// Stats returns a snapshot of the counters. Safe for concurrent use.
 	Stats() Stats
 }
@@ -132,29 +123,6 @@ func predecessor(seq int64) int64 {
 		return seq
 	}
 	return seq - 1
-}
-
-// ErrBatch is wrapped by the error CertifyBatch returns when its result
-// slice is too short or its sequence numbers would overflow.
-var ErrBatch = errors.New("certify: bad batch")
-
-// checkBatch validates a CertifyBatch call; on an order error it counts every
-// transaction of the batch as rejected.
-func checkBatch(first, prev int64, writesets [][]uint64, lastCommitted []int64, c *counters) error {
-	if len(lastCommitted) < len(writesets) {
-		return fmt.Errorf("%w: %d results for %d writesets", ErrBatch, len(lastCommitted), len(writesets))
-	}
-	if len(writesets) == 0 {
-		return nil
-	}
-	if first <= prev {
-		c.rejected.Add(int64(len(writesets)))
-		return orderError(first, prev)
-	}
-	if first > math.MaxInt64-int64(len(writesets)-1) {
-		return fmt.Errorf("%w: %d writesets from sequence number %d overflow", ErrBatch, len(writesets), first)
-	}
-	return nil
 }
 
 func orderError(seq, prev int64) error {

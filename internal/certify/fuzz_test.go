@@ -29,7 +29,7 @@ func FuzzEntryRoundTrip(f *testing.F) {
 	})
 }
 
-// FuzzCertifyOracle drives a tiny Static and a tiny HashMap with an
+// FuzzCertifyOracle drives a small Static and a tiny HashMap with an
 // arbitrary script and holds both to the oracle. Script bytes, per
 // transaction: a header byte (low 3 bits: writeset size, 0 = DDL; bit 3: a
 // sequence gap of 40,000; bits 4..7: extra gap), then one byte per key
@@ -44,12 +44,14 @@ func FuzzCertifyOracle(f *testing.F) {
 		}
 		var keys [64]uint64
 		for i := range keys {
-			// Few distinct bucket bits, so buckets are shared heavily, and
-			// the whole index in the low 48 bits, so no two keys alias in
-			// any geometry (aliasing is tested in TestStaticAliasingIsConservative).
-			keys[i] = uint64(i%4)<<62 | uint64(i)<<20 | uint64(i%3)
+			// Eight values of the top 6 bits (so buckets are shared, and
+			// with 64 buckets some have rotated, wrapping rings) and the
+			// whole index in the low 48 bits, so no two keys alias in any
+			// geometry (aliasing is tested in TestStaticAliasingIsConservative).
+			top := uint64(i%8 + 16*(i%2))
+			keys[i] = top<<58 | uint64(i)<<20 | uint64(i%3)
 		}
-		cfg := Config{Buckets: 1 << (logBuckets % 3), EntriesPerBucket: 1 + int(entries%5)}
+		cfg := Config{Buckets: 1 << (logBuckets % 7), EntriesPerBucket: 1 + int(entries%24)}
 		st, err := NewStatic(cfg)
 		if err != nil {
 			t.Fatal(err)

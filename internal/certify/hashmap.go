@@ -59,18 +59,6 @@ func (c *HashMap) CertifyChecked(seq int64, writeset []uint64) (int64, error) {
 	return c.certify(seq, writeset), nil
 }
 
-// CertifyBatch implements Certifier: Certify in a loop (a Go map offers no
-// way to overlap lookups).
-func (c *HashMap) CertifyBatch(first int64, writesets [][]uint64, lastCommitted []int64) error {
-	if err := checkBatch(first, c.prev, writesets, lastCommitted, &c.counters); err != nil {
-		return err
-	}
-	for i, ws := range writesets {
-		lastCommitted[i] = c.certify(first+int64(i), ws)
-	}
-	return nil
-}
-
 // Certify implements Certifier.
 func (c *HashMap) Certify(seq int64, writeset []uint64) int64 {
 	if seq <= c.prev {

@@ -162,37 +162,6 @@ func (s *Static) Certify(seq int64, writeset []uint64) int64 {
 	return s.certify(seq, writeset)
 }
 
-// CertifyBatch implements Certifier. While transaction i is certified, the
-// buckets of the next batchLookahead transactions are already being loaded,
-// so a batch pays far less than one memory latency per transaction.
-func (s *Static) CertifyBatch(first int64, writesets [][]uint64, lastCommitted []int64) error {
-	if err := checkBatch(first, s.prev, writesets, lastCommitted, &s.counters); err != nil {
-		return err
-	}
-	ahead := 0 // writesets[:ahead] have been touched
-	for i, ws := range writesets {
-		for ; ahead < len(writesets) && ahead <= i+batchLookahead; ahead++ {
-			s.touch(writesets[ahead])
-		}
-		lastCommitted[i] = s.certify(first+int64(i), ws)
-	}
-	return nil
-}
-
-// batchLookahead is how many transactions ahead CertifyBatch touches.
-const batchLookahead = 2
-
-// touch loads the count words of the first touchAhead keys of ws.
-func (s *Static) touch(ws []uint64) {
-	words, stride, shift, rotMask := s.words, s.stride, s.shift, s.rotLines-1
-	var touched uint64
-	for _, h := range ws[:min(len(ws), touchAhead)] {
-		b := h >> shift
-		touched += words[b*stride+rotation(b, rotMask)]
-	}
-	s.sink += touched
-}
-
 // touchAhead is how many keys the touch pass runs ahead of the update pass.
 const touchAhead = 16
 

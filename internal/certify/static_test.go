@@ -357,3 +357,39 @@ func TestHashMapHistory(t *testing.T) {
 		t.Fatalf("Len = %d, want 1", h.Len())
 	}
 }
+
+// TestStaticRingWraps fills a bucket whose count word is rotated away from
+// the start of the bucket, so its entries wrap around the end: every entry
+// must still be found, and the bucket must hold exactly EntriesPerBucket.
+func TestStaticRingWraps(t *testing.T) {
+	const entries = 15 // stride 16 words: two cache lines, so two rotations
+	c := mustStatic(t, Config{Buckets: 32, EntriesPerBucket: entries})
+	const bucket = 16 // rotation(16) is one line
+	if rot := rotation(bucket, c.rotLines-1); rot != 8 {
+		t.Fatalf("rotation(%d) = %d, want 8", bucket, rot)
+	}
+	key := func(i int) uint64 { return uint64(bucket)<<59 | uint64(i)*0x1_0000_0001 }
+	seq := int64(0)
+	for i := range entries {
+		seq++
+		if got := c.Certify(seq, []uint64{key(i)}); got != 0 {
+			t.Fatalf("insert %d: last_committed %d", i, got)
+		}
+	}
+	if n := c.count(bucket); n != entries {
+		t.Fatalf("count = %d, want %d", n, entries)
+	}
+	for i := entries - 1; i >= 0; i-- {
+		seq++
+		if got, want := c.Certify(seq, []uint64{key(i)}), int64(i+1); got != want {
+			t.Fatalf("key %d: last_committed %d, want %d", i, got, want)
+		}
+	}
+	seq++
+	if got := c.Certify(seq, []uint64{key(entries)}); got != seq-1 {
+		t.Fatalf("overflowing insert: last_committed %d, want serial %d", got, seq-1)
+	}
+	if s := c.Stats(); s.ResetsBucketFull != 1 || c.count(bucket) != 0 {
+		t.Fatalf("after overflow: %v, count %d", s, c.count(bucket))
+	}
+}

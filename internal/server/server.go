@@ -38,12 +38,12 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	srv, err := gmsserver.NewServer(gmsserver.Config{
+	srv, err := gmsserver.NewServerWithHandler(gmsserver.Config{
 		Protocol: "tcp",
 		Address:  ln.Addr().String(),
 		Listener: ln,
 		Version:  ServerVersion,
-	}, fe.Engine, sql.NewContext, fe.NewSession, nil)
+	}, fe.Engine, sql.NewContext, fe.NewSession, nil, wrapHandler)
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("start server: %w", err)

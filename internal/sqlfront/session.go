@@ -22,6 +22,7 @@ type Session struct {
 
 	tx       *storage.Tx // nil until the transaction first touches data
 	iso      txn.Isolation
+	serial   bool // SERIALIZABLE: plain reads in explicit transactions lock S
 	readOnly bool
 	lastPid  uint64 // statement whose ReadView is open (READ COMMITTED)
 	savepts  []savepoint
@@ -51,16 +52,22 @@ type Transaction struct {
 func (t *Transaction) String() string   { return "lockstep transaction" }
 func (t *Transaction) IsReadOnly() bool { return t.readOnly }
 
-func (s *Session) isolationFromVars(ctx *sql.Context) txn.Isolation {
+// isolationFromVars reads @@transaction_isolation. READ UNCOMMITTED is
+// served as READ COMMITTED (a snapshot never shows uncommitted data here);
+// SERIALIZABLE is REPEATABLE READ whose plain reads inside an explicit
+// transaction lock rows in share mode, as InnoDB does.
+func (s *Session) isolationFromVars(ctx *sql.Context) (txn.Isolation, bool) {
 	v, err := s.GetSessionVariable(ctx, "transaction_isolation")
-	if err == nil {
-		if str, ok := v.(string); ok && strings.EqualFold(str, "READ-COMMITTED") || strings.EqualFold(fmt.Sprint(v), "READ-UNCOMMITTED") {
-			// READ UNCOMMITTED is served as READ COMMITTED (as a
-			// snapshot can never show uncommitted data here).
-			return txn.ReadCommitted
-		}
+	if err != nil {
+		return txn.RepeatableRead, false
 	}
-	return txn.RepeatableRead
+	switch strings.ToUpper(fmt.Sprint(v)) {
+	case "READ-COMMITTED", "READ-UNCOMMITTED":
+		return txn.ReadCommitted, false
+	case "SERIALIZABLE":
+		return txn.RepeatableRead, true
+	}
+	return txn.RepeatableRead, false
 }
 
 // StartTransaction begins a transaction. The storage transaction (and its
@@ -73,7 +80,7 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 			return nil, err
 		}
 	}
-	s.iso = s.isolationFromVars(ctx)
+	s.iso, s.serial = s.isolationFromVars(ctx)
 	s.readOnly = tc == sql.ReadOnly
 	s.savepts = nil
 	if s.snapshotPid == ctx.Pid() && s.iso == txn.RepeatableRead {
@@ -218,6 +225,9 @@ func (s *Session) lockIntent(ctx *sql.Context) txn.LockMode {
 	if m := s.fe.lockingQueries.lookup(ctx.Query()); m != 0 {
 		s.setLockIntent(ctx, m)
 		return m
+	}
+	if s.serial && ctx.GetIgnoreAutoCommit() {
+		return txn.LockS
 	}
 	return 0
 }

@@ -209,18 +209,23 @@ func BenchmarkLockAcquireRelease(b *testing.B) {
 				b.Run(name, func(b *testing.B) {
 					s := NewSys()
 					lm := NewLockManager(LockConfig{Shards: impl.shards})
-					var gid atomic.Int64
-					body := func(pb func() bool) {
-						id := gid.Add(1)
-						t := s.Begin()
-						keys := make([]string, 1024)
-						for i := range keys {
+					// key tables are built before the timer starts
+					keySets := make([][]string, g+1)
+					for id := range keySets {
+						keySets[id] = make([]string, 1024)
+						for i := range keySets[id] {
 							if variant == "contended" {
-								keys[i] = fmt.Sprintf("hot-%d", i%16)
+								keySets[id][i] = fmt.Sprintf("hot-%d", i%16)
 							} else {
-								keys[i] = fmt.Sprintf("g%d-row-%d", id, i)
+								keySets[id][i] = fmt.Sprintf("g%d-row-%d", id, i)
 							}
 						}
+					}
+					var gid atomic.Int64
+					body := func(pb func() bool) {
+						id := int(gid.Add(1)-1) % len(keySets)
+						keys := keySets[id]
+						t := s.Begin()
 						rng := rand.New(rand.NewPCG(uint64(id), 3))
 						for i := 0; pb(); i++ {
 							k := keys[i&1023]
@@ -240,7 +245,10 @@ func BenchmarkLockAcquireRelease(b *testing.B) {
 						return
 					}
 					b.SetParallelism((g + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+					b.ResetTimer()
 					b.RunParallel(func(pb *testing.PB) { body(pb.Next) })
+					st := lm.Stats()
+					b.ReportMetric(100*float64(st.RowLockWaits)/float64(st.Requests), "wait%")
 				})
 			}
 		}

@@ -102,6 +102,13 @@ type waitInfo struct {
 type lockQueue struct {
 	granted []*lockReq
 	waiting []*lockReq // arrival order; upgrades first
+	g0      [2]*lockReq
+}
+
+func newLockQueue() *lockQueue {
+	q := &lockQueue{}
+	q.granted = q.g0[:0]
+	return q
 }
 
 type lockShard struct {
@@ -218,13 +225,13 @@ func (q *lockQueue) blockers(r *lockReq, out []*Trx) []*Trx {
 // grant races with the timeout or the cancellation, the grant wins and Lock
 // returns nil.
 func (lm *LockManager) Lock(ctx context.Context, t *Trx, key string, mode LockMode, timeout time.Duration) error {
-	lm.requests.add(1)
 	si := lm.shardOf(key)
+	lm.requests.add(uint64(si), 1)
 	sh := &lm.shards[si]
 	sh.mu.Lock()
 	q := sh.queues[key]
 	if q == nil {
-		q = &lockQueue{}
+		q = newLockQueue()
 		sh.queues[key] = q
 	}
 	own := q.grantedTo(t)
@@ -232,14 +239,14 @@ func (lm *LockManager) Lock(ctx context.Context, t *Trx, key string, mode LockMo
 		if own.mode == LockX || mode == LockS || len(q.granted) == 1 {
 			own.mode = max(own.mode, mode)
 			sh.mu.Unlock()
-			lm.immediate.add(1)
+			lm.immediate.add(uint64(si), 1)
 			return nil
 		}
 	} else if q.fitsAll(t, mode) {
 		q.granted = append(q.granted, &lockReq{trx: t, mode: mode, state: reqGranted})
 		sh.mu.Unlock()
 		t.lk.held = append(t.lk.held, heldLock{lm: lm, shard: si, key: key})
-		lm.immediate.add(1)
+		lm.immediate.add(uint64(si), 1)
 		return nil
 	}
 	if timeout == 0 {
@@ -443,24 +450,33 @@ func (q *lockQueue) grantAt(i int) {
 // ReleaseAll releases every lock t holds in lm and grants waiters by the
 // current policy. Locks are released shard by shard, one latch at a time.
 func (lm *LockManager) ReleaseAll(t *Trx) {
-	var mine, rest []heldLock
-	for _, h := range t.lk.held {
-		if h.lm == lm {
-			mine = append(mine, h)
-		} else {
-			rest = append(rest, h)
-		}
-	}
-	if len(mine) == 0 {
+	held := t.lk.held
+	if len(held) == 0 {
 		return
+	}
+	// Usually every lock is from this manager; otherwise split the list.
+	mine, rest := held, []heldLock(nil)
+	for _, h := range held {
+		if h.lm != lm {
+			mine = nil
+			for _, h := range held {
+				if h.lm == lm {
+					mine = append(mine, h)
+				} else {
+					rest = append(rest, h)
+				}
+			}
+			break
+		}
 	}
 	if len(mine) > 1 {
 		slices.SortFunc(mine, func(a, b heldLock) int { return a.shard - b.shard })
 	}
 	for i := 0; i < len(mine); {
-		sh := &lm.shards[mine[i].shard]
+		si, first := mine[i].shard, i
+		sh := &lm.shards[si]
 		sh.mu.Lock()
-		for ; i < len(mine) && &lm.shards[mine[i].shard] == sh; i++ {
+		for ; i < len(mine) && mine[i].shard == si; i++ {
 			key := mine[i].key
 			q := sh.queues[key]
 			if q == nil {
@@ -475,12 +491,13 @@ func (lm *LockManager) ReleaseAll(t *Trx) {
 			}
 		}
 		sh.mu.Unlock()
+		lm.releases.add(uint64(si), uint64(i-first))
 	}
-	lm.releases.add(uint64(len(mine)))
-	if rest == nil {
-		t.lk.held = t.lk.held[:0]
-	} else {
+	if rest != nil {
 		t.lk.held = rest
+	} else {
+		clear(held)
+		t.lk.held = held[:0]
 	}
 }
 

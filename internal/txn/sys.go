@@ -48,6 +48,7 @@ type Trx struct {
 	view     *ReadView
 	slot     int // view slot index, -1 if none held
 	slotHint int
+	stripe   uint64 // picks stripedCounter cells
 	finished bool
 	lk       trxLockState
 }
@@ -74,8 +75,8 @@ func NewSys() *Sys {
 // Begin starts a transaction without an id. It takes no latch and touches
 // no shared state except a striped counter.
 func (s *Sys) Begin() *Trx {
-	t := &Trx{sys: s, slot: -1, slotHint: -1}
-	s.started.add(1)
+	t := &Trx{sys: s, slot: -1, slotHint: -1, stripe: uint64(rand.Uint32())}
+	s.started.add(t.stripe, 1)
 	return t
 }
 
@@ -88,7 +89,7 @@ func (t *Trx) AssignID() ID {
 		return t.id
 	}
 	t.id, t.blk = t.sys.as.assign()
-	t.sys.withID.add(1)
+	t.sys.withID.add(t.id, 1)
 	return t.id
 }
 
@@ -110,7 +111,7 @@ func (t *Trx) ReadView() *ReadView {
 	v := &ReadView{}
 	s.as.snapshot(v)
 	s.views.set(t.slot, v.low)
-	s.viewsOpened.add(1)
+	s.viewsOpened.add(t.stripe, 1)
 	t.view = v
 	return v
 }
@@ -135,10 +136,10 @@ func (t *Trx) Finish() {
 	t.finished = true
 	if t.id != 0 {
 		t.sys.as.finish(t.id, t.blk)
-		t.sys.finishedWithID.add(1)
+		t.sys.finishedWithID.add(t.id, 1)
 	}
 	t.CloseReadView()
-	t.sys.finished.add(1)
+	t.sys.finished.add(t.stripe, 1)
 }
 
 // Sees reports whether transaction id had finished before v was created.
@@ -218,7 +219,9 @@ type stripedCounter struct {
 	}
 }
 
-func (c *stripedCounter) add(n uint64) { c.cells[rand.Uint32()&15].n.Add(n) }
+// add adds n to the cell picked by stripe (any number; callers pass
+// something that differs between concurrent callers: an id, a shard).
+func (c *stripedCounter) add(stripe uint64, n uint64) { c.cells[stripe&15].n.Add(n) }
 
 func (c *stripedCounter) load() uint64 {
 	var s uint64

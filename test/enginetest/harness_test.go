@@ -104,12 +104,36 @@ func (h *harness) NewEngine(t *testing.T) (gmstest.QueryEngine, error) {
 	// Setup runs in its own session, discarded afterwards, as the memory
 	// harness does: session state from setup (USE, variables) must not leak
 	// into the test.
-	ctx := h.newContext(fe, fe.NewLocalContext(context.Background()).Session)
+	ctx := h.newContext(fe, newSession(fe))
 	ctx.SetCurrentDatabase("mydb")
 	if _, err := gmstest.RunSetupScripts(ctx, fe.Engine, scripts, true); err != nil {
 		return nil, err
 	}
 	return fe.Engine, nil
+}
+
+// newSession returns a lockstep session shaped like the one
+// go-mysql-server's reference harness uses (enginetest.NewBaseSession):
+// client root@localhost, server address "address", connection id 1. Some
+// expected results depend on it (SELECT CONNECTION_ID() returns 1).
+func newSession(fe *sqlfront.Frontend) sql.Session {
+	conn := &mysql.Conn{
+		ConnectionID: 1,
+		UserData:     sql.MysqlConnectionUser{User: "root", Host: "localhost"},
+	}
+	s, err := fe.NewSession(context.Background(), conn, "address")
+	if err != nil {
+		panic(err)
+	}
+	// GMS pins innodb_lock_wait_timeout to 1s and its suites run every
+	// client in one goroutine: a statement that waits for a lock held by
+	// another client of the same script can never be granted, so fail it
+	// after 1s rather than lockstep's default 50s.
+	ctx := sql.NewContext(context.Background(), sql.WithSession(s))
+	if err := s.SetSessionVariable(ctx, "innodb_lock_wait_timeout", int64(1)); err != nil {
+		panic(err)
+	}
+	return s
 }
 
 func (h *harness) newContext(fe *sqlfront.Frontend, s sql.Session) *sql.Context {
@@ -122,7 +146,7 @@ func (h *harness) NewContext() *sql.Context {
 	fe := h.frontend()
 	h.mu.Lock()
 	if h.session == nil {
-		h.session = fe.NewLocalContext(context.Background()).Session
+		h.session = newSession(fe)
 	}
 	s := h.session
 	h.mu.Unlock()
@@ -132,7 +156,7 @@ func (h *harness) NewContext() *sql.Context {
 // NewSession implements enginetest.TransactionHarness.
 func (h *harness) NewSession() *sql.Context {
 	fe := h.frontend()
-	s := fe.NewLocalContext(context.Background()).Session
+	s := newSession(fe)
 	h.mu.Lock()
 	h.session = s
 	h.mu.Unlock()

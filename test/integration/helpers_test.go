@@ -174,6 +174,26 @@ func (s *session) mustErr(query string, args ...any) {
 	}
 }
 
+// warnings returns the codes of SHOW WARNINGS.
+func (s *session) warnings() []int64 {
+	s.t.Helper()
+	rows, err := s.c.QueryContext(s.ctx, "SHOW WARNINGS")
+	if err != nil {
+		s.t.Fatalf("%s: SHOW WARNINGS: %v", s.name, err)
+	}
+	defer rows.Close()
+	out := []int64{}
+	for rows.Next() {
+		var level, msg string
+		var code int64
+		if err := rows.Scan(&level, &code, &msg); err != nil {
+			s.t.Fatalf("%s: SHOW WARNINGS: %v", s.name, err)
+		}
+		out = append(out, code)
+	}
+	return out
+}
+
 // int returns a single integer result; a NULL fails the test.
 func (s *session) int(query string, args ...any) int64 {
 	s.t.Helper()
