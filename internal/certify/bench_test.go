@@ -2,9 +2,13 @@ package certify
 
 import (
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // Benchmarks: the static array against the hash-map baseline, in one run.
@@ -15,9 +19,12 @@ import (
 // unlimited hash map really holds N keys, then times one transaction per
 // b.Loop iteration. Writesets come from a pregenerated pool that is
 // regenerated with the timer stopped, so key generation is not timed.
-// Metrics: ns/key (time per writeset key), keys/txn, heap-MiB (HeapInuse
-// after the run, after a GC), entries (keys held by a hash map), dist (mean
-// seq - last_committed over the timed transactions), resets/Mtxn, gc/Mtxn.
+// Metrics: ns/key (time per writeset key), keys/txn, heap-MiB (Go HeapInuse
+// after the run and a GC; the static array lives outside the Go heap),
+// struct-MiB (size of the static array), rss-MiB (process resident set),
+// entries (keys held by a hash map), dist (mean seq - last_committed over the
+// timed transactions: larger means more replay parallelism), resets/Mtxn,
+// gc/Mtxn (GC cycles during the timed part).
 
 var benchKeyCounts = []struct {
 	name string
@@ -168,12 +175,40 @@ func benchCertify(b *testing.B, impl benchImpl, wl benchWorkload, n uint64) {
 	if h, ok := c.(*HashMap); ok {
 		b.ReportMetric(float64(h.Len()), "entries")
 	}
+	if st, ok := c.(*Static); ok {
+		b.ReportMetric(float64(st.SizeBytes())/(1<<20), "struct-MiB")
+	}
+	if rss := residentBytes(); rss > 0 {
+		b.ReportMetric(float64(rss)/(1<<20), "rss-MiB")
+	}
 	runtime.KeepAlive(c)
 }
 
+// freeMemory returns the previous sub-benchmark's memory, including the
+// off-heap arrays of unreachable Static certifiers (released by a cleanup
+// after a GC), so that rss-MiB describes the current one.
 func freeMemory() {
 	runtime.GC()
+	time.Sleep(20 * time.Millisecond) // let cleanups run
+	runtime.GC()
 	debug.FreeOSMemory()
+}
+
+// residentBytes is the process's resident set size, or 0 when unknown.
+func residentBytes() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * int64(os.Getpagesize())
 }
 
 // BenchmarkReset times one reset of the default 256 MiB structure: a store to
@@ -196,7 +231,6 @@ func BenchmarkReset(b *testing.B) {
 				touchAllBuckets(cs[i])
 			}
 			b.ReportAllocs()
-			b.ReportMetric(float64(cs[0].SizeBytes())/(1<<20), "struct-MiB")
 			i := 0
 			seq := int64(1 << 20)
 			for b.Loop() {
@@ -207,6 +241,7 @@ func BenchmarkReset(b *testing.B) {
 					i = 0
 				}
 			}
+			b.ReportMetric(float64(cs[0].SizeBytes())/(1<<20), "struct-MiB")
 			for _, c := range cs {
 				for bk := range uint64(c.cfg.Buckets) {
 					if c.count(bk) != 0 {

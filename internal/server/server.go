@@ -9,6 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	_ "net/http/pprof" // profiling endpoint, only served when LOCKSTEP_PPROF is set
+	"os"
 	"strconv"
 
 	gmsserver "github.com/dolthub/go-mysql-server/server"
@@ -32,6 +35,11 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 		return fmt.Errorf("start SQL engine: %w", err)
 	}
 	defer fe.Close()
+
+	if addr := os.Getenv("LOCKSTEP_PPROF"); addr != "" {
+		// e.g. LOCKSTEP_PPROF=127.0.0.1:6060; go tool pprof http://ADDR/debug/pprof/profile
+		go func() { _ = http.ListenAndServe(addr, nil) }()
+	}
 
 	addr := net.JoinHostPort(cfg.BindAddress, strconv.Itoa(cfg.Port))
 	ln, err := net.Listen("tcp", addr)

@@ -78,17 +78,22 @@ func (f *testFE) rowsString(ctx *sql.Context, q string) string {
 
 func TestExplainUsesIndexes(t *testing.T) {
 	f := newTestFE(t)
-	f.mustExec(f.ctx, "CREATE DATABASE d")
-	f.ctx.SetCurrentDatabase("d")
-	f.mustExec(f.ctx, "CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY kk(k))",
-		"INSERT INTO t VALUES (1,10,'a'),(2,20,'b'),(3,30,'c')")
+	loadSbtest(t, f, 100)
 	for _, tc := range []struct{ q, want string }{
-		{"EXPLAIN PLAN SELECT c FROM t WHERE id=2", "[t.id]"},
-		{"EXPLAIN PLAN SELECT c FROM t WHERE k BETWEEN 15 AND 35", "[t.k]"},
+		{"SELECT c FROM sbtest1 WHERE id=2", "[sbtest1.id]"},
+		{"SELECT c FROM sbtest1 WHERE id BETWEEN 5 AND 50", "[sbtest1.id]"},
+		{"SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN 5 AND 50", "[sbtest1.id]"},
+		{"SELECT c FROM sbtest1 WHERE id BETWEEN 5 AND 50 ORDER BY c", "[sbtest1.id]"},
+		{"SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN 5 AND 50 ORDER BY c", "[sbtest1.id]"},
+		{"UPDATE sbtest1 SET k=k+1 WHERE id=7", "[sbtest1.id]"},
+		{"UPDATE sbtest1 SET c='x' WHERE id=7", "[sbtest1.id]"},
+		{"DELETE FROM sbtest1 WHERE id=7", "[sbtest1.id]"},
+		{"SELECT id, k, c, pad FROM sbtest1 WHERE k IN (1, 5, 9)", "[sbtest1.k]"},
+		{"SELECT count(k) FROM sbtest1 WHERE k BETWEEN 1 AND 5 OR k BETWEEN 10 AND 15", "[sbtest1.k]"},
 	} {
-		got := f.rowsString(f.ctx, tc.q)
+		got := f.rowsString(f.ctx, "EXPLAIN PLAN "+tc.q)
 		if !strings.Contains(got, "IndexedTableAccess") || !strings.Contains(got, tc.want) {
-			t.Errorf("%s:\n%s", tc.q, got)
+			t.Errorf("%s: want indexed access on %s, plan:\n%s", tc.q, tc.want, got)
 		}
 	}
 }

@@ -510,3 +510,22 @@ func TestLockStress(t *testing.T) {
 		})
 	}
 }
+
+func TestLockUpgradeNoWaitKeepsShared(t *testing.T) {
+	s, lm := NewSys(), NewLockManager(LockConfig{})
+	a, b, c := s.Begin(), s.Begin(), s.Begin()
+	must(t, lm.Lock(bg, a, "k", LockS, 0))
+	must(t, lm.Lock(bg, b, "k", LockS, 0))
+	if err := lm.Lock(bg, a, "k", LockX, 0); !errors.Is(err, ErrLockWaitTimeout) {
+		t.Fatalf("upgrade with timeout 0: %v", err)
+	}
+	if err := lm.Lock(bg, a, "k", LockX, 20*time.Millisecond); !errors.Is(err, ErrLockWaitTimeout) {
+		t.Fatalf("upgrade with timeout: %v", err)
+	}
+	// a still holds S: an X request from c cannot be granted
+	if err := lm.Lock(bg, c, "k", LockX, 0); !errors.Is(err, ErrLockWaitTimeout) {
+		t.Fatalf("S lost after failed upgrade: %v", err)
+	}
+	lm.ReleaseAll(b)
+	must(t, lm.Lock(bg, a, "k", LockX, 0))
+}

@@ -583,3 +583,28 @@ func TestRingWrapForcesRetire(t *testing.T) {
 		t.Fatalf("purge limit %d, want %d", l, old[1].ID())
 	}
 }
+
+func TestViewSlotsGrow(t *testing.T) {
+	s := NewSys()
+	w := s.Begin()
+	w.AssignID()
+	var readers []*Trx
+	for i := 0; i < 3*segSlots+5; i++ {
+		r := s.Begin()
+		r.ReadView()
+		readers = append(readers, r)
+	}
+	if st := s.Stats(); st.ViewsOpen != int64(len(readers)) {
+		t.Fatalf("views open %d, want %d", st.ViewsOpen, len(readers))
+	}
+	w.Finish()
+	if l := s.PurgeLimit(); l != 1 {
+		t.Fatalf("purge limit %d with old views open", l)
+	}
+	for _, r := range readers {
+		r.Finish()
+	}
+	if st := s.Stats(); st.ViewsOpen != 0 || st.PurgeLimit != 2 {
+		t.Fatalf("after closing: %+v", st)
+	}
+}

@@ -2,6 +2,7 @@ package enginetest
 
 import (
 	"context"
+	"regexp"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -101,6 +102,7 @@ func (h *harness) NewEngine(t *testing.T) (gmstest.QueryEngine, error) {
 	if len(scripts) == 0 {
 		scripts = setup.MydbData
 	}
+	scripts = withoutForeignKeys(scripts)
 	// Setup runs in its own session, discarded afterwards, as the memory
 	// harness does: session state from setup (USE, variables) must not leak
 	// into the test.
@@ -196,3 +198,25 @@ func (h *harness) SupportsKeylessTables() bool { return true }
 
 // SupportsForeignKeys: lockstep tables do not implement sql.ForeignKeyTable.
 func (h *harness) SupportsForeignKeys() bool { return false }
+
+// addForeignKey matches the setup statements that add a foreign key to an
+// existing table (setup.Fk_tblData, part of setup.SimpleSetup).
+var addForeignKey = regexp.MustCompile(`(?is)^\s*alter\s+table\s+\S+\s+add\s+constraint\s+\S+\s+foreign\s+key\b`)
+
+// withoutForeignKeys drops foreign-key statements from setup scripts:
+// lockstep does not implement foreign keys (SupportsForeignKeys is false),
+// and GMS's RunSetupScripts runs every statement regardless. The queries that
+// look at the foreign key itself are in the skip list.
+func withoutForeignKeys(scripts []setup.SetupScript) []setup.SetupScript {
+	out := make([]setup.SetupScript, 0, len(scripts))
+	for _, s := range scripts {
+		var kept setup.SetupScript
+		for _, q := range s {
+			if !addForeignKey.MatchString(q) {
+				kept = append(kept, q)
+			}
+		}
+		out = append(out, kept)
+	}
+	return out
+}

@@ -63,7 +63,17 @@ func startServer(t *testing.T) *testutil.Server {
 	if testing.Short() {
 		t.Skip("starts a lockstep server")
 	}
-	return testutil.StartServer(t)
+	srv := testutil.StartServer(t)
+	t.Cleanup(func() {
+		start := time.Now()
+		if err := srv.Stop(); err != nil {
+			t.Errorf("lockstep server did not shut down cleanly: %v", err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Logf("server shutdown took %v", d)
+		}
+	})
+	return srv
 }
 
 var dbSeq atomic.Int64

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Side-by-side sysbench matrix: lockstep and MariaDB 10.11 on this machine, in
+# one run, one system at a time (the machine has two cores).
+#
+#   scripts/bench-vs-mariadb.sh            # full matrix (about 45 minutes)
+#   BENCH_TIME=10 BENCH_THREADS="16" BENCH_WORKLOADS=oltp_point_select scripts/bench-vs-mariadb.sh
+#
+# MariaDB runs alone (no replica), InnoDB with innodb_flush_log_at_trx_commit=1
+# and no binary log; lockstep runs as built from this tree (in-memory commit
+# until the durable-commit issue lands). Both get 4 tables x 100,000 rows.
+# Results: CSV in $OUT/results.csv and a ratio table on stdout.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BENCH_TIME=${BENCH_TIME:-30}
+BENCH_WARMUP=${BENCH_WARMUP:-10}
+BENCH_THREADS=${BENCH_THREADS:-"1 4 16 64"}
+BENCH_WORKLOADS=${BENCH_WORKLOADS:-"oltp_point_select oltp_read_only oltp_read_write oltp_write_only"}
+BENCH_TABLES=${BENCH_TABLES:-4}
+BENCH_ROWS=${BENCH_ROWS:-100000}
+OUT=${OUT:-/tmp/lockstep-bench}
+LS_PORT=${LS_PORT:-3410}
+MDB_PORT=${MDB_PORT:-3411}
+export PATH="$PATH:/usr/sbin:/sbin"
+
+need() { command -v "$1" >/dev/null 2>&1; }
+if ! need sysbench || ! need mariadbd; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sysbench mariadb-server mariadb-client >/dev/null
+fi
+
+rm -rf "$OUT"; mkdir -p "$OUT"
+CSV=$OUT/results.csv
+echo "engine,workload,threads,tps,qps,p95_ms,errors,ignored_errors" > "$CSV"
+
+# parse a sysbench 1.0.20 log -> "tps qps p95 errors ignored"
+sb_parse() {
+  awk '/transactions:/ {gsub(/[()]/,"",$3); tps=$3}
+       /queries:/ && !/performed/ {gsub(/[()]/,"",$3); qps=$3}
+       /ignored errors:/ {ign=$3}
+       /^ *errors:/ {err=$2}
+       /95th percentile:/ {p95=$3}
+       END {printf "%s %s %s %s %s\n", tps+0, qps+0, p95+0, err+0, ign+0}' "$1"
+}
+
+matrix() { # engine sysbench-connection-options
+  local engine=$1; shift
+  local sb="$* --tables=$BENCH_TABLES --table-size=$BENCH_ROWS --report-interval=0"
+  sysbench oltp_read_write $sb --threads=4 prepare > "$OUT/$engine-prepare.log" 2>&1
+  for wl in $BENCH_WORKLOADS; do
+    # warm-up at 16 threads, not recorded
+    sysbench "$wl" $sb --threads=16 --time="$BENCH_WARMUP" run > "$OUT/$engine-$wl-warmup.log" 2>&1 || true
+    for th in $BENCH_THREADS; do
+      local log="$OUT/$engine-$wl-t$th.log"
+      timeout $((BENCH_TIME + 120)) sysbench "$wl" $sb --threads="$th" --time="$BENCH_TIME" --percentile=95 run > "$log" 2>&1 || true
+      read -r tps qps p95 err ign < <(sb_parse "$log")
+      echo "$engine,$wl,$th,$tps,$qps,$p95,$err,$ign" | tee -a "$CSV"
+    done
+  done
+}
+
+# --- lockstep -----------------------------------------------------------
+go build -o "$OUT/lockstep" ./cmd/lockstep
+"$OUT/lockstep" serve --datadir "$OUT/ls-data" --port "$LS_PORT" > "$OUT/lockstep.log" 2>&1 &
+LS_PID=$!
+trap 'kill $LS_PID 2>/dev/null || true; [ -f "$OUT/mdb.pid" ] && kill "$(cat "$OUT/mdb.pid")" 2>/dev/null || true' EXIT
+for i in $(seq 1 60); do mysql -h127.0.0.1 -P"$LS_PORT" -uroot -e "SELECT 1" >/dev/null 2>&1 && break; sleep 0.5; done
+mysql -h127.0.0.1 -P"$LS_PORT" -uroot -e "CREATE DATABASE sbtest"
+matrix lockstep --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$LS_PORT" --mysql-user=root --mysql-db=sbtest
+kill "$LS_PID"; wait "$LS_PID" 2>/dev/null || true
+
+# --- MariaDB ------------------------------------------------------------
+MDB=$OUT/mdb
+mkdir -p "$MDB"
+cat > "$OUT/mdb.cnf" <<EOF
+[mysqld]
+user=root
+datadir=$MDB
+socket=$OUT/mdb.sock
+pid-file=$OUT/mdb.pid
+log-error=$OUT/mdb.err
+port=$MDB_PORT
+bind-address=127.0.0.1
+skip-name-resolve
+max_connections=512
+innodb_flush_log_at_trx_commit=1
+innodb_buffer_pool_size=2G
+EOF
+mariadb-install-db --no-defaults --datadir="$MDB" --user=root > "$OUT/mdb-install.log" 2>&1
+mariadbd --defaults-file="$OUT/mdb.cnf" > "$OUT/mdb.stdout" 2>&1 &
+for i in $(seq 1 60); do mariadb-admin -S "$OUT/mdb.sock" -uroot ping >/dev/null 2>&1 && break; sleep 0.5; done
+mariadb -S "$OUT/mdb.sock" -uroot -e "CREATE USER 'sbtest'@'127.0.0.1' IDENTIFIED BY 'sbtest';
+  GRANT ALL PRIVILEGES ON *.* TO 'sbtest'@'127.0.0.1'; CREATE DATABASE sbtest;"
+matrix mariadb --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$MDB_PORT" --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest
+mariadb-admin -S "$OUT/mdb.sock" -uroot shutdown || true
+
+# --- ratios -------------------------------------------------------------
+echo
+echo "workload threads lockstep_qps mariadb_qps ratio lockstep_p95 mariadb_p95"
+awk -F, 'NR>1 {k=$2" "$3; if ($1=="lockstep") {lq[k]=$5; lp[k]=$6} else {mq[k]=$5; mp[k]=$6}; keys[k]=1}
+  END {for (k in keys) printf "%s %s %s %.2f %s %s\n", k, lq[k], mq[k], (mq[k]>0 ? lq[k]/mq[k] : 0), lp[k], mp[k]}' "$CSV" | sort

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Run all of lockstep's tests: the one command behind README's "run the tests"
+# and .ci/run.
+#
+#   1. install sysbench and the MariaDB client if missing (only when root; as
+#      another user the install is skipped and the sysbench smoke says so)
+#   2. gofmt check of the tracked Go files
+#   3. go vet ./...
+#   4. go test -count=1 -timeout 30m ./...
+#   5. scripts/sysbench-smoke.sh (knobs: see that script)
+#
+# Extra arguments are passed to go test, e.g. ./scripts/test.sh -race -run Foo
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { echo "==> $*"; }
+
+if ! command -v sysbench >/dev/null || ! { command -v mysql >/dev/null || command -v mariadb >/dev/null; }; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		step "installing sysbench and mariadb-client"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		apt-get install -y -qq sysbench mariadb-client >/dev/null
+	fi
+fi
+
+step "gofmt"
+# Tracked files plus new, not yet ignored ones (a fresh checkout has no others).
+gofiles=()
+while IFS= read -r f; do
+	[ -f "$f" ] && gofiles+=("$f")
+done < <(git ls-files --cached --others --exclude-standard -- '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*')
+if [ "${#gofiles[@]}" -gt 0 ]; then
+	unformatted=$(gofmt -l "${gofiles[@]}")
+	if [ -n "$unformatted" ]; then
+		echo "gofmt: these files need formatting (run gofmt -w):" >&2
+		echo "$unformatted" >&2
+		exit 1
+	fi
+fi
+
+step "go vet ./..."
+go vet ./...
+
+step "go test -count=1 -timeout 30m $* ./..."
+go test -count=1 -timeout 30m "$@" ./...
+
+step "sysbench smoke"
+./scripts/sysbench-smoke.sh
+
+step "all tests passed"

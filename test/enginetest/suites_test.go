@@ -1,0 +1,251 @@
+package enginetest
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	gmstest "github.com/dolthub/go-mysql-server/enginetest"
+	"github.com/dolthub/go-mysql-server/enginetest/queries"
+)
+
+// Suites run in one of three tiers:
+//
+//	core  always (the default `go test ./test/enginetest/`)
+//	full  only with LOCKSTEP_ENGINETEST=full (long suites)
+//	off   never: the suite targets a feature lockstep does not claim; the
+//	      reason is the skip message.
+type tier int
+
+const (
+	core tier = iota
+	full
+	off
+)
+
+var fullRun = os.Getenv("LOCKSTEP_ENGINETEST") == "full"
+
+// start returns a harness for the running suite, or skips the suite.
+func start(t *testing.T, tr tier, reason string) *harness {
+	t.Helper()
+	switch tr {
+	case full:
+		if !fullRun {
+			t.Skip("long suite: runs with LOCKSTEP_ENGINETEST=full")
+		}
+	case off:
+		t.Skip("not run: " + reason)
+	}
+	return newHarness(t.Name())
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if err := skips.writeRecord(); err != nil {
+		fmt.Fprintln(os.Stderr, "enginetest: writing record:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// --- queries ---------------------------------------------------------------
+
+func TestQueries(t *testing.T) { gmstest.TestQueries(t, start(t, core, "")) }
+
+func TestQueriesPrepared(t *testing.T) { gmstest.TestQueriesPrepared(t, start(t, full, "")) }
+
+func TestJoinQueries(t *testing.T) { gmstest.TestJoinQueries(t, start(t, core, "")) }
+
+func TestJoinOps(t *testing.T) {
+	gmstest.TestJoinOps(t, start(t, full, ""), gmstest.DefaultJoinOpTests)
+}
+
+func TestLateralJoinQueries(t *testing.T) { gmstest.TestLateralJoinQueries(t, start(t, core, "")) }
+
+func TestOrderByGroupBy(t *testing.T) { gmstest.TestOrderByGroupBy(t, start(t, core, "")) }
+
+func TestColumnAliases(t *testing.T) { gmstest.TestColumnAliases(t, start(t, core, "")) }
+
+func TestDerivedTableOuterScopeVisibility(t *testing.T) {
+	gmstest.TestDerivedTableOuterScopeVisibility(t, start(t, core, ""))
+}
+
+func TestAmbiguousColumnResolution(t *testing.T) {
+	gmstest.TestAmbiguousColumnResolution(t, start(t, core, ""))
+}
+
+func TestQueryErrors(t *testing.T) { gmstest.TestQueryErrors(t, start(t, core, "")) }
+
+func TestNaturalJoin(t *testing.T)         { gmstest.TestNaturalJoin(t, start(t, core, "")) }
+func TestNaturalJoinEqual(t *testing.T)    { gmstest.TestNaturalJoinEqual(t, start(t, core, "")) }
+func TestNaturalJoinDisjoint(t *testing.T) { gmstest.TestNaturalJoinDisjoint(t, start(t, core, "")) }
+func TestInnerNestedInNaturalJoins(t *testing.T) {
+	gmstest.TestInnerNestedInNaturalJoins(t, start(t, core, ""))
+}
+
+func TestWindowFunctions(t *testing.T)   { gmstest.TestWindowFunctions(t, start(t, core, "")) }
+func TestWindowRowFrames(t *testing.T)   { gmstest.TestWindowRowFrames(t, start(t, core, "")) }
+func TestWindowRangeFrames(t *testing.T) { gmstest.TestWindowRangeFrames(t, start(t, core, "")) }
+func TestNamedWindows(t *testing.T)      { gmstest.TestNamedWindows(t, start(t, core, "")) }
+
+func TestInfoSchema(t *testing.T) { gmstest.TestInfoSchema(t, start(t, core, "")) }
+
+func TestConvert(t *testing.T)  { gmstest.TestConvert(t, start(t, core, "")) }
+func TestRowLimit(t *testing.T) { gmstest.TestRowLimit(t, start(t, core, "")) }
+
+func TestJSONTableQueries(t *testing.T) { gmstest.TestJSONTableQueries(t, start(t, core, "")) }
+func TestJSONTableScripts(t *testing.T) { gmstest.TestJSONTableScripts(t, start(t, core, "")) }
+func TestJsonScripts(t *testing.T)      { gmstest.TestJsonScripts(t, start(t, core, ""), nil) }
+
+// --- writes ----------------------------------------------------------------
+
+func TestInsertInto(t *testing.T)       { gmstest.TestInsertInto(t, start(t, core, "")) }
+func TestInsertIgnoreInto(t *testing.T) { gmstest.TestInsertIgnoreInto(t, start(t, core, "")) }
+func TestInsertDuplicateKeyKeyless(t *testing.T) {
+	gmstest.TestInsertDuplicateKeyKeyless(t, start(t, core, ""))
+}
+func TestIgnoreIntoWithDuplicateUniqueKeyKeyless(t *testing.T) {
+	gmstest.TestIgnoreIntoWithDuplicateUniqueKeyKeyless(t, start(t, core, ""))
+}
+func TestInsertIntoErrors(t *testing.T)  { gmstest.TestInsertIntoErrors(t, start(t, core, "")) }
+func TestReplaceInto(t *testing.T)       { gmstest.TestReplaceInto(t, start(t, core, "")) }
+func TestReplaceIntoErrors(t *testing.T) { gmstest.TestReplaceIntoErrors(t, start(t, core, "")) }
+func TestUpdate(t *testing.T)            { gmstest.TestUpdate(t, start(t, core, "")) }
+func TestUpdateIgnore(t *testing.T)      { gmstest.TestUpdateIgnore(t, start(t, core, "")) }
+func TestUpdateErrors(t *testing.T)      { gmstest.TestUpdateErrors(t, start(t, core, "")) }
+func TestDelete(t *testing.T)            { gmstest.TestDelete(t, start(t, core, "")) }
+func TestDeleteErrors(t *testing.T)      { gmstest.TestDeleteErrors(t, start(t, core, "")) }
+func TestTruncate(t *testing.T)          { gmstest.TestTruncate(t, start(t, core, "")) }
+func TestOnUpdateExprScripts(t *testing.T) {
+	gmstest.TestOnUpdateExprScripts(t, start(t, core, ""))
+}
+func TestPreparedInsert(t *testing.T) { gmstest.TestPreparedInsert(t, start(t, core, "")) }
+
+func TestInsertQueriesPrepared(t *testing.T) {
+	gmstest.TestInsertQueriesPrepared(t, start(t, full, ""))
+}
+func TestUpdateQueriesPrepared(t *testing.T) {
+	gmstest.TestUpdateQueriesPrepared(t, start(t, full, ""))
+}
+func TestDeleteQueriesPrepared(t *testing.T) {
+	gmstest.TestDeleteQueriesPrepared(t, start(t, full, ""))
+}
+func TestReplaceQueriesPrepared(t *testing.T) {
+	gmstest.TestReplaceQueriesPrepared(t, start(t, full, ""))
+}
+
+// --- scripts ---------------------------------------------------------------
+
+func TestScripts(t *testing.T) { gmstest.TestScripts(t, start(t, core, "")) }
+
+func TestScriptsPrepared(t *testing.T) { gmstest.TestScriptsPrepared(t, start(t, full, "")) }
+
+func TestNumericErrorScripts(t *testing.T) { gmstest.TestNumericErrorScripts(t, start(t, core, "")) }
+
+func TestComplexIndexQueries(t *testing.T) { gmstest.TestComplexIndexQueries(t, start(t, core, "")) }
+
+func TestIndexes(t *testing.T)     { gmstest.TestIndexes(t, start(t, core, "")) }
+func TestIndexPrefix(t *testing.T) { gmstest.TestIndexPrefix(t, start(t, core, "")) }
+func TestNullRanges(t *testing.T)  { gmstest.TestNullRanges(t, start(t, core, "")) }
+func TestBlobs(t *testing.T)       { gmstest.TestBlobs(t, start(t, core, "")) }
+
+func TestViews(t *testing.T) { gmstest.TestViews(t, start(t, core, "")) }
+
+func TestTriggers(t *testing.T)        { gmstest.TestTriggers(t, start(t, core, "")) }
+func TestShowTriggers(t *testing.T)    { gmstest.TestShowTriggers(t, start(t, core, "")) }
+func TestTriggerErrors(t *testing.T)   { gmstest.TestTriggerErrors(t, start(t, core, "")) }
+func TestStoredProcedures(t *testing.T) { gmstest.TestStoredProcedures(t, start(t, core, "")) }
+
+func TestVariables(t *testing.T)      { gmstest.TestVariables(t, start(t, core, "")) }
+func TestVariableErrors(t *testing.T) { gmstest.TestVariableErrors(t, start(t, core, "")) }
+func TestWarnings(t *testing.T)       { gmstest.TestWarnings(t, start(t, core, "")) }
+func TestClearWarnings(t *testing.T)  { gmstest.TestClearWarnings(t, start(t, core, "")) }
+func TestUse(t *testing.T)            { gmstest.TestUse(t, start(t, core, "")) }
+func TestNoDatabaseSelected(t *testing.T) {
+	gmstest.TestNoDatabaseSelected(t, start(t, core, ""))
+}
+func TestSessionSelectLimit(t *testing.T) { gmstest.TestSessionSelectLimit(t, start(t, core, "")) }
+func TestCurrentTimestamp(t *testing.T)   { gmstest.TestCurrentTimestamp(t, start(t, core, "")) }
+func TestShowTableStatus(t *testing.T)    { gmstest.TestShowTableStatus(t, start(t, core, "")) }
+func TestPrepared(t *testing.T)           { gmstest.TestPrepared(t, start(t, core, "")) }
+func TestPreparedStatements(t *testing.T) { gmstest.TestPreparedStatements(t, start(t, core, "")) }
+func TestCharsetCollationEngine(t *testing.T) {
+	gmstest.TestCharsetCollationEngine(t, start(t, core, ""))
+}
+
+// --- DDL -------------------------------------------------------------------
+
+func TestCreateTable(t *testing.T)   { gmstest.TestCreateTable(t, start(t, core, "")) }
+func TestDropTable(t *testing.T)     { gmstest.TestDropTable(t, start(t, core, "")) }
+func TestRenameTable(t *testing.T)   { gmstest.TestRenameTable(t, start(t, core, "")) }
+func TestRenameColumn(t *testing.T)  { gmstest.TestRenameColumn(t, start(t, core, "")) }
+func TestAddColumn(t *testing.T)     { gmstest.TestAddColumn(t, start(t, core, "")) }
+func TestModifyColumn(t *testing.T)  { gmstest.TestModifyColumn(t, start(t, core, "")) }
+func TestDropColumn(t *testing.T)    { gmstest.TestDropColumn(t, start(t, core, "")) }
+func TestDropColumnKeylessTables(t *testing.T) {
+	gmstest.TestDropColumnKeylessTables(t, start(t, core, ""))
+}
+func TestAlterTable(t *testing.T)      { gmstest.TestAlterTable(t, start(t, core, "")) }
+func TestAddDropPks(t *testing.T)      { gmstest.TestAddDropPks(t, start(t, core, "")) }
+func TestPkOrdinalsDDL(t *testing.T)   { gmstest.TestPkOrdinalsDDL(t, start(t, core, "")) }
+func TestPkOrdinalsDML(t *testing.T)   { gmstest.TestPkOrdinalsDML(t, start(t, core, "")) }
+func TestColumnDefaults(t *testing.T)  { gmstest.TestColumnDefaults(t, start(t, core, "")) }
+func TestCreateDatabase(t *testing.T)  { gmstest.TestCreateDatabase(t, start(t, core, "")) }
+func TestDropDatabase(t *testing.T)    { gmstest.TestDropDatabase(t, start(t, core, "")) }
+func TestGeneratedColumns(t *testing.T) { gmstest.TestGeneratedColumns(t, start(t, core, "")) }
+
+func TestCreateCheckConstraints(t *testing.T) {
+	gmstest.TestCreateCheckConstraints(t, start(t, core, ""))
+}
+func TestChecksOnInsert(t *testing.T) { gmstest.TestChecksOnInsert(t, start(t, core, "")) }
+func TestChecksOnUpdate(t *testing.T) { gmstest.TestChecksOnUpdate(t, start(t, core, "")) }
+func TestDisallowedCheckConstraints(t *testing.T) {
+	gmstest.TestDisallowedCheckConstraints(t, start(t, core, ""))
+}
+func TestDropCheckConstraints(t *testing.T) {
+	gmstest.TestDropCheckConstraints(t, start(t, core, ""))
+}
+
+// --- transactions ----------------------------------------------------------
+
+// TestTransactionScripts runs queries.TransactionTests one script at a time
+// (as enginetest.TestTransactionScripts does) so that a whole script can be
+// skipped by name: the library only consults SkipQueryTest for a
+// transaction script's statements.
+func TestTransactionScripts(t *testing.T) {
+	h := start(t, core, "")
+	for _, script := range queries.TransactionTests {
+		if h.SkipQueryTest(script.Name) {
+			t.Run(script.Name, func(t *testing.T) { t.Skip(skips.reasons[script.Name]) })
+			continue
+		}
+		gmstest.TestTransactionScript(t, h, script)
+	}
+}
+
+func TestConcurrentTransactions(t *testing.T) {
+	gmstest.TestConcurrentTransactions(t, start(t, core, ""))
+}
+
+// --- not run ---------------------------------------------------------------
+
+func TestSpatialQueries(t *testing.T) {
+	gmstest.TestSpatialQueries(t, start(t, off, "spatial types (GEOMETRY columns are not storable in lockstep)"))
+}
+func TestFulltextIndexes(t *testing.T) {
+	gmstest.TestFulltextIndexes(t, start(t, off, "FULLTEXT indexes are not implemented"))
+}
+func TestForeignKeys(t *testing.T) {
+	gmstest.TestForeignKeys(t, start(t, off, "foreign keys are not implemented (tables are not sql.ForeignKeyTable)"))
+}
+func TestVectorIndexes(t *testing.T) {
+	gmstest.TestVectorIndexes(t, start(t, off, "vector indexes are not implemented"))
+}
+func TestStatistics(t *testing.T) {
+	gmstest.TestStatistics(t, start(t, off, "ANALYZE TABLE histograms come from GMS's in-memory stats provider, not lockstep"))
+}
+func TestLoadData(t *testing.T) {
+	gmstest.TestLoadData(t, start(t, off, "LOAD DATA reads fixtures relative to the GMS module directory"))
+}
