@@ -14,8 +14,10 @@ type HashMapConfig struct {
 	// to that transaction. 0 means DefaultHistorySize; negative means no
 	// limit (a certification database that only garbage collection shrinks).
 	HistorySize int
-	// Base: see Config.Base.
+	// Base: see Config.Base (a negative value counts as 0).
 	Base int64
+	// SizeHint, if positive, preallocates room for that many keys.
+	SizeHint int
 }
 
 // HashMap is the baseline: a map from key hash to the last sequence number
@@ -41,7 +43,7 @@ func NewHashMap(cfg HashMapConfig) *HashMap {
 		h = math.MaxInt
 	}
 	base := max(cfg.Base, 0)
-	return &HashMap{m: make(map[uint64]int64), history: h, floor: base, prev: base}
+	return &HashMap{m: make(map[uint64]int64, max(cfg.SizeHint, 0)), history: h, floor: base, prev: base}
 }
 
 // Len is the number of keys currently held.

@@ -12,6 +12,7 @@ const (
 	DefaultEntriesPerBucket = 511
 
 	maxEntriesPerBucket = 1 << 20
+	maxBytes            = 4 << 30 // 16 times the default
 )
 
 // Config sizes a Static certifier. The zero value means the defaults.
@@ -56,6 +57,10 @@ func (c Config) Validate() error {
 	if c.EntriesPerBucket < 1 || c.EntriesPerBucket > maxEntriesPerBucket {
 		return fmt.Errorf("certify: EntriesPerBucket = %d, want 1 to %d", c.EntriesPerBucket, maxEntriesPerBucket)
 	}
+	if size := uint64(c.Buckets) * (uint64(c.EntriesPerBucket) + 1) * 8; size > maxBytes {
+		return fmt.Errorf("certify: %d buckets of %d entries take %d bytes, more than the limit of %d",
+			c.Buckets, c.EntriesPerBucket, size, uint64(maxBytes))
+	}
 	if c.Base < 0 {
 		return fmt.Errorf("certify: Base = %d, want >= 0", c.Base)
 	}
@@ -67,16 +72,18 @@ func (c Config) Validate() error {
 //
 // All buckets live in one flat, pointer-free []uint64 allocated by NewStatic
 // (outside the Go heap when large, see allocWords), so the garbage collector
-// never scans it and certification never allocates. Bucket b occupies the
-// stride = EntriesPerBucket+1 words words[b*stride : (b+1)*stride], used as a
-// ring: its count word sits at offset rot(b) = (b mod rotLines) * 8, and its
-// entries follow it, wrapping to the start of the bucket. Rotating the count
-// line from bucket to bucket matters because buckets are 4 KiB: were every
-// count at offset 0, all the hot lines would fall in the same few cache sets.
+// never scans it and certification never allocates. With stride =
+// EntriesPerBucket+1, bucket b is words[b*stride : (b+1)*stride], used as a
+// ring: its count word sits a whole number of cache lines into the bucket
+// (see rotation) and its entries follow it, wrapping to the start of the
+// bucket. Rotating the count line from bucket to bucket matters because
+// buckets are 4 KiB: were every count at offset 0, all the hot lines would
+// fall in the same few cache sets.
 //
 // Invariants between calls:
 //   - base <= floor <= prev;
-//   - prev - base <= MaxRelative, or the next call resets;
+//   - every entry's relative number is at most MaxRelative (a transaction
+//     further than that from base resets instead of being stored);
 //   - an entry in use holds, for its key, the latest sequence number in
 //     (base, prev] that wrote the key, as seq - base; keys not written since
 //     base have no entry;

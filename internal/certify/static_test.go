@@ -223,6 +223,7 @@ func TestStaticConfig(t *testing.T) {
 	bad := []Config{
 		{Buckets: 3}, {Buckets: -1}, {Buckets: 1 << 17}, {EntriesPerBucket: -1},
 		{EntriesPerBucket: maxEntriesPerBucket + 1}, {Base: -1},
+		{Buckets: 1 << 16, EntriesPerBucket: 1 << 13}, // 4 GiB + 512 KiB
 	}
 	for _, cfg := range bad {
 		if _, err := NewStatic(cfg); err == nil {

@@ -29,7 +29,7 @@ const ServerVersion = "8.0.33-lockstep"
 // listener fails. It returns nil after a clean shutdown. ready, when not nil,
 // is called once the listener accepts connections, with its address.
 func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error {
-	logrus.SetLevel(logrus.WarnLevel)
+	logrus.SetLevel(logrus.ErrorLevel) // GMS logs every client mistake at Info/Warn
 	fe, err := sqlfront.New(sqlfront.Options{User: cfg.User, Password: cfg.Password})
 	if err != nil {
 		return fmt.Errorf("start SQL engine: %w", err)

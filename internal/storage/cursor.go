@@ -41,6 +41,9 @@ type cand struct {
 // number) for keys in rng. mode 0 is a consistent read; LockS/LockX lock each
 // row's primary key before reading its latest committed version.
 func (tx *Tx) Cursor(ctx context.Context, t *Table, idx int, rng Range, reverse bool, mode txn.LockMode) *Cursor {
+	if mode == 0 {
+		tx.trx.ReadView() // REPEATABLE READ: the first consistent read fixes the snapshot
+	}
 	return &Cursor{ctx: ctx, tx: tx, t: t, idx: idx, rng: rng, reverse: reverse, mode: mode}
 }
 

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"bytes"
 	"fmt"
 )
 
@@ -36,30 +35,51 @@ func (t *Table) AddIndex(spec IndexSpec) error {
 		return err
 	}
 	if spec.Unique {
-		var prev []byte
-		s.tree.Scan(func(e secEntry) bool {
-			h := e.rec.head
-			if h == nil || h.del {
-				return true
-			}
-			k, null, kerr := spec.Key(h.row)
-			if kerr != nil || null || !bytes.Equal(k, e.key[:e.klen]) {
-				return true
-			}
-			if prev != nil && bytes.Equal(prev, k) {
-				err = &DuplicateKeyError{Table: t.name, Index: len(t.secs), Name: spec.Name, Key: k, Existing: h.row}
-				return false
-			}
-			prev = k
-			return true
-		})
-		if err != nil {
+		if err := t.checkUniqueBuild(spec); err != nil {
 			return err
 		}
 	}
 	t.secs = append(t.secs, s)
 	t.version++
 	return nil
+}
+
+// checkUniqueBuild fails if two rows could both be live with the same
+// non-NULL key. A row whose newest version belongs to a transaction still
+// running counts with every key it may end up with: its uncommitted version
+// and the committed one below it (the transaction may roll back). DDL does
+// not wait for such transactions (there is no metadata lock yet), so this is
+// conservative: it can refuse an index MySQL would build after waiting.
+// Caller holds t.mu for writing.
+func (t *Table) checkUniqueBuild(spec IndexSpec) error {
+	probe := t.e.Sys.Begin()
+	view := probe.ReadView()
+	defer probe.Finish()
+	owner := map[string]*record{}
+	var err error
+	t.pk.Scan(func(r *record) bool {
+		for v := r.head; v != nil; v = v.prev {
+			if !v.del {
+				k, null, kerr := spec.Key(v.row)
+				if kerr != nil {
+					err = kerr
+					return false
+				}
+				if !null {
+					if o, ok := owner[string(k)]; ok && o != r {
+						err = &DuplicateKeyError{Table: t.name, Index: len(t.secs), Name: spec.Name, Key: k, Existing: v.row}
+						return false
+					}
+					owner[string(k)] = r
+				}
+			}
+			if view.Sees(v.trx) {
+				break // committed: older versions are history, not candidates
+			}
+		}
+		return true
+	})
+	return err
 }
 
 // DropIndex removes secondary index i; later indexes shift down by one.

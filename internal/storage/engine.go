@@ -101,7 +101,7 @@ func (e *Engine) Close() {
 
 // NewTable creates an empty table with the given secondary indexes.
 func (e *Engine) NewTable(name string, indexes []IndexSpec) *Table {
-	t := &Table{id: e.nextTable.Add(1), name: name, pk: newPKTree(), version: 1}
+	t := &Table{id: e.nextTable.Add(1), name: name, e: e, pk: newPKTree(), version: 1}
 	for _, s := range indexes {
 		t.secs = append(t.secs, &secIndex{spec: s, tree: newSecTree()})
 	}

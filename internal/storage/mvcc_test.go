@@ -145,25 +145,30 @@ func TestConsistentReadOwnWrites(t *testing.T) {
 // transaction's first consistent read, whatever that read finds. Each case
 // makes a first read, lets another transaction commit, and reads again.
 func TestReadViewTakenAtFirstRead(t *testing.T) {
+	const lazyView = ""
 	cases := []struct {
 		name  string
 		first func(t *testing.T, tx *Tx, tb *Table) // the first read
+		bug   string                                // non-empty: known bug, skipped
 	}{
-		{"first read finds the row", func(t *testing.T, tx *Tx, tb *Table) { get(t, tx, tb, 1, 0) }},
-		{"first read is a Get of a missing key", func(t *testing.T, tx *Tx, tb *Table) { get(t, tx, tb, 50, 0) }},
+		{"first read finds the row", func(t *testing.T, tx *Tx, tb *Table) { get(t, tx, tb, 1, 0) }, ""},
+		{"first read is a Get of a missing key", func(t *testing.T, tx *Tx, tb *Table) { get(t, tx, tb, 50, 0) }, lazyView},
 		{"first read is a scan of an empty range", func(t *testing.T, tx *Tx, tb *Table) {
 			scan(t, tx, tb, PrimaryIndex, pkRange(40, 60), false, 0)
-		}},
+		}, lazyView},
 		{"first read is an index scan of an empty range", func(t *testing.T, tx *Tx, tb *Table) {
 			scan(t, tx, tb, 0, kRange(400, 600), false, 0)
-		}},
+		}, lazyView},
 		{"first read sees only own rows", func(t *testing.T, tx *Tx, tb *Table) {
 			ins(t, tx, tb, 100, 1000, "mine")
 			get(t, tx, tb, 100, 0)
-		}},
+		}, lazyView},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if c.bug != "" {
+				t.Skip(c.bug)
+			}
 			e := newTestEngine(t)
 			tb := newKTable(e, false)
 			seed(t, e, tb, 1, func(id int) int { return id * 10 })

@@ -72,6 +72,9 @@ func (e *Engine) Purge() int {
 func (e *Engine) purgeRecord(t *Table, r *record, limit txn.ID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.get(r.key) != r {
+		return // truncated, dropped or already removed: not ours to touch
+	}
 	// The newest version every view sees.
 	var keep *version
 	for v := r.head; v != nil; v = v.prev {

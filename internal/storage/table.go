@@ -60,6 +60,7 @@ func newSecTree() *btree.BTreeG[secEntry] {
 type Table struct {
 	id   uint32
 	name string
+	e    *Engine
 
 	mu      sync.RWMutex // guards pk, secs, chain heads and prev links
 	pk      *btree.BTreeG[*record]
@@ -146,7 +147,7 @@ func (t *Table) SetAutoIncrement(next uint64) {
 // lockKey builds the lock-table key of a key in index idx of table t.
 func (t *Table) lockKey(idx int, key []byte) string {
 	b := make([]byte, 0, 6+len(key))
-	b = append(b, byte(t.id>>24), byte(t.id>>16), byte(t.id>>8), byte(t.id), byte(idx+1>>8), byte(idx+1))
+	b = append(b, byte(t.id>>24), byte(t.id>>16), byte(t.id>>8), byte(t.id), byte((idx+1)>>8), byte(idx+1))
 	b = append(b, key...)
 	return string(b)
 }

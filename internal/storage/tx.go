@@ -87,8 +87,14 @@ func (tx *Tx) Get(ctx context.Context, t *Table, pk []byte, mode txn.LockMode) (
 			return nil, false, err
 		}
 	}
+	if mode == 0 {
+		tx.trx.ReadView() // REPEATABLE READ: the first consistent read fixes the snapshot
+	}
 	t.mu.RLock()
 	defer t.mu.RUnlock()
+	if t.dropped {
+		return nil, false, ErrTableDropped
+	}
 	r := t.get(pk)
 	if r == nil {
 		return nil, false, nil
@@ -240,7 +246,11 @@ func (tx *Tx) Update(ctx context.Context, t *Table, ver uint64, oldPK, newPK, ro
 	if r := t.get(oldPK); r != nil && r.head != nil && !r.head.del {
 		oldRow = r.head.row
 	}
+	dropped := t.dropped
 	t.mu.RUnlock()
+	if dropped {
+		return ErrTableDropped
+	}
 	if oldRow == nil {
 		return fmt.Errorf("storage: update of a missing row in %s", t.name)
 	}
@@ -284,7 +294,11 @@ func (tx *Tx) Delete(ctx context.Context, t *Table, ver uint64, pk []byte) error
 	if r := t.get(pk); r != nil && r.head != nil && !r.head.del {
 		oldRow = r.head.row
 	}
+	dropped := t.dropped
 	t.mu.RUnlock()
+	if dropped {
+		return ErrTableDropped
+	}
 	if oldRow == nil {
 		return nil
 	}
@@ -323,8 +337,8 @@ func (tx *Tx) undoOne(u undoEntry) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	v := r.head
-	if v == nil || v.trx != tx.trx.ID() {
-		return // table truncated or rebuilt under us: nothing of ours left here
+	if v == nil || v.trx != tx.trx.ID() || t.get(r.key) != r {
+		return // table truncated or dropped under us: the record is gone
 	}
 	r.head = v.prev
 	if v.del {

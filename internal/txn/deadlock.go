@@ -35,8 +35,8 @@ import "time"
 // (the lock wait timeout is the backstop, as in InnoDB, which instead
 // declares a deadlock when its search is too deep). A cycle can be missed when
 // waits change during the search in ways the sequence-number argument does
-// not cover (for example a cycle closed by a grant reordering under CATS
-// while no new wait starts); such a cycle ends by lock wait timeout.
+// not cover (for example a waiter withdrawn and queued again while the
+// search runs); such a cycle ends by lock wait timeout.
 const (
 	maxDeadlockSearch = 1000
 	deadlockRecheck   = 20 * time.Millisecond

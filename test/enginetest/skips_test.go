@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -13,25 +14,59 @@ import (
 // knownFailures (skiplist_test.go) so the reasons live next to them.
 type skipList struct {
 	reasons map[string]string // exact text -> reason
+	tests   map[string]string // Go test name (as go test prints it) -> reason
 
 	mu   sync.Mutex
 	seen map[string]struct{} // every text asked about (record mode)
 }
 
 // skipGroup is a set of skipped texts sharing one cause.
+//
+// texts are queries, setup statements or script names exactly as the suites
+// pass them to SkipQueryTest; they are skipped before they run. tests are
+// Go test names as `go test` prints them (spaces turned into underscores),
+// for the subtests of suites that never ask SkipQueryTest; they are
+// skipped when their result or error is evaluated (see EvaluateQueryResults),
+// and a listed name also covers its subtests.
 type skipGroup struct {
 	reason string
 	texts  []string
+	tests  []string
 }
 
 func newSkipList(groups ...skipGroup) *skipList {
-	l := &skipList{reasons: map[string]string{}}
+	l := &skipList{reasons: map[string]string{}, tests: map[string]string{}}
 	for _, g := range groups {
 		for _, q := range g.texts {
 			l.reasons[q] = g.reason
 		}
+		for _, n := range g.tests {
+			l.tests[n] = g.reason
+		}
 	}
 	return l
+}
+
+// reasonFor returns why a query text or a Go test (or one of its ancestors)
+// is skipped.
+func (l *skipList) reasonFor(query, testName string) (string, bool) {
+	if noSkips {
+		return "", false
+	}
+	if r, ok := l.reasons[query]; ok && query != "" {
+		return r, true
+	}
+	for name := testName; name != ""; {
+		if r, ok := l.tests[name]; ok {
+			return r, true
+		}
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			break
+		}
+		name = name[:i]
+	}
+	return "", false
 }
 
 // skip reports whether q (a query, a setup statement or a script name) is
@@ -45,9 +80,16 @@ func (l *skipList) skip(q string) bool {
 		l.seen[q] = struct{}{}
 		l.mu.Unlock()
 	}
+	if noSkips {
+		return false
+	}
 	_, ok := l.reasons[q]
 	return ok
 }
+
+// noSkips (LOCKSTEP_ENGINETEST_NOSKIP=1) disables the skip list, to find
+// entries that pass by now.
+var noSkips = os.Getenv("LOCKSTEP_ENGINETEST_NOSKIP") == "1"
 
 // recordPath, when set (LOCKSTEP_ENGINETEST_RECORD=file), makes the run
 // write every text the suites asked SkipQueryTest about to that file as a

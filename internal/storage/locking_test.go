@@ -1,0 +1,181 @@
+package storage
+
+import (
+	"testing"
+	"time"
+
+	"lockstep/internal/txn"
+)
+
+// TestLockingReadLatestCommitted: a locking read (LockS/LockX, through Get
+// or a cursor on either index) returns the latest committed version even
+// when the transaction's own view is older; a consistent read in the same
+// transaction still returns the view's version.
+func TestLockingReadLatestCommitted(t *testing.T) {
+	e := newTestEngine(t)
+	tb := newKTable(e, false)
+	seed(t, e, tb, 3, func(id int) int { return id * 10 })
+
+	tx := e.Begin(txn.RepeatableRead)
+	defer tx.Rollback()
+	get(t, tx, tb, 1, 0) // open the view
+	autocommit(t, e, func(w *Tx) {
+		upd(t, w, tb, 1, 15, "new1")
+		del(t, w, tb, 2)
+		ins(t, w, tb, 4, 40, "v4")
+	})
+
+	latest := []string{"1:k=15;v=new1", "3:k=30;v=v3", "4:k=40;v=v4"}
+	snapshot := []string{"1:k=10;v=v1", "2:k=20;v=v2", "3:k=30;v=v3"}
+	for _, mode := range []txn.LockMode{txn.LockS, txn.LockX} {
+		name := map[txn.LockMode]string{txn.LockS: "S", txn.LockX: "X"}[mode]
+		for _, c := range []struct {
+			name string
+			idx  int
+			rng  Range
+			rev  bool
+			want []string
+		}{
+			{"pk", PrimaryIndex, Range{}, false, latest},
+			{"pk reverse", PrimaryIndex, Range{}, true, []string{latest[2], latest[1], latest[0]}},
+			{"k", 0, Range{}, false, latest},
+			{"k=10 (old key)", 0, kEq(10), false, nil},
+			{"k=15 (new key)", 0, kEq(15), false, latest[:1]},
+			{"k reverse", 0, Range{}, true, []string{latest[2], latest[1], latest[0]}},
+		} {
+			t.Run(name+"/"+c.name, func(t *testing.T) {
+				if got := scan(t, tx, tb, c.idx, c.rng, c.rev, mode); !eqStrings(got, c.want) {
+					t.Fatalf("got %q, want %q", got, c.want)
+				}
+			})
+		}
+		t.Run(name+"/get", func(t *testing.T) {
+			for id, w := range map[int]string{1: "k=15;v=new1", 2: "", 4: "k=40;v=v4"} {
+				if got := get(t, tx, tb, id, mode); got != w {
+					t.Errorf("Get(%d) = %q, want %q", id, got, w)
+				}
+			}
+		})
+	}
+	// The consistent read of the same transaction is unchanged.
+	if got := scan(t, tx, tb, PrimaryIndex, Range{}, false, 0); !eqStrings(got, snapshot) {
+		t.Fatalf("consistent read after locking reads: %q, want %q", got, snapshot)
+	}
+}
+
+// TestLockingReadBlocks: a locking read waits behind another transaction's
+// X lock until it commits (then sees the new version) or rolls back (then
+// sees the old one), times out after LockWait, while a consistent read does
+// not wait at all.
+func TestLockingReadBlocks(t *testing.T) {
+	type reader func(tx *Tx, tb *Table, mode txn.LockMode) (string, error)
+	viaGet := func(tx *Tx, tb *Table, mode txn.LockMode) (string, error) {
+		row, ok, err := tx.Get(bg, tb, tpk(1), mode)
+		if !ok {
+			return "", err
+		}
+		return string(row), err
+	}
+	viaCursor := func(idx int, rng Range, rev bool) reader {
+		return func(tx *Tx, tb *Table, mode txn.LockMode) (string, error) {
+			c := tx.Cursor(bg, tb, idx, rng, rev, mode)
+			s := ""
+			for {
+				pk, row, ok, err := c.Next()
+				if err != nil || !ok {
+					return s, err
+				}
+				if tid(pk) == 1 {
+					s = string(row)
+				}
+			}
+		}
+	}
+	readers := []struct {
+		name string
+		read reader
+	}{
+		{"get", viaGet},
+		{"pk cursor", viaCursor(PrimaryIndex, Range{}, false)},
+		{"pk cursor reverse", viaCursor(PrimaryIndex, Range{}, true)},
+		{"k cursor", viaCursor(0, kRange(0, 100), false)},
+	}
+	for _, rd := range readers {
+		for _, mode := range []txn.LockMode{txn.LockS, txn.LockX} {
+			for _, outcome := range []string{"commit", "rollback"} {
+				name := rd.name + "/" + map[txn.LockMode]string{txn.LockS: "S", txn.LockX: "X"}[mode] + "/" + outcome
+				t.Run(name, func(t *testing.T) {
+					e := newTestEngine(t)
+					tb := newKTable(e, false)
+					seed(t, e, tb, 3, func(id int) int { return id * 10 })
+
+					w := e.Begin(txn.RepeatableRead)
+					upd(t, w, tb, 1, 12, "locked")
+
+					r := e.Begin(txn.RepeatableRead)
+					defer r.Rollback()
+					// A consistent read does not wait for the lock.
+					if got, err := rd.read(r, tb, 0); err != nil || got != "k=10;v=v1" {
+						t.Fatalf("consistent read: %q, %v", got, err)
+					}
+					// A short LockWait times out.
+					r.LockWait = 20 * time.Millisecond
+					start := time.Now()
+					if _, err := rd.read(r, tb, mode); err != txn.ErrLockWaitTimeout {
+						t.Fatalf("locking read with short LockWait: %v, want ErrLockWaitTimeout", err)
+					}
+					if d := time.Since(start); d < 15*time.Millisecond {
+						t.Fatalf("timed out after %v, LockWait is 20ms", d)
+					}
+					// A long one waits until the writer ends.
+					r.LockWait = 10 * time.Second
+					ch := async(func() (string, error) { return rd.read(r, tb, mode) })
+					waitLockWaiters(t, e, 1)
+					notYet(t, ch, 20*time.Millisecond)
+					want := "k=12;v=locked"
+					if outcome == "commit" {
+						commit(t, w)
+					} else {
+						w.Rollback()
+						want = "k=10;v=v1"
+					}
+					res := await(t, ch)
+					if res.err != nil || res.s != want {
+						t.Fatalf("locking read after writer's %s: %q, %v; want %q", outcome, res.s, res.err, want)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestSharedLocksDoNotBlockEachOther: S locks are compatible; an X request
+// waits for all S holders.
+func TestSharedLocksDoNotBlockEachOther(t *testing.T) {
+	e := newTestEngine(t)
+	tb := newKTable(e, false)
+	seed(t, e, tb, 1, func(int) int { return 10 })
+
+	a, b := e.Begin(txn.RepeatableRead), e.Begin(txn.RepeatableRead)
+	a.LockWait, b.LockWait = 20*time.Millisecond, 20*time.Millisecond
+	if got := get(t, a, tb, 1, txn.LockS); got != "k=10;v=v1" {
+		t.Fatal(got)
+	}
+	if got := get(t, b, tb, 1, txn.LockS); got != "k=10;v=v1" {
+		t.Fatal(got)
+	}
+	c := e.Begin(txn.RepeatableRead)
+	c.LockWait = 10 * time.Second
+	defer c.Rollback()
+	ch := async(func() (string, error) {
+		err := c.Update(bg, tb, 0, tpk(1), tpk(1), trow(10, "c"))
+		return "", err
+	})
+	waitLockWaiters(t, e, 1)
+	commit(t, a)
+	notYet(t, ch, 20*time.Millisecond) // b still holds S
+	commit(t, b)
+	if r := await(t, ch); r.err != nil {
+		t.Fatal(r.err)
+	}
+}
