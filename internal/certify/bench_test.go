@@ -18,15 +18,17 @@ import (
 // of the workload (N distinct keys, certified 8 per transaction), so the
 // unlimited hash map really holds N keys (structures that forget are warmed
 // with at most warmKeys keys, which leaves them in an equivalent state), then
-// times one transaction per
-// b.Loop iteration. Writesets come from a pregenerated pool that is
-// regenerated with the timer stopped, so key generation is not timed.
-// Metrics: ns/key (wall time per writeset key), cpu-ns/key (CPU time of the
-// benchmark thread per key, steadier on a shared machine), keys/txn, heap-MiB (Go HeapInuse
-// after the run and a GC; the static array lives outside the Go heap),
-// struct-MiB (size of the static array), rss-MiB (process resident set),
-// entries (keys held by a hash map), dist (mean seq - last_committed over the
-// timed transactions: larger means more replay parallelism), resets/Mtxn,
+// times one transaction per b.Loop iteration. Writesets come from a
+// pregenerated pool that is regenerated with the timer stopped, so key
+// generation is not timed.
+//
+// Metrics: ns/key (wall time per writeset key); cpu-ns/key (CPU time of the
+// benchmark thread per key, steadier on a shared machine, but blind to work
+// on other threads such as background GC); keys/txn; heap-MiB (Go HeapInuse
+// after the run and a GC; the static array lives outside the Go heap);
+// struct-MiB (size of the static array); rss-MiB (process resident set);
+// entries (keys held by a hash map); dist (mean seq - last_committed over the
+// timed transactions: larger means more replay parallelism); resets/Mtxn;
 // gc/Mtxn (GC cycles during the timed part).
 
 var benchKeyCounts = []struct {

@@ -15,6 +15,7 @@ import (
 type skipList struct {
 	reasons map[string]string // exact text -> reason
 	tests   map[string]string // Go test name (as go test prints it) -> reason
+	crashes map[string]bool   // texts whose run would crash the test binary
 
 	mu   sync.Mutex
 	seen map[string]struct{} // every text asked about (record mode)
@@ -32,13 +33,17 @@ type skipGroup struct {
 	reason string
 	texts  []string
 	tests  []string
+	crash  bool // always applied, even with LOCKSTEP_ENGINETEST_NOSKIP=1
 }
 
 func newSkipList(groups ...skipGroup) *skipList {
-	l := &skipList{reasons: map[string]string{}, tests: map[string]string{}}
+	l := &skipList{reasons: map[string]string{}, tests: map[string]string{}, crashes: map[string]bool{}}
 	for _, g := range groups {
 		for _, q := range g.texts {
 			l.reasons[q] = g.reason
+			if g.crash {
+				l.crashes[q] = true
+			}
 		}
 		for _, n := range g.tests {
 			l.tests[n] = g.reason
@@ -81,14 +86,15 @@ func (l *skipList) skip(q string) bool {
 		l.mu.Unlock()
 	}
 	if noSkips {
-		return false
+		return l.crashes[q]
 	}
 	_, ok := l.reasons[q]
 	return ok
 }
 
-// noSkips (LOCKSTEP_ENGINETEST_NOSKIP=1) disables the skip list, to find
-// entries that pass by now.
+// noSkips (LOCKSTEP_ENGINETEST_NOSKIP=1) disables the skip list, except for
+// the entries that would crash the test binary, to find entries that pass by
+// now (and to regenerate the list).
 var noSkips = os.Getenv("LOCKSTEP_ENGINETEST_NOSKIP") == "1"
 
 // recordPath, when set (LOCKSTEP_ENGINETEST_RECORD=file), makes the run

@@ -76,21 +76,23 @@ func TestDDL(t *testing.T) {
 	t.Run("CreateDropDatabase", func(t *testing.T) {
 		e := newDatabase(t, srv)
 		s := e.session("s")
-		s.exec("CREATE DATABASE ddl_cd")
-		s.exec("CREATE TABLE ddl_cd.t (id INT PRIMARY KEY)")
-		s.exec("INSERT INTO ddl_cd.t VALUES (1)")
-		s.wantInt(1, "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = 'ddl_cd'")
-		s.mustErr("CREATE DATABASE ddl_cd") // ER_DB_CREATE_EXISTS (1007): exact code checked in TestErrors
-		s.exec("CREATE DATABASE IF NOT EXISTS ddl_cd")
-		s.exec("DROP DATABASE ddl_cd")
-		s.wantInt(0, "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = 'ddl_cd'")
-		s.mustFail(erBadDB, "USE ddl_cd")
-		s.mustErr("DROP DATABASE ddl_cd") // ER_DB_DROP_EXISTS (1008): exact code checked in TestErrors
-		s.exec("DROP DATABASE IF EXISTS ddl_cd")
+		cd := e.name + "_cd"
+		q := func(stmt string) string { return strings.ReplaceAll(stmt, "ddl_cd", cd) }
+		s.exec(q("CREATE DATABASE ddl_cd"))
+		s.exec(q("CREATE TABLE ddl_cd.t (id INT PRIMARY KEY)"))
+		s.exec(q("INSERT INTO ddl_cd.t VALUES (1)"))
+		s.wantInt(1, q("SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = 'ddl_cd'"))
+		s.mustErr(q("CREATE DATABASE ddl_cd")) // ER_DB_CREATE_EXISTS (1007): exact code checked in TestErrors
+		s.exec(q("CREATE DATABASE IF NOT EXISTS ddl_cd"))
+		s.exec(q("DROP DATABASE ddl_cd"))
+		s.wantInt(0, q("SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = 'ddl_cd'"))
+		s.mustFail(erBadDB, q("USE ddl_cd"))
+		s.mustErr(q("DROP DATABASE ddl_cd")) // ER_DB_DROP_EXISTS (1008): exact code checked in TestErrors
+		s.exec(q("DROP DATABASE IF EXISTS ddl_cd"))
 		// Re-created, it is empty.
-		s.exec("CREATE DATABASE ddl_cd")
-		s.mustFail(erNoSuchTable, "SELECT * FROM ddl_cd.t")
-		s.exec("DROP DATABASE ddl_cd")
+		s.exec(q("CREATE DATABASE ddl_cd"))
+		s.mustFail(erNoSuchTable, q("SELECT * FROM ddl_cd.t"))
+		s.exec(q("DROP DATABASE ddl_cd"))
 	})
 
 	t.Run("CreateDropTruncateTable", func(t *testing.T) {

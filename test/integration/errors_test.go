@@ -22,26 +22,26 @@ var errorCases = []struct {
 	sqlState string
 	noPrep   bool // not preparable in MySQL, or a session command: text only
 }{
-	{name: "Syntax", stmt: "SELEC 1", code: 1064, sqlState: "42000"},
-	{name: "SyntaxTruncated", stmt: "SELECT * FROM", code: 1064, sqlState: "42000"},
-	{name: "SyntaxBadKeyword", stmt: "INSERT INTO e VALUES (1,,2)", code: 1064, sqlState: "42000"},
-	{name: "UnknownTableSelect", stmt: "SELECT * FROM nosuch", code: 1146, sqlState: "42S02"},
-	{name: "UnknownTableInsert", stmt: "INSERT INTO nosuch VALUES (1)", code: 1146, sqlState: "42S02"},
-	{name: "UnknownTableUpdate", stmt: "UPDATE nosuch SET a = 1", code: 1146, sqlState: "42S02"},
-	{name: "UnknownDatabaseUse", stmt: "USE nosuchdb", code: 1049, sqlState: "42000", noPrep: true},
-	{name: "StringIntoInt", stmt: "INSERT INTO e (id, n, nn) VALUES (2, 'abc', 0)", code: 1366, sqlState: "HY000"},
-	{name: "StringIntoIntParam", stmt: "INSERT INTO e (id, n, nn) VALUES (?, ?, ?)", args: []any{2, "abc", 0}, code: 1366, sqlState: "HY000"},
-	{name: "StringIntoIntUpdate", stmt: "UPDATE e SET n = 'abc' WHERE id = 1", code: 1366, sqlState: "HY000"},
-	{name: "NullIntoNotNull", stmt: "INSERT INTO e (id, nn) VALUES (2, NULL)", code: 1048, sqlState: "23000"},
-	{name: "NullIntoNotNullParam", stmt: "INSERT INTO e (id, nn) VALUES (?, ?)", args: []any{2, nil}, code: 1048, sqlState: "23000"},
-	{name: "NullIntoNotNullUpdate", stmt: "UPDATE e SET nn = NULL WHERE id = 1", code: 1048, sqlState: "23000"},
-	{name: "NullIntoPrimaryKey", stmt: "INSERT INTO e (id, nn) VALUES (NULL, 0)", code: 1048, sqlState: "23000"},
+	{name: "Syntax", stmt: "SELEC 1", code: erParse, sqlState: "42000"},
+	{name: "SyntaxTruncated", stmt: "SELECT * FROM", code: erParse, sqlState: "42000"},
+	{name: "SyntaxBadKeyword", stmt: "INSERT INTO e VALUES (1,,2)", code: erParse, sqlState: "42000"},
+	{name: "UnknownTableSelect", stmt: "SELECT * FROM nosuch", code: erNoSuchTable, sqlState: "42S02"},
+	{name: "UnknownTableInsert", stmt: "INSERT INTO nosuch VALUES (1)", code: erNoSuchTable, sqlState: "42S02"},
+	{name: "UnknownTableUpdate", stmt: "UPDATE nosuch SET a = 1", code: erNoSuchTable, sqlState: "42S02"},
+	{name: "UnknownDatabaseUse", stmt: "USE nosuchdb", code: erBadDB, sqlState: "42000", noPrep: true},
+	{name: "StringIntoInt", stmt: "INSERT INTO e (id, n, nn) VALUES (2, 'abc', 0)", code: erTruncatedWrongVal, sqlState: "HY000"},
+	{name: "StringIntoIntParam", stmt: "INSERT INTO e (id, n, nn) VALUES (?, ?, ?)", args: []any{2, "abc", 0}, code: erTruncatedWrongVal, sqlState: "HY000"},
+	{name: "StringIntoIntUpdate", stmt: "UPDATE e SET n = 'abc' WHERE id = 1", code: erTruncatedWrongVal, sqlState: "HY000"},
+	{name: "NullIntoNotNull", stmt: "INSERT INTO e (id, nn) VALUES (2, NULL)", code: erBadNull, sqlState: "23000"},
+	{name: "NullIntoNotNullParam", stmt: "INSERT INTO e (id, nn) VALUES (?, ?)", args: []any{2, nil}, code: erBadNull, sqlState: "23000"},
+	{name: "NullIntoNotNullUpdate", stmt: "UPDATE e SET nn = NULL WHERE id = 1", code: erBadNull, sqlState: "23000"},
+	{name: "NullIntoPrimaryKey", stmt: "INSERT INTO e (id, nn) VALUES (NULL, 0)", code: erBadNull, sqlState: "23000"},
 	{name: "NoDefaultForNotNull", stmt: "INSERT INTO e (id) VALUES (2)", code: 1364, sqlState: "HY000"},
-	{name: "VarcharTooLong", stmt: "INSERT INTO e (id, nn, s) VALUES (2, 0, 'toolong')", code: 1406, sqlState: "22001"},
-	{name: "VarcharTooLongParam", stmt: "INSERT INTO e (id, nn, s) VALUES (?, ?, ?)", args: []any{2, 0, "toolong"}, code: 1406, sqlState: "22001"},
-	{name: "VarcharTooLongUpdate", stmt: "UPDATE e SET s = 'toolong' WHERE id = 1", code: 1406, sqlState: "22001"},
+	{name: "VarcharTooLong", stmt: "INSERT INTO e (id, nn, s) VALUES (2, 0, 'toolong')", code: erDataTooLong, sqlState: "22001"},
+	{name: "VarcharTooLongParam", stmt: "INSERT INTO e (id, nn, s) VALUES (?, ?, ?)", args: []any{2, 0, "toolong"}, code: erDataTooLong, sqlState: "22001"},
+	{name: "VarcharTooLongUpdate", stmt: "UPDATE e SET s = 'toolong' WHERE id = 1", code: erDataTooLong, sqlState: "22001"},
 	{name: "TinyintOutOfRange", stmt: "INSERT INTO e (id, nn, ti) VALUES (2, 0, 300)", code: 1264, sqlState: "22003"},
-	{name: "DuplicatePK", stmt: "INSERT INTO e (id, nn) VALUES (1, 0)", code: 1062, sqlState: "23000"},
+	{name: "DuplicatePK", stmt: "INSERT INTO e (id, nn) VALUES (1, 0)", code: erDupEntry, sqlState: "23000"},
 	{name: "UnknownColumnSelect", stmt: "SELECT nosuch FROM e", code: 1054, sqlState: "42S22"},
 	{name: "UnknownColumnInsert", stmt: "INSERT INTO e (id, nosuch) VALUES (2, 0)", code: 1054, sqlState: "42S22"},
 	{name: "UnknownColumnWhere", stmt: "UPDATE e SET n = 1 WHERE nosuch = 1", code: 1054, sqlState: "42S22"},
@@ -90,7 +90,8 @@ func TestErrors(t *testing.T) {
 	setup := e.session("setup")
 	setup.exec("CREATE TABLE e (id INT PRIMARY KEY, n INT, nn INT NOT NULL, s VARCHAR(5), ti TINYINT, KEY ix (n))")
 	setup.exec("INSERT INTO e (id, n, nn, s, ti) VALUES (1, 1, 1, 'a', 1)")
-	setup.exec("CREATE DATABASE errs_exists")
+	setup.exec("CREATE DATABASE IF NOT EXISTS errs_exists")
+	t.Cleanup(func() { e.db.ExecContext(context.Background(), "DROP DATABASE IF EXISTS errs_exists") })
 	if mode := setup.str("SELECT @@sql_mode"); !strings.Contains(mode, "STRICT_TRANS_TABLES") {
 		t.Errorf("@@sql_mode = %q, want STRICT_TRANS_TABLES in it (MySQL 8's default)", mode)
 	}

@@ -2,8 +2,10 @@
 // with github.com/go-sql-driver/mysql, checking MySQL/InnoDB behaviour from a
 // client's point of view.
 //
-// Every top-level test starts its own server (see startServer); its subtests
-// share it, each in a database of its own (see newDatabase).
+// All tests share one server, started on first use and stopped by TestMain
+// (see main_test.go); every (sub)test works in a database of its own (see
+// newDatabase). Tests do not run in parallel, so the status counter deltas
+// and the SET GLOBAL changes (restored at the end) of one test are its own.
 package integration
 
 import (
@@ -42,7 +44,7 @@ const (
 	notReturnedWait = 300 * time.Millisecond
 	// returnWait bounds how long a statement that was unblocked may take.
 	returnWait = 5 * time.Second
-	// testTimeout bounds every statement a test sends.
+	// testTimeout bounds everything a (sub)test sends (its env.ctx).
 	testTimeout = 30 * time.Second
 )
 
@@ -57,20 +59,22 @@ type env struct {
 	db   *sql.DB
 }
 
-// startServer starts a lockstep server for the whole top-level test.
+// startServer returns the lockstep server the tests share (see
+// sharedServer), starting it on first use. If t fails, the server's output
+// while t ran is logged.
 func startServer(t *testing.T) *testutil.Server {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a lockstep server")
 	}
-	srv := testutil.StartServer(t)
+	srv, err := sharedServer()
+	if err != nil {
+		t.Fatalf("starting the shared lockstep server: %v", err)
+	}
+	mark := len(srv.Stderr())
 	t.Cleanup(func() {
-		start := time.Now()
-		if err := srv.Stop(); err != nil {
-			t.Errorf("lockstep server did not shut down cleanly: %v", err)
-		}
-		if d := time.Since(start); d > time.Second {
-			t.Logf("server shutdown took %v", d)
+		if t.Failed() {
+			t.Logf("lockstep server output while %s ran:\n%s", t.Name(), srv.Stderr()[mark:])
 		}
 	})
 	return srv
