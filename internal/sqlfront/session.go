@@ -194,13 +194,39 @@ func (s *Session) ReleaseSavepoint(ctx *sql.Context, _ sql.Transaction, name str
 // CommandBegin implements sql.LifecycleAwareSession.
 func (s *Session) CommandBegin() error { return nil }
 
-// CommandEnd implements sql.LifecycleAwareSession: under READ COMMITTED a
-// statement's ReadView ends with it.
+// CommandEnd implements sql.LifecycleAwareSession. Under READ COMMITTED a
+// statement's ReadView ends with it. In autocommit mode outside BEGIN, a
+// transaction still open here belongs to a statement that failed (a
+// successful one was committed by go-mysql-server): it is rolled back now,
+// so its locks do not outlive the statement.
 func (s *Session) CommandEnd() {
-	if s.tx != nil && !s.tx.Done() {
-		s.tx.EndStatement()
-	}
 	s.lastPid = 0
+	if s.tx == nil || s.tx.Done() {
+		return
+	}
+	if !s.GetIgnoreAutoCommit() && s.autocommit() {
+		s.rollbackTx()
+		return
+	}
+	s.tx.EndStatement()
+}
+
+func (s *Session) autocommit() bool {
+	v, err := s.GetSessionVariable(nil, "autocommit")
+	if err != nil {
+		return true
+	}
+	switch x := v.(type) {
+	case int8:
+		return x != 0
+	case int64:
+		return x != 0
+	case bool:
+		return x
+	case string:
+		return x == "1" || strings.EqualFold(x, "ON")
+	}
+	return true
 }
 
 // SessionEnd implements sql.LifecycleAwareSession: a client that goes away

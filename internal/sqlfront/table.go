@@ -35,6 +35,10 @@ var (
 	_ sql.CommentedTable        = (*Table)(nil)
 )
 
+// IsTemporary implements sql.TemporaryTable (GMS's READ ONLY transaction
+// check needs it); lockstep has no temporary tables yet.
+func (t *Table) IsTemporary() bool { return false }
+
 func (t *Table) Name() string                           { return t.meta.name }
 func (t *Table) String() string                         { return t.meta.name }
 func (t *Table) Schema() sql.Schema                     { return t.meta.schema.Schema }
