@@ -32,6 +32,7 @@ var errRules = []errRule{
 	{regexp.MustCompile(`^Unknown system variable`), mysql.ERUnknownSystemVariable, "HY000"},
 	{regexp.MustCompile(`^number of values does not match number of columns`), mysql.ERWrongValueCountOnRow, "21S01"},
 	{regexp.MustCompile(`^cannot execute statement in a READ ONLY transaction`), 1792, "25006"},
+	{regexp.MustCompile(`^SAVEPOINT .* does not exist`), mysql.ERSPDoesNotExist, "42000"},
 }
 
 // statesByNum are MySQL's SQLSTATEs for numbers GMS already gets right.

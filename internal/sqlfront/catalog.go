@@ -86,6 +86,7 @@ type Database struct {
 	views     map[string]sql.ViewDefinition
 	triggers  []sql.TriggerDefinition
 	procs     []sql.StoredProcedureDetails
+	events    []sql.EventDefinition
 	collation sql.CollationID
 }
 

@@ -6,8 +6,10 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"lockstep/internal/storage"
+	"lockstep/internal/txn"
 )
 
 // ALTER TABLE. Column changes rewrite every stored version in place (see
@@ -115,6 +117,12 @@ func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, 
 	}
 	col := *column
 	col.Source = old.name
+	oldCol := old.schema.Schema[pos]
+	for _, o := range old.schema.PkOrdinals {
+		if o == pos { // the primary key is a table constraint: it stays
+			col.PrimaryKey, col.Nullable = true, false
+		}
+	}
 	// Remove, then re-insert at the requested position.
 	cols := make(sql.Schema, 0, len(old.schema.Schema))
 	perm := make([]int, 0, len(old.schema.Schema)) // new position -> old ordinal
@@ -158,9 +166,13 @@ func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, 
 			nr[np] = row[op]
 		}
 		if v := nr[newPos]; v != nil {
-			cv, _, err := col.Type.Convert(ctx, v)
+			v = enumSetText(oldCol.Type, v)
+			cv, inRange, err := col.Type.Convert(ctx, v)
 			if err != nil {
 				return nil, err
+			}
+			if inRange != sql.InRange {
+				return nil, sql.ErrValueOutOfRange.New(v, col.Type)
 			}
 			nr[newPos] = cv
 		} else if !col.Nullable {
@@ -172,7 +184,57 @@ func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, 
 	if !strings.EqualFold(name, col.Name) {
 		renames[strings.ToLower(name)] = col.Name
 	}
-	return t.alter(ctx, old, newSchema, conv, renames, "")
+	if err := t.alter(ctx, old, newSchema, conv, renames, ""); err != nil {
+		return err
+	}
+	if col.AutoIncrement && !oldCol.AutoIncrement {
+		return t.seedAutoIncrement(ctx, newPos)
+	}
+	return nil
+}
+
+// seedAutoIncrement moves the AUTO_INCREMENT counter past the largest value
+// column ord holds (a column that just became AUTO_INCREMENT).
+func (t *Table) seedAutoIncrement(ctx *sql.Context, ord int) error {
+	tx := t.db.fe.store.Begin(txn.ReadCommitted)
+	defer tx.Rollback()
+	n := len(t.meta.schema.Schema)
+	var maxv uint64
+	err := tx.Scan(ctx, t.entry.store, storage.PrimaryIndex, storage.Range{}, false, 0, func(_, b []byte) (bool, error) {
+		row, err := decodeRow(b, n)
+		if err != nil {
+			return false, err
+		}
+		if v, _, err := types.Uint64.Convert(ctx, row[ord]); err == nil && v != nil && v.(uint64) > maxv {
+			maxv = v.(uint64)
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	t.entry.store.SetAutoIncrement(maxv + 1)
+	return nil
+}
+
+// enumSetText turns a stored ENUM/SET value (an index or bit set) into its
+// text, so a changed member list converts by name, not by position.
+func enumSetText(typ sql.Type, v interface{}) interface{} {
+	switch t := typ.(type) {
+	case sql.EnumType:
+		if i, ok := v.(uint16); ok && i > 0 { // 0 is the '' error value: keep it
+			if s, ok := t.At(int(i)); ok {
+				return s
+			}
+		}
+	case sql.SetType:
+		if bits, ok := v.(uint64); ok {
+			if s, err := t.BitsToString(bits); err == nil {
+				return s
+			}
+		}
+	}
+	return v
 }
 
 // alter installs newSchema, converting every stored row with conv and
@@ -254,17 +316,16 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 	}
 	m.indexes = append(m.indexes, im)
 	specs := m.indexSpecs()
-	if m.hidden {
-		// Keep the hidden content index last: rebuild everything.
-		n := len(old.schema.Schema)
-		err = te.store.Rewrite(func(b []byte) ([]byte, error) {
-			if _, err := decodeRow(b, n); err != nil {
-				return nil, err
-			}
-			return b, nil
-		}, specs)
-	} else {
+	if !m.hidden {
 		err = te.store.AddIndex(specs[len(specs)-1])
+	} else {
+		if im.unique {
+			err = te.store.CheckUnique(specs[len(m.indexes)-1])
+		}
+		if err == nil {
+			// Keep the hidden content index last: rebuild every index.
+			err = te.store.Rewrite(func(b []byte) ([]byte, error) { return b, nil }, specs)
+		}
 	}
 	if err != nil {
 		var dup *storage.DuplicateKeyError

@@ -14,10 +14,12 @@ import (
 // DiscardChanges rolls the statement back to it (MySQL's statement-level
 // rollback on error).
 type editor struct {
-	t      *Table
-	s      *Session
-	mark   int
-	marked bool
+	t       *Table
+	s       *Session
+	mark    int
+	marked  bool
+	locking bool // an UPDATE/DELETE editor: its statement reads with X locks
+	closed  bool
 }
 
 var (
@@ -31,11 +33,10 @@ func (e *editor) StatementBegin(ctx *sql.Context) {
 	if e.s == nil {
 		return
 	}
-	tx := e.s.storageTx(ctx)
-	if !e.marked {
-		e.mark = tx.Savepoint()
-		e.marked = true
-	}
+	// INSERT IGNORE calls this before every row (and DiscardChanges after a
+	// failed one), so the mark is always the latest begin.
+	e.mark = e.s.storageTx(ctx).Savepoint()
+	e.marked = true
 }
 
 func (e *editor) DiscardChanges(ctx *sql.Context, cause error) error {
@@ -46,7 +47,13 @@ func (e *editor) DiscardChanges(ctx *sql.Context, cause error) error {
 }
 
 func (e *editor) StatementComplete(ctx *sql.Context) error { return nil }
-func (e *editor) Close(*sql.Context) error                 { return nil }
+func (e *editor) Close(*sql.Context) error {
+	if e.locking && !e.closed {
+		e.s.endLockingWrite()
+	}
+	e.closed = true
+	return nil
+}
 
 func (e *editor) tx(ctx *sql.Context) (*storage.Tx, error) {
 	if e.s == nil {
@@ -111,11 +118,13 @@ func (e *editor) locate(ctx *sql.Context, tx *storage.Tx, row sql.Row) ([]byte, 
 	}
 	prefix := contentKey(enc)
 	var found []byte
-	err = tx.Scan(ctx, e.t.entry.store, m.contentIndex(), storage.Range{Lo: prefix, Hi: prefixEnd(prefix)}, false, txn.LockX,
-		func(pk, _ []byte) (bool, error) {
-			found = append([]byte(nil), pk...)
-			return false, nil
-		})
+	err = tx.Locate(func() error {
+		return tx.Scan(ctx, e.t.entry.store, m.contentIndex(), storage.Range{Lo: prefix, Hi: prefixEnd(prefix)}, false, txn.LockX,
+			func(pk, _ []byte) (bool, error) {
+				found = append([]byte(nil), pk...)
+				return false, nil
+			})
+	})
 	if err != nil {
 		return nil, err
 	}

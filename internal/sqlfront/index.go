@@ -1,8 +1,10 @@
 package sqlfront
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/dolthub/go-mysql-server/sql"
 
@@ -43,8 +45,13 @@ func (ix *index) IsGenerated() bool                     { return false }
 func (ix *index) CanSupportOrderBy(sql.Expression) bool { return false }
 func (ix *index) PrefixLengths() []uint16 {
 	var out []uint16
+	any := false
 	for _, c := range ix.codec.cols {
 		out = append(out, uint16(c.prefix))
+		any = any || c.prefix > 0
+	}
+	if !any {
+		return nil
 	}
 	return out
 }
@@ -81,6 +88,9 @@ func (ix *index) byteRange(ctx context.Context, r sql.MySQLRange) (rng storage.R
 				continue
 			}
 		}
+		if nullCut(ce.LowerBound) || nullCut(ce.UpperBound) {
+			return storage.Range{}, true // a comparison with NULL matches nothing
+		}
 		if lo, ok := ce.LowerBound.(sql.Below); ok {
 			if hi, ok := ce.UpperBound.(sql.Above); ok {
 				if cmp, err := ce.Typ.Compare(ctx, lo.Key, hi.Key); err == nil && cmp == 0 {
@@ -101,6 +111,38 @@ func (ix *index) byteRange(ctx context.Context, r sql.MySQLRange) (rng storage.R
 		return storage.Range{Lo: lo, Hi: hi}, false
 	}
 	return storage.Range{Lo: prefix, Hi: prefixEnd(prefix)}, false
+}
+
+// nullCut reports a value bound whose value is NULL.
+func nullCut(c sql.MySQLRangeCut) bool {
+	switch x := c.(type) {
+	case sql.Below:
+		return x.Key == nil
+	case sql.Above:
+		return x.Key == nil
+	}
+	return false
+}
+
+// mergeRanges sorts byte ranges by their start and merges overlapping or
+// touching ones, so a row is read once even when widened ranges overlap.
+func mergeRanges(rs []storage.Range) []storage.Range {
+	if len(rs) < 2 {
+		return rs
+	}
+	sort.Slice(rs, func(i, j int) bool { return bytes.Compare(rs[i].Lo, rs[j].Lo) < 0 })
+	out := rs[:1]
+	for _, r := range rs[1:] {
+		last := &out[len(out)-1]
+		if last.Hi == nil || bytes.Compare(r.Lo, last.Hi) <= 0 {
+			if last.Hi != nil && (r.Hi == nil || bytes.Compare(r.Hi, last.Hi) > 0) {
+				last.Hi = r.Hi
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 func (ix *index) lowerBound(ctx context.Context, prefix []byte, col *keyColumn, cut sql.MySQLRangeCut) ([]byte, bool) {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/big"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -99,8 +100,10 @@ func encodeValue(b []byte, v interface{}) ([]byte, error) {
 		}
 		return append(b, tagBool, 0), nil
 	case decimal.Decimal:
-		s := x.String()
-		b = appendUvarint(append(b, tagDecimal), uint64(len(s)))
+		// coefficient and exponent, so the scale (trailing zeros) survives
+		s := x.Coefficient().String()
+		b = appendVarint(append(b, tagDecimal), int64(x.Exponent()))
+		b = appendUvarint(b, uint64(len(s)))
 		return append(b, s...), nil
 	case time.Time:
 		b = appendVarint(append(b, tagTime), x.Unix())
@@ -117,9 +120,6 @@ func encodeValue(b []byte, v interface{}) ([]byte, error) {
 	}
 	return nil, errUnsupportedValue{v}
 }
-
-// rowDecoder decodes stored rows.
-type rowDecoder struct{}
 
 var errCorruptRow = fmt.Errorf("lockstep: corrupt stored row")
 
@@ -232,22 +232,28 @@ func decodeValue(b []byte) (interface{}, []byte, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return append([]byte(nil), s...), rest, nil
+		out := make([]byte, len(s)) // empty, not nil: an empty BLOB is not NULL
+		copy(out, s)
+		return out, rest, nil
 	case tagBool:
 		if len(b) < 1 {
 			return nil, nil, errCorruptRow
 		}
 		return b[0] != 0, b[1:], nil
 	case tagDecimal:
-		s, rest, err := readLen(b)
+		exp, rest, err := readVarint(b)
 		if err != nil {
 			return nil, nil, err
 		}
-		d, err := decimal.NewFromString(string(s))
+		s, rest, err := readLen(rest)
 		if err != nil {
+			return nil, nil, err
+		}
+		coef, ok := new(big.Int).SetString(string(s), 10)
+		if !ok {
 			return nil, nil, errCorruptRow
 		}
-		return d, rest, nil
+		return decimal.NewFromBigInt(coef, int32(exp)), rest, nil
 	case tagTime:
 		sec, rest, err := readVarint(b)
 		if err != nil {

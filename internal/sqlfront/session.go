@@ -29,6 +29,7 @@ type Session struct {
 
 	snapshotPid uint64 // START TRANSACTION WITH CONSISTENT SNAPSHOT in this statement
 
+	writers  int          // open UPDATE/DELETE editors (locking statements)
 	stmtPid  uint64       // statement the lock intent belongs to
 	stmtLock txn.LockMode // 0, LockS or LockX
 }
@@ -101,6 +102,8 @@ func (s *Session) storageTx(ctx *sql.Context) *storage.Tx {
 			s.tx.EndStatement()
 		}
 		s.lastPid = pid
+		s.writers = 0
+		s.tx.NewStatement()
 		s.tx.LockWait = s.lockWait(ctx)
 	}
 	return s.tx
@@ -173,7 +176,7 @@ func (s *Session) findSavepoint(name string) int {
 func (s *Session) RollbackToSavepoint(ctx *sql.Context, _ sql.Transaction, name string) error {
 	i := s.findSavepoint(name)
 	if i < 0 {
-		return mysql.NewSQLError(1305, "42000", "SAVEPOINT %s does not exist", name)
+		return sql.ErrSavepointDoesNotExist.New(name)
 	}
 	if s.tx != nil {
 		s.tx.RollbackTo(s.savepts[i].mark)
@@ -185,7 +188,7 @@ func (s *Session) RollbackToSavepoint(ctx *sql.Context, _ sql.Transaction, name 
 func (s *Session) ReleaseSavepoint(ctx *sql.Context, _ sql.Transaction, name string) error {
 	i := s.findSavepoint(name)
 	if i < 0 {
-		return mysql.NewSQLError(1305, "42000", "SAVEPOINT %s does not exist", name)
+		return sql.ErrSavepointDoesNotExist.New(name)
 	}
 	s.savepts = s.savepts[:i]
 	return nil
@@ -240,6 +243,28 @@ func (s *Session) setLockIntent(ctx *sql.Context, mode txn.LockMode) {
 	if s.stmtPid != ctx.Pid() || mode > s.stmtLock {
 		s.stmtPid = ctx.Pid()
 		s.stmtLock = mode
+	}
+}
+
+// beginLockingWrite starts an UPDATE or DELETE: its reads lock rows X and
+// do not see the rows the statement itself writes (storage NewStatement).
+func (s *Session) beginLockingWrite(ctx *sql.Context) {
+	s.setLockIntent(ctx, txn.LockX)
+	s.writers++
+	s.storageTx(ctx).NewStatement()
+}
+
+// endLockingWrite ends it: later statements of the same query (a stored
+// procedure's, say) read normally and see what it wrote.
+func (s *Session) endLockingWrite() {
+	if s.writers > 0 {
+		s.writers--
+	}
+	if s.writers == 0 {
+		s.stmtPid, s.stmtLock = 0, 0
+		if s.tx != nil && !s.tx.Done() {
+			s.tx.NewStatement()
+		}
 	}
 }
 

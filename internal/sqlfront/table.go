@@ -8,7 +8,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"lockstep/internal/storage"
-	"lockstep/internal/txn"
 )
 
 // Table is the sql.Table for one table definition. It is created per query
@@ -117,6 +116,12 @@ func (t *Table) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.RowIter, e
 			it.ranges = append(it.ranges, br)
 		}
 	}
+	it.ranges = mergeRanges(it.ranges)
+	if it.reverse {
+		for i, j := 0, len(it.ranges)-1; i < j; i, j = i+1, j-1 {
+			it.ranges[i], it.ranges[j] = it.ranges[j], it.ranges[i]
+		}
+	}
 	return it, nil
 }
 
@@ -195,22 +200,19 @@ func (t *indexedTable) LookupPartitions(ctx *sql.Context, lookup sql.IndexLookup
 func (t *Table) Inserter(ctx *sql.Context) sql.RowInserter { return t.editor(ctx) }
 func (t *Table) Replacer(ctx *sql.Context) sql.RowReplacer { return t.editor(ctx) }
 
-func (t *Table) Updater(ctx *sql.Context) sql.RowUpdater {
-	t.markLocking(ctx)
-	return t.editor(ctx)
-}
+func (t *Table) Updater(ctx *sql.Context) sql.RowUpdater { return t.lockingEditor(ctx) }
+func (t *Table) Deleter(ctx *sql.Context) sql.RowDeleter { return t.lockingEditor(ctx) }
 
-func (t *Table) Deleter(ctx *sql.Context) sql.RowDeleter {
-	t.markLocking(ctx)
-	return t.editor(ctx)
-}
-
-// markLocking makes the reads of an UPDATE or DELETE current reads that
-// lock each row (InnoDB semantics), so concurrent updates never lose writes.
-func (t *Table) markLocking(ctx *sql.Context) {
-	if s, err := t.session(ctx); err == nil {
-		s.setLockIntent(ctx, txn.LockX)
+// lockingEditor makes the reads of an UPDATE or DELETE current reads that
+// lock each row (InnoDB semantics), so concurrent updates never lose writes,
+// until the editor is closed at the end of the statement.
+func (t *Table) lockingEditor(ctx *sql.Context) *editor {
+	e := t.editor(ctx)
+	if e.s != nil {
+		e.s.beginLockingWrite(ctx)
+		e.locking = true
 	}
+	return e
 }
 
 func (t *Table) editor(ctx *sql.Context) *editor {

@@ -59,7 +59,7 @@ func (c *Cursor) Next() (pk, row []byte, ok bool, err error) {
 					return nil, nil, false, err
 				}
 				c.t.mu.RLock()
-				if v := cd.rec.head; v != nil && !v.del && (c.idx == PrimaryIndex || c.tx.keyMatches(c.t, c.idx, v.row, cd.ikey)) {
+				if v := c.tx.current(cd.rec); v != nil && !v.del && (c.idx == PrimaryIndex || c.tx.keyMatches(c.t, c.idx, v.row, cd.ikey)) {
 					row, found = v.row, true
 				}
 				c.t.mu.RUnlock()

@@ -44,6 +44,15 @@ func (t *Table) AddIndex(spec IndexSpec) error {
 	return nil
 }
 
+// CheckUnique reports (as *DuplicateKeyError) whether spec's key would be
+// duplicated by the table's rows, counting uncommitted versions as
+// checkUniqueBuild does. For callers that rebuild indexes with Rewrite.
+func (t *Table) CheckUnique(spec IndexSpec) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.checkUniqueBuild(spec)
+}
+
 // checkUniqueBuild fails if two rows could both be live with the same
 // non-NULL key. A row whose newest version belongs to a transaction still
 // running counts with every key it may end up with: its uncommitted version

@@ -25,6 +25,7 @@ type IndexSpec struct {
 // except for prev, which purge may cut (under the table latch).
 type version struct {
 	trx  txn.ID
+	stmt uint32 // the writer's statement number (see Tx.NewStatement)
 	row  []byte // nil when del
 	del  bool
 	prev *version

@@ -22,6 +22,10 @@ type Tx struct {
 	iso  txn.Isolation
 	undo []undoEntry
 	done bool
+	stmt uint32 // current statement number, for hiding a statement's own writes
+	// seeStmt makes locking reads see the current statement's own writes
+	// (finding a row to change, rather than reading rows to change).
+	seeStmt bool
 
 	// LockWait is how long a row lock request waits (innodb_lock_wait_timeout).
 	LockWait time.Duration
@@ -50,6 +54,32 @@ func (tx *Tx) EndStatement() {
 	if tx.iso == txn.ReadCommitted {
 		tx.trx.CloseReadView()
 	}
+}
+
+// NewStatement starts a new write statement. Locking reads never return a
+// version written by the current statement: an UPDATE that reaches the same
+// row twice (through a join, say) reads it as it was before the statement,
+// as MySQL does, instead of re-reading its own change.
+func (tx *Tx) NewStatement() { tx.stmt++ }
+
+// Locate runs fn with locking reads that see the current statement's own
+// writes: for finding the live row an edit applies to.
+func (tx *Tx) Locate(fn func() error) error {
+	tx.seeStmt = true
+	defer func() { tx.seeStmt = false }()
+	return fn()
+}
+
+// current returns the version a locking (current) read sees: the newest,
+// skipping the versions this transaction wrote in the current statement.
+// Caller holds r's table latch and a lock on the row.
+func (tx *Tx) current(r *record) *version {
+	v := r.head
+	my := tx.trx.ID()
+	for !tx.seeStmt && v != nil && my != 0 && v.trx == my && v.stmt == tx.stmt && tx.stmt != 0 {
+		v = v.prev
+	}
+	return v
 }
 
 // visible returns the version of r this transaction's consistent read sees,
@@ -101,7 +131,7 @@ func (tx *Tx) Get(ctx context.Context, t *Table, pk []byte, mode txn.LockMode) (
 	}
 	var v *version
 	if mode != 0 {
-		v = r.head
+		v = tx.current(r)
 	} else {
 		v = tx.visible(r)
 	}
@@ -209,7 +239,7 @@ func (tx *Tx) Insert(ctx context.Context, t *Table, ver uint64, pk, row []byte) 
 		r = &record{key: append([]byte(nil), pk...)}
 		t.pk.Set(r)
 	}
-	r.head = &version{trx: id, row: row, prev: r.head}
+	r.head = &version{trx: id, stmt: tx.stmt, row: row, prev: r.head}
 	t.addEntries(r, keys)
 	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
 	t.rows.Add(1)
@@ -273,7 +303,7 @@ func (tx *Tx) Update(ctx context.Context, t *Table, ver uint64, oldPK, newPK, ro
 	if err := tx.uniqueConflict(t, keys, nulls, r); err != nil {
 		return err
 	}
-	r.head = &version{trx: id, row: row, prev: r.head}
+	r.head = &version{trx: id, stmt: tx.stmt, row: row, prev: r.head}
 	t.addEntries(r, keys)
 	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
 	tx.e.stats.RowsUpdated.Add(1)
@@ -314,7 +344,7 @@ func (tx *Tx) Delete(ctx context.Context, t *Table, ver uint64, pk []byte) error
 	if r == nil || r.head == nil || r.head.del {
 		return nil
 	}
-	r.head = &version{trx: id, del: true, prev: r.head}
+	r.head = &version{trx: id, stmt: tx.stmt, del: true, prev: r.head}
 	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
 	t.rows.Add(-1)
 	tx.e.stats.RowsDeleted.Add(1)

@@ -28,7 +28,6 @@ import (
 // lockstep sessions: tables of a Frontend can only be used from one of its
 // own sessions.
 type harness struct {
-	name  string
 	skips *skipList
 
 	mu      sync.Mutex
@@ -50,9 +49,9 @@ var (
 	_ gmstest.ResultEvaluationHarness = (*harness)(nil)
 )
 
-// newHarness returns a harness for one suite. name is only used in logs.
-func newHarness(name string) *harness {
-	return &harness{name: name, skips: skips}
+// newHarness returns a harness for one suite.
+func newHarness() *harness {
+	return &harness{skips: skips}
 }
 
 // connIDs numbers the sessions the harness creates.
@@ -111,7 +110,7 @@ func (h *harness) NewEngine(t *testing.T) (gmstest.QueryEngine, error) {
 	// Setup runs in its own session, discarded afterwards, as the memory
 	// harness does: session state from setup (USE, variables) must not leak
 	// into the test.
-	ctx := h.newContext(fe, newSession(fe))
+	ctx := newContext(newSession(fe))
 	ctx.SetCurrentDatabase("mydb")
 	if _, err := gmstest.RunSetupScripts(ctx, fe.Engine, scripts, true); err != nil {
 		return nil, err
@@ -143,7 +142,7 @@ func newSession(fe *sqlfront.Frontend) sql.Session {
 	return s
 }
 
-func (h *harness) newContext(fe *sqlfront.Frontend, s sql.Session) *sql.Context {
+func newContext(s sql.Session) *sql.Context {
 	return sql.NewContext(context.Background(), sql.WithSession(s))
 }
 
@@ -157,7 +156,7 @@ func (h *harness) NewContext() *sql.Context {
 	}
 	s := h.session
 	h.mu.Unlock()
-	return h.newContext(fe, s)
+	return newContext(s)
 }
 
 // NewSession implements enginetest.TransactionHarness.
@@ -167,7 +166,7 @@ func (h *harness) NewSession() *sql.Context {
 	h.mu.Lock()
 	h.session = s
 	h.mu.Unlock()
-	return h.newContext(fe, s)
+	return newContext(s)
 }
 
 // NewContextWithClient implements enginetest.ClientHarness with a lockstep
@@ -182,7 +181,7 @@ func (h *harness) NewContextWithClient(client sql.Client) *sql.Context {
 	if err != nil {
 		panic(err)
 	}
-	return h.newContext(fe, s)
+	return newContext(s)
 }
 
 // SessionBuilder implements enginetest.ServerHarness.
