@@ -5,6 +5,7 @@
 // engine the suites ask for and runs the suites' setup scripts through it,
 // so every table lives in lockstep storage and every query runs in a
 // lockstep session. Known failures are listed, each with its reason, in
-// skips_test.go. See docs/enginetest.md for how to run the suites and for
-// the latest per-suite counts.
+// skiplist_test.go (generated from the rules in summary/rules.go). See
+// docs/enginetest.md for how to run the suites and for the latest per-suite
+// counts.
 package enginetest
