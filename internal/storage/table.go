@@ -162,6 +162,21 @@ func (t *Table) get(pk []byte) *record {
 	return r
 }
 
+// liveRow returns the newest version's row of pk, or nil if it has none or
+// is deleted; the caller holds pk's row lock, so that version is committed
+// or its own.
+func (t *Table) liveRow(pk []byte) ([]byte, error) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if t.dropped {
+		return nil, ErrTableDropped
+	}
+	if r := t.get(pk); r != nil && r.head != nil && !r.head.del {
+		return r.head.row, nil
+	}
+	return nil, nil
+}
+
 func entryKey(key, pk []byte) []byte {
 	b := make([]byte, 0, len(key)+len(pk))
 	b = append(b, key...)

@@ -271,15 +271,9 @@ func (tx *Tx) Update(ctx context.Context, t *Table, ver uint64, oldPK, newPK, ro
 	}
 	// Lock the unique keys the row leaves as well as those it takes, so a
 	// concurrent insert of a freed value waits for this transaction.
-	t.mu.RLock()
-	var oldRow []byte
-	if r := t.get(oldPK); r != nil && r.head != nil && !r.head.del {
-		oldRow = r.head.row
-	}
-	dropped := t.dropped
-	t.mu.RUnlock()
-	if dropped {
-		return ErrTableDropped
+	oldRow, err := t.liveRow(oldPK)
+	if err != nil {
+		return err
 	}
 	if oldRow == nil {
 		return fmt.Errorf("storage: update of a missing row in %s", t.name)
@@ -319,18 +313,9 @@ func (tx *Tx) Delete(ctx context.Context, t *Table, ver uint64, pk []byte) error
 	if err := tx.lock(ctx, t, PrimaryIndex, pk, txn.LockX); err != nil {
 		return err
 	}
-	t.mu.RLock()
-	var oldRow []byte
-	if r := t.get(pk); r != nil && r.head != nil && !r.head.del {
-		oldRow = r.head.row
-	}
-	dropped := t.dropped
-	t.mu.RUnlock()
-	if dropped {
-		return ErrTableDropped
-	}
-	if oldRow == nil {
-		return nil
+	oldRow, err := t.liveRow(pk)
+	if err != nil || oldRow == nil {
+		return err
 	}
 	if _, _, err := tx.lockUnique(ctx, t, oldRow); err != nil {
 		return err
