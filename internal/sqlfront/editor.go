@@ -80,12 +80,12 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 		return err
 	}
 	err = tx.Insert(ctx, e.t.entry.store, m.version, pk, enc)
-	return e.writeError(err, row)
+	return e.writeError(ctx, err, row)
 }
 
 // writeError maps a write error, building the MySQL duplicate-key error
 // go-mysql-server needs for ON DUPLICATE KEY UPDATE, REPLACE and IGNORE.
-func (e *editor) writeError(err error, row sql.Row) error {
+func (e *editor) writeError(ctx *sql.Context, err error, row sql.Row) error {
 	if err == nil {
 		return nil
 	}
@@ -103,7 +103,7 @@ func (e *editor) writeError(err error, row sql.Row) error {
 		msg := "Duplicate entry '" + formatKey(row, codec) + "' for key '" + m.name + "." + name + "'"
 		return sql.NewUniqueKeyErr(msg, dup.Index == storage.PrimaryIndex, existing)
 	}
-	return e.s.handleTxError(err)
+	return e.s.handleTxError(ctx, err)
 }
 
 // locate finds the primary key of a stored row equal to row.
@@ -150,7 +150,7 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	}
 	oldPK, err := e.locate(ctx, tx, old)
 	if err != nil {
-		return e.s.handleTxError(err)
+		return e.s.handleTxError(ctx, err)
 	}
 	if oldPK == nil {
 		return nil
@@ -161,7 +161,7 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 			return err
 		}
 	}
-	return e.writeError(tx.Update(ctx, e.t.entry.store, m.version, oldPK, newPK, enc), new)
+	return e.writeError(ctx, tx.Update(ctx, e.t.entry.store, m.version, oldPK, newPK, enc), new)
 }
 
 func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
@@ -171,10 +171,10 @@ func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
 	}
 	pk, err := e.locate(ctx, tx, row)
 	if err != nil {
-		return e.s.handleTxError(err)
+		return e.s.handleTxError(ctx, err)
 	}
 	if pk == nil {
 		return nil
 	}
-	return e.s.handleTxError(tx.Delete(ctx, e.t.entry.store, e.t.meta.version, pk))
+	return e.s.handleTxError(ctx, tx.Delete(ctx, e.t.entry.store, e.t.meta.version, pk))
 }

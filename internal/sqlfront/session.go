@@ -284,11 +284,15 @@ func (s *Session) lockIntent(ctx *sql.Context) txn.LockMode {
 }
 
 // handleTxError is called with every error from the storage layer. A
-// deadlock rolls back the whole transaction (MySQL behaviour); other errors
-// roll back only the statement (done by the editors' DiscardChanges).
-func (s *Session) handleTxError(err error) error {
+// deadlock rolls back the whole transaction and ends it, as MySQL does: the
+// session is no longer in a transaction, so the next statement runs in
+// autocommit mode (if on) rather than in a leftover BEGIN. Other errors roll
+// back only the statement (done by the editors' DiscardChanges).
+func (s *Session) handleTxError(ctx *sql.Context, err error) error {
 	if errors.Is(err, txn.ErrDeadlock) {
 		s.rollbackTx()
+		ctx.SetIgnoreAutoCommit(false)
+		ctx.SetTransaction(nil)
 	}
 	return mapError(err)
 }

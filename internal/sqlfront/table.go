@@ -150,7 +150,7 @@ func (it *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 		}
 		_, row, ok, err := it.cur.Next()
 		if err != nil {
-			return nil, it.s.handleTxError(err)
+			return nil, it.s.handleTxError(ctx, err)
 		}
 		if !ok {
 			it.cur = nil
