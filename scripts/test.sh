@@ -3,7 +3,8 @@
 # and .ci/run.
 #
 #   1. install sysbench and the MariaDB client if missing (only when root; as
-#      another user the install is skipped and the sysbench smoke says so)
+#      another user the install is skipped and the sysbench smoke says so),
+#      and PyMySQL for the client test (skipped by the test if it cannot be had)
 #   2. gofmt check of the tracked Go files
 #   3. go vet ./...
 #   4. go test -count=1 -timeout 30m ./...
@@ -22,6 +23,11 @@ if ! command -v sysbench >/dev/null || ! { command -v mysql >/dev/null || comman
 		apt-get update -qq
 		apt-get install -y -qq sysbench mariadb-client >/dev/null
 	fi
+fi
+
+if command -v python3 >/dev/null && ! python3 -c "import pymysql" 2>/dev/null; then
+	step "installing PyMySQL"
+	python3 -m pip install -q --disable-pip-version-check pymysql 2>/dev/null || echo "PyMySQL not installed; its test will skip"
 fi
 
 step "gofmt"
