@@ -7,8 +7,6 @@ import (
 	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
-
-	"lockstep/internal/storage"
 )
 
 // provider is the sql.DatabaseProvider: the set of user databases.
@@ -218,6 +216,3 @@ func storable(typ sql.Type) bool {
 	}
 	return true
 }
-
-// storageTable is a helper used by DDL and the session code.
-func (te *tableEntry) storage() *storage.Table { return te.store }

@@ -2,7 +2,6 @@ package sqlfront
 
 import (
 	"context"
-	"fmt"
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -78,17 +77,4 @@ func (fe *Frontend) NewLocalContext(ctx context.Context) *sql.Context {
 	c.Session.SetPrivilegeSet(nil, 0)
 	c.SetCurrentDatabase("")
 	return c
-}
-
-// CreateDatabase creates a database if it does not exist.
-func (fe *Frontend) CreateDatabase(name string) error {
-	if fe.provider.HasDatabase(nil, name) {
-		return nil
-	}
-	return fe.provider.CreateDatabase(nil, name)
-}
-
-// Describe returns a one-line summary for logs.
-func (fe *Frontend) Describe() string {
-	return fmt.Sprintf("lockstep sqlfront: %d databases", len(fe.provider.dbs))
 }

@@ -167,8 +167,6 @@ func (it *rowIter) Close(*sql.Context) error { return nil }
 func (t *Table) GetIndexes(ctx *sql.Context) ([]sql.Index, error) {
 	var out []sql.Index
 	if !t.meta.hidden {
-		cols := make([]keyColumn, len(t.meta.pk.cols))
-		copy(cols, t.meta.pk.cols)
 		out = append(out, &index{t: t.meta, name: "PRIMARY", pos: storage.PrimaryIndex, unique: true, codec: t.meta.pk})
 	}
 	for i, im := range t.meta.indexes {
