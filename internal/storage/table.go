@@ -183,20 +183,6 @@ func entryKey(key, pk []byte) []byte {
 	return append(b, pk...)
 }
 
-// secKeys computes the key of row in every secondary index.
-func (t *Table) secKeys(row []byte) ([][]byte, []bool, error) {
-	keys := make([][]byte, len(t.secs))
-	nulls := make([]bool, len(t.secs))
-	for i, s := range t.secs {
-		k, n, err := s.spec.Key(row)
-		if err != nil {
-			return nil, nil, err
-		}
-		keys[i], nulls[i] = k, n
-	}
-	return keys, nulls, nil
-}
-
 // addEntries indexes version row of r in every secondary index. Caller holds
 // t.mu for writing.
 func (t *Table) addEntries(r *record, keys [][]byte) {

@@ -42,9 +42,6 @@ func (tx *Tx) Isolation() txn.Isolation { return tx.iso }
 // Trx exposes the transaction-system handle (id, view).
 func (tx *Tx) Trx() *txn.Trx { return tx.trx }
 
-// HasWrites reports whether the transaction changed any row.
-func (tx *Tx) HasWrites() bool { return len(tx.undo) > 0 }
-
 // Done reports whether the transaction has committed or rolled back.
 func (tx *Tx) Done() bool { return tx.done }
 
@@ -75,9 +72,10 @@ func (tx *Tx) Locate(fn func() error) error {
 // Caller holds r's table latch and a lock on the row.
 func (tx *Tx) current(r *record) *version {
 	v := r.head
-	my := tx.trx.ID()
-	for !tx.seeStmt && v != nil && my != 0 && v.trx == my && v.stmt == tx.stmt && tx.stmt != 0 {
-		v = v.prev
+	if my := tx.trx.ID(); my != 0 && tx.stmt != 0 && !tx.seeStmt { // stmt 0: statements not tracked
+		for v != nil && v.trx == my && v.stmt == tx.stmt {
+			v = v.prev
+		}
 	}
 	return v
 }
@@ -85,16 +83,9 @@ func (tx *Tx) current(r *record) *version {
 // visible returns the version of r this transaction's consistent read sees,
 // or nil. Caller holds r's table latch.
 func (tx *Tx) visible(r *record) *version {
-	my := tx.trx.ID()
-	var view *txn.ReadView
+	my, view := tx.trx.ID(), tx.trx.ReadView()
 	for v := r.head; v != nil; v = v.prev {
-		if my != 0 && v.trx == my {
-			return v
-		}
-		if view == nil {
-			view = tx.trx.ReadView()
-		}
-		if view.Sees(v.trx) {
+		if (my != 0 && v.trx == my) || view.Sees(v.trx) {
 			return v
 		}
 	}
@@ -116,8 +107,7 @@ func (tx *Tx) Get(ctx context.Context, t *Table, pk []byte, mode txn.LockMode) (
 		if err := tx.lock(ctx, t, PrimaryIndex, pk, mode); err != nil {
 			return nil, false, err
 		}
-	}
-	if mode == 0 {
+	} else {
 		tx.trx.ReadView() // REPEATABLE READ: the first consistent read fixes the snapshot
 	}
 	t.mu.RLock()
@@ -164,23 +154,31 @@ func (tx *Tx) checkVersion(t *Table, ver uint64) error {
 	return nil
 }
 
-// lockUnique takes X locks on the unique-index keys of row (non-NULL ones).
-func (tx *Tx) lockUnique(ctx context.Context, t *Table, row []byte) ([][]byte, []bool, error) {
+// indexKeys computes row's key in the table's secondary indexes — only in
+// the unique ones when uniqueOnly (a row being removed needs no new index
+// entries) — and X-locks its non-NULL unique keys.
+func (tx *Tx) indexKeys(ctx context.Context, t *Table, row []byte, uniqueOnly bool) ([][]byte, []bool, error) {
 	t.mu.RLock()
-	keys, nulls, err := t.secKeys(row)
-	uniq := make([]bool, len(t.secs))
+	keys, nulls := make([][]byte, len(t.secs)), make([]bool, len(t.secs))
+	var toLock []string
 	for i, s := range t.secs {
-		uniq[i] = s.spec.Unique
+		if uniqueOnly && !s.spec.Unique {
+			continue
+		}
+		k, null, err := s.spec.Key(row)
+		if err != nil {
+			t.mu.RUnlock()
+			return nil, nil, err
+		}
+		keys[i], nulls[i] = k, null
+		if s.spec.Unique && !null {
+			toLock = append(toLock, t.lockKey(i, k))
+		}
 	}
 	t.mu.RUnlock()
-	if err != nil {
-		return nil, nil, err
-	}
-	for i := range keys {
-		if uniq[i] && !nulls[i] {
-			if err := tx.lock(ctx, t, i, keys[i], txn.LockX); err != nil {
-				return nil, nil, err
-			}
+	for _, k := range toLock {
+		if err := tx.e.Locks.Lock(ctx, tx.trx, k, txn.LockX, tx.LockWait); err != nil {
+			return nil, nil, err
 		}
 	}
 	return keys, nulls, nil
@@ -219,7 +217,7 @@ func (tx *Tx) Insert(ctx context.Context, t *Table, ver uint64, pk, row []byte) 
 	if err := tx.lock(ctx, t, PrimaryIndex, pk, txn.LockX); err != nil {
 		return err
 	}
-	keys, nulls, err := tx.lockUnique(ctx, t, row)
+	keys, nulls, err := tx.indexKeys(ctx, t, row, false)
 	if err != nil {
 		return err
 	}
@@ -278,10 +276,10 @@ func (tx *Tx) Update(ctx context.Context, t *Table, ver uint64, oldPK, newPK, ro
 	if oldRow == nil {
 		return fmt.Errorf("storage: update of a missing row in %s", t.name)
 	}
-	if _, _, err := tx.lockUnique(ctx, t, oldRow); err != nil {
+	if _, _, err := tx.indexKeys(ctx, t, oldRow, true); err != nil {
 		return err
 	}
-	keys, nulls, err := tx.lockUnique(ctx, t, row)
+	keys, nulls, err := tx.indexKeys(ctx, t, row, false)
 	if err != nil {
 		return err
 	}
@@ -317,7 +315,7 @@ func (tx *Tx) Delete(ctx context.Context, t *Table, ver uint64, pk []byte) error
 	if err != nil || oldRow == nil {
 		return err
 	}
-	if _, _, err := tx.lockUnique(ctx, t, oldRow); err != nil {
+	if _, _, err := tx.indexKeys(ctx, t, oldRow, true); err != nil {
 		return err
 	}
 	t.mu.Lock()
