@@ -106,19 +106,22 @@ func (e *editor) writeError(ctx *sql.Context, err error, row sql.Row) error {
 	return e.s.handleTxError(ctx, err)
 }
 
-// locate finds the primary key of a stored row equal to row.
-func (e *editor) locate(ctx *sql.Context, tx *storage.Tx, row sql.Row) ([]byte, error) {
+// locate finds the primary key of a stored row equal to row; enc is row
+// encoded, or nil to encode it here (only keyless tables need it).
+func (e *editor) locate(ctx *sql.Context, tx *storage.Tx, row sql.Row, enc []byte) ([]byte, error) {
 	m := e.t.meta
 	if !m.hidden {
 		return m.pkOf(e.t.entry, row, false)
 	}
-	enc, err := encodeRow(nil, row)
-	if err != nil {
-		return nil, err
+	if enc == nil {
+		var err error
+		if enc, err = encodeRow(nil, row); err != nil {
+			return nil, err
+		}
 	}
 	prefix := contentKey(enc)
 	var found []byte
-	err = tx.Locate(func() error {
+	err := tx.Locate(func() error {
 		return tx.Scan(ctx, e.t.entry.store, m.contentIndex(), storage.Range{Lo: prefix, Hi: prefixEnd(prefix)}, false, txn.LockX,
 			func(pk, _ []byte) (bool, error) {
 				found = append([]byte(nil), pk...)
@@ -148,7 +151,7 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	if string(enc) == string(oldEnc) {
 		return nil // nothing changes: MySQL counts the row as matched only
 	}
-	oldPK, err := e.locate(ctx, tx, old)
+	oldPK, err := e.locate(ctx, tx, old, oldEnc)
 	if err != nil {
 		return e.s.handleTxError(ctx, err)
 	}
@@ -169,7 +172,7 @@ func (e *editor) Delete(ctx *sql.Context, row sql.Row) error {
 	if err != nil {
 		return err
 	}
-	pk, err := e.locate(ctx, tx, row)
+	pk, err := e.locate(ctx, tx, row, nil)
 	if err != nil {
 		return e.s.handleTxError(ctx, err)
 	}

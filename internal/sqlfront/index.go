@@ -20,7 +20,6 @@ type index struct {
 	unique  bool
 	codec   keyCodec
 	comment string
-	cols    []sql.IndexColumn
 }
 
 var _ sql.Index = (*index)(nil)

@@ -170,22 +170,23 @@ func (t *Table) GetIndexes(ctx *sql.Context) ([]sql.Index, error) {
 		out = append(out, &index{t: t.meta, name: "PRIMARY", pos: storage.PrimaryIndex, unique: true, codec: t.meta.pk})
 	}
 	for i, im := range t.meta.indexes {
-		out = append(out, &index{t: t.meta, name: im.name, pos: i, unique: im.unique, codec: im.codec, comment: im.comment, cols: im.cols})
+		out = append(out, &index{t: t.meta, name: im.name, pos: i, unique: im.unique, codec: im.codec, comment: im.comment})
 	}
 	return out, nil
 }
 
 func (t *Table) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
-	return &indexedTable{Table: t, lookup: lookup}
+	return &indexedTable{Table: t}
 }
 
 // PreciseMatch: index ranges are turned into byte ranges that may be wider
 // than the predicate (inexact bound conversions), so filters stay.
 func (t *Table) PreciseMatch() bool { return false }
 
+// indexedTable is the table as an index lookup's target; the lookup itself
+// arrives with LookupPartitions.
 type indexedTable struct {
 	*Table
-	lookup sql.IndexLookup
 }
 
 func (t *indexedTable) LookupPartitions(ctx *sql.Context, lookup sql.IndexLookup) (sql.PartitionIter, error) {
