@@ -106,7 +106,7 @@ func TestCursorBatchingBounds(t *testing.T) {
 			for _, rev := range []bool{false, true} {
 				t.Run(mname+"/pk/"+c.name+"/reverse="+strconv.FormatBool(rev), func(t *testing.T) {
 					got := scanIDs(t, tx, tb, PrimaryIndex, Range{Lo: b(c.lo), Hi: b(c.hi)}, rev, mode)
-					if want := expectPK(c.lo, c.hi, rev); !eqInts(got, want) {
+					if want := expectPK(c.lo, c.hi, rev); !slices.Equal(got, want) {
 						t.Fatalf("got %d rows %v..., want %d rows %v...", len(got), head(got), len(want), head(want))
 					}
 				})
@@ -128,7 +128,7 @@ func TestCursorBatchingBounds(t *testing.T) {
 			for _, rev := range []bool{false, true} {
 				t.Run(mname+"/k/"+c.name+"/reverse="+strconv.FormatBool(rev), func(t *testing.T) {
 					got := scanIDs(t, tx, tb, 0, Range{Lo: bk(c.lo), Hi: bk(c.hi)}, rev, mode)
-					if want := expectK(c.lo, c.hi, rev); !eqInts(got, want) {
+					if want := expectK(c.lo, c.hi, rev); !slices.Equal(got, want) {
 						t.Fatalf("got %d rows %v..., want %d rows %v...", len(got), head(got), len(want), head(want))
 					}
 				})
@@ -194,7 +194,7 @@ func TestCursorSnapshotAcrossBatches(t *testing.T) {
 					e.Purge()
 				}
 			}
-			if !eqInts(got, want) {
+			if !slices.Equal(got, want) {
 				t.Fatalf("got %d rows %v..., want %d rows %v...", len(got), head(got), len(want), head(want))
 			}
 		})
@@ -247,7 +247,7 @@ func TestLockingCursorAcrossBatches(t *testing.T) {
 			if rev {
 				slices.Reverse(want)
 			}
-			if !eqInts(got, want) {
+			if !slices.Equal(got, want) {
 				t.Fatalf("got %d rows, want %d", len(got), len(want))
 			}
 		})
@@ -299,10 +299,10 @@ func TestSecondaryScanAfterKeyMove(t *testing.T) {
 					wantOld = []string{"1:k=10;v=v1"}
 				}
 				for _, rev := range []bool{false, true} {
-					if got := scan(t, fresh, tb, 0, kEq(k), rev, 0); !eqStrings(got, wantNew) {
+					if got := scan(t, fresh, tb, 0, kEq(k), rev, 0); !slices.Equal(got, wantNew) {
 						t.Errorf("new view, k=%d: %q, want %q", k, got, wantNew)
 					}
-					if got := scan(t, old, tb, 0, kEq(k), rev, 0); !eqStrings(got, wantOld) {
+					if got := scan(t, old, tb, 0, kEq(k), rev, 0); !slices.Equal(got, wantOld) {
 						t.Errorf("old view, k=%d: %q, want %q", k, got, wantOld)
 					}
 				}
@@ -314,18 +314,18 @@ func TestSecondaryScanAfterKeyMove(t *testing.T) {
 			} else {
 				wantAllNew = append(wantAllNew, "1:"+finalRow)
 			}
-			if got := scan(t, fresh, tb, 0, Range{}, false, 0); !eqStrings(got, wantAllNew) {
+			if got := scan(t, fresh, tb, 0, Range{}, false, 0); !slices.Equal(got, wantAllNew) {
 				t.Errorf("new view, all: %q, want %q", got, wantAllNew)
 			}
 			wantAllOld := []string{"1:k=10;v=v1", "2:k=20;v=v2", "3:k=30;v=v3"}
-			if got := scan(t, old, tb, 0, Range{}, false, 0); !eqStrings(got, wantAllOld) {
+			if got := scan(t, old, tb, 0, Range{}, false, 0); !slices.Equal(got, wantAllOld) {
 				t.Errorf("old view, all: %q, want %q", got, wantAllOld)
 			}
-			if got := scan(t, old, tb, 0, Range{}, true, 0); !eqStrings(got, []string{wantAllOld[2], wantAllOld[1], wantAllOld[0]}) {
+			if got := scan(t, old, tb, 0, Range{}, true, 0); !slices.Equal(got, []string{wantAllOld[2], wantAllOld[1], wantAllOld[0]}) {
 				t.Errorf("old view, all reverse: %q", got)
 			}
 			// Locking reads follow the latest version.
-			if got := scan(t, fresh, tb, 0, Range{}, false, txn.LockS); !eqStrings(got, wantAllNew) {
+			if got := scan(t, fresh, tb, 0, Range{}, false, txn.LockS); !slices.Equal(got, wantAllNew) {
 				t.Errorf("locking, all: %q, want %q", got, wantAllNew)
 			}
 		})

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ func TestAddIndexOverVersions(t *testing.T) {
 		{"new view, v=c3", fresh, vRange("c3"), []string{"3:k=30;v=c3"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := scan(t, c.tx, tb, vi, c.rng, false, 0); !eqStrings(got, c.want) {
+			if got := scan(t, c.tx, tb, vi, c.rng, false, 0); !slices.Equal(got, c.want) {
 				t.Fatalf("got %q, want %q", got, c.want)
 			}
 		})
@@ -194,15 +195,15 @@ func TestRewrite(t *testing.T) {
 		t.Fatalf("IndexNames %v", names)
 	}
 	wantOld := []string{"1:k=10;v=V1", "2:k=20;v=V2", "3:k=30;v=V3"}
-	if got := scan(t, old, tb, PrimaryIndex, Range{}, false, 0); !eqStrings(got, wantOld) {
+	if got := scan(t, old, tb, PrimaryIndex, Range{}, false, 0); !slices.Equal(got, wantOld) {
 		t.Fatalf("old view after Rewrite: %q, want %q", got, wantOld)
 	}
-	if got := scan(t, old, tb, 0, Range{}, false, 0); !eqStrings(got, wantOld) {
+	if got := scan(t, old, tb, 0, Range{}, false, 0); !slices.Equal(got, wantOld) {
 		t.Fatalf("old view through the rebuilt index: %q, want %q", got, wantOld)
 	}
 	fresh := e.Begin(txn.RepeatableRead)
 	defer fresh.Rollback()
-	if got := scan(t, fresh, tb, 0, Range{}, false, 0); !eqStrings(got, []string{"1:k=15;v=B1", "3:k=30;v=V3"}) {
+	if got := scan(t, fresh, tb, 0, Range{}, false, 0); !slices.Equal(got, []string{"1:k=15;v=B1", "3:k=30;v=V3"}) {
 		t.Fatalf("new view after Rewrite: %q", got)
 	}
 	// Old-format writes fail; new-format ones work.
@@ -306,7 +307,7 @@ func TestTruncate(t *testing.T) {
 	e.Purge()
 	r := e.Begin(txn.RepeatableRead)
 	defer r.Rollback()
-	if got := scan(t, r, tb, 0, Range{}, false, 0); !eqStrings(got, []string{"1:k=1;v=again", "2:k=2;v=again"}) {
+	if got := scan(t, r, tb, 0, Range{}, false, 0); !slices.Equal(got, []string{"1:k=1;v=again", "2:k=2;v=again"}) {
 		t.Fatalf("after Truncate and inserts: %q", got)
 	}
 }
@@ -339,10 +340,10 @@ func TestTruncateThenPurge(t *testing.T) {
 			r := e.Begin(txn.RepeatableRead)
 			defer r.Rollback()
 			want := []string{"1:k=5;v=after truncate"}
-			if got := scan(t, r, tb, PrimaryIndex, Range{}, false, 0); !eqStrings(got, want) {
+			if got := scan(t, r, tb, PrimaryIndex, Range{}, false, 0); !slices.Equal(got, want) {
 				t.Fatalf("pk scan: %q, want %q", got, want)
 			}
-			if got := scan(t, r, tb, 0, kEq(5), false, 0); !eqStrings(got, want) {
+			if got := scan(t, r, tb, 0, kEq(5), false, 0); !slices.Equal(got, want) {
 				t.Fatalf("index scan of k=5 after purge: %q, want %q (the purge of a pre-TRUNCATE version removed the new row's index entry)", got, want)
 			}
 			if n := tb.ApproxRows(); n != 1 {

@@ -205,30 +205,6 @@ func dupErr(t testing.TB, err error) *DuplicateKeyError {
 	return d
 }
 
-func eqStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func eqInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // --- white-box probes ------------------------------------------------------
 
 // chainLen is the number of versions of id's record (0: no record).

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -44,7 +45,7 @@ func TestLockingReadLatestCommitted(t *testing.T) {
 			{"k reverse", 0, Range{}, true, []string{latest[2], latest[1], latest[0]}},
 		} {
 			t.Run(name+"/"+c.name, func(t *testing.T) {
-				if got := scan(t, tx, tb, c.idx, c.rng, c.rev, mode); !eqStrings(got, c.want) {
+				if got := scan(t, tx, tb, c.idx, c.rng, c.rev, mode); !slices.Equal(got, c.want) {
 					t.Fatalf("got %q, want %q", got, c.want)
 				}
 			})
@@ -58,7 +59,7 @@ func TestLockingReadLatestCommitted(t *testing.T) {
 		})
 	}
 	// The consistent read of the same transaction is unchanged.
-	if got := scan(t, tx, tb, PrimaryIndex, Range{}, false, 0); !eqStrings(got, snapshot) {
+	if got := scan(t, tx, tb, PrimaryIndex, Range{}, false, 0); !slices.Equal(got, snapshot) {
 		t.Fatalf("consistent read after locking reads: %q, want %q", got, snapshot)
 	}
 }

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ func TestConsistentReadRepeatableRead(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := c.got(); !eqStrings(got, c.want) {
+			if got := c.got(); !slices.Equal(got, c.want) {
 				t.Fatalf("got %q, want %q", got, c.want)
 			}
 		})
@@ -70,7 +71,7 @@ func TestConsistentReadRepeatableRead(t *testing.T) {
 
 	// The other transaction commits: the reader's view still does not see it.
 	commit(t, other)
-	if got := scan(t, reader, tb, PrimaryIndex, Range{}, false, 0); !eqStrings(got, wantOld) {
+	if got := scan(t, reader, tb, PrimaryIndex, Range{}, false, 0); !slices.Equal(got, wantOld) {
 		t.Fatalf("after other commit: %q", got)
 	}
 	commit(t, reader)
@@ -79,10 +80,10 @@ func TestConsistentReadRepeatableRead(t *testing.T) {
 	fresh := e.Begin(txn.RepeatableRead)
 	defer fresh.Rollback()
 	want := []string{"1:k=11;v=new1", "3:k=33;v=dirty3", "4:k=40;v=v4", "5:k=50;v=dirty5"}
-	if got := scan(t, fresh, tb, PrimaryIndex, Range{}, false, 0); !eqStrings(got, want) {
+	if got := scan(t, fresh, tb, PrimaryIndex, Range{}, false, 0); !slices.Equal(got, want) {
 		t.Fatalf("fresh view: %q, want %q", got, want)
 	}
-	if got := scan(t, fresh, tb, 0, Range{}, false, 0); !eqStrings(got, want) {
+	if got := scan(t, fresh, tb, 0, Range{}, false, 0); !slices.Equal(got, want) {
 		t.Fatalf("fresh view via k: %q, want %q", got, want)
 	}
 }
@@ -125,7 +126,7 @@ func TestConsistentReadOwnWrites(t *testing.T) {
 		{"k=30 deleted then reinserted with k=35", 0, kEq(30), nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := scan(t, tx, tb, c.idx, c.rng, false, 0); !eqStrings(got, c.want) {
+			if got := scan(t, tx, tb, c.idx, c.rng, false, 0); !slices.Equal(got, c.want) {
 				t.Fatalf("got %q, want %q", got, c.want)
 			}
 		})
@@ -136,7 +137,7 @@ func TestConsistentReadOwnWrites(t *testing.T) {
 		}
 	}
 	wantOther := []string{"1:k=10;v=v1", "2:k=20;v=v2", "3:k=30;v=v3"}
-	if got := scan(t, other, tb, 0, Range{}, false, 0); !eqStrings(got, wantOther) {
+	if got := scan(t, other, tb, 0, Range{}, false, 0); !slices.Equal(got, wantOther) {
 		t.Fatalf("other view: %q, want %q", got, wantOther)
 	}
 }
@@ -227,13 +228,13 @@ func TestReadCommittedPerStatement(t *testing.T) {
 			rc.EndStatement()
 			rr.EndStatement() // no effect under RR
 		}
-		if got := scan(t, rc, tb, PrimaryIndex, Range{}, false, 0); !eqStrings(got, s.rc) {
+		if got := scan(t, rc, tb, PrimaryIndex, Range{}, false, 0); !slices.Equal(got, s.rc) {
 			t.Fatalf("step %d: RC sees %q, want %q", i, got, s.rc)
 		}
-		if got := scan(t, rc, tb, 0, Range{}, false, 0); !eqStrings(got, s.rc) {
+		if got := scan(t, rc, tb, 0, Range{}, false, 0); !slices.Equal(got, s.rc) {
 			t.Fatalf("step %d: RC via k sees %q, want %q", i, got, s.rc)
 		}
-		if got := scan(t, rr, tb, PrimaryIndex, Range{}, false, 0); !eqStrings(got, s.rr) {
+		if got := scan(t, rr, tb, PrimaryIndex, Range{}, false, 0); !slices.Equal(got, s.rr) {
 			t.Fatalf("step %d: RR sees %q, want %q", i, got, s.rr)
 		}
 	}
@@ -302,10 +303,10 @@ func TestRollback(t *testing.T) {
 
 			r := e.Begin(txn.RepeatableRead)
 			defer r.Rollback()
-			if got := scan(t, r, tb, PrimaryIndex, Range{}, false, 0); !eqStrings(got, want) {
+			if got := scan(t, r, tb, PrimaryIndex, Range{}, false, 0); !slices.Equal(got, want) {
 				t.Fatalf("pk scan after rollback: %q, want %q", got, want)
 			}
-			if got := scan(t, r, tb, 0, Range{}, false, 0); !eqStrings(got, want) {
+			if got := scan(t, r, tb, 0, Range{}, false, 0); !slices.Equal(got, want) {
 				t.Fatalf("k scan after rollback: %q, want %q", got, want)
 			}
 			for _, k := range c.absent {
@@ -359,10 +360,10 @@ func TestRollbackToSavepoint(t *testing.T) {
 	tx.RollbackTo(sp)
 
 	want := []string{"1:k=10;v=before-sp", "2:k=20;v=v2", "3:k=30;v=v3", "10:k=100;v=a"}
-	if got := scan(t, tx, tb, PrimaryIndex, Range{}, false, 0); !eqStrings(got, want) {
+	if got := scan(t, tx, tb, PrimaryIndex, Range{}, false, 0); !slices.Equal(got, want) {
 		t.Fatalf("own view after RollbackTo: %q, want %q", got, want)
 	}
-	if got := scan(t, tx, tb, 0, Range{}, false, 0); !eqStrings(got, want) {
+	if got := scan(t, tx, tb, 0, Range{}, false, 0); !slices.Equal(got, want) {
 		t.Fatalf("own k view after RollbackTo: %q, want %q", got, want)
 	}
 	for _, k := range []int{101, 15, 110} {
@@ -383,7 +384,7 @@ func TestRollbackToSavepoint(t *testing.T) {
 	commit(t, tx)
 	r := e.Begin(txn.RepeatableRead)
 	defer r.Rollback()
-	if got := scan(t, r, tb, 0, Range{}, false, 0); !eqStrings(got, want) {
+	if got := scan(t, r, tb, 0, Range{}, false, 0); !slices.Equal(got, want) {
 		t.Fatalf("committed after RollbackTo: %q, want %q", got, want)
 	}
 }

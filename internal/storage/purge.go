@@ -44,7 +44,6 @@ func (e *Engine) Purge() int {
 	limit := e.Sys.PurgeLimit()
 	e.purgeMu.Lock()
 	q := e.purgeQueue
-	n := 0
 	// Commit order and id order differ, so scan the whole queue; it holds
 	// only the transactions committed since the last run or still needed.
 	var keep []purgeItem
@@ -63,10 +62,9 @@ func (e *Engine) Purge() int {
 		for _, u := range it.undo {
 			e.purgeRecord(u.t, u.rec, limit)
 		}
-		n++
 	}
-	e.stats.HistoryLength.Add(int64(-n))
-	return n
+	e.stats.HistoryLength.Add(int64(-len(ready)))
+	return len(ready)
 }
 
 func (e *Engine) purgeRecord(t *Table, r *record, limit txn.ID) {

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -65,7 +66,7 @@ func TestPurgeCollapsesChain(t *testing.T) {
 			if k > 20 {
 				want[0], want[1] = want[1], want[0]
 			}
-			if got := scan(t, r, tb, 0, Range{}, false, 0); !eqStrings(got, want) {
+			if got := scan(t, r, tb, 0, Range{}, false, 0); !slices.Equal(got, want) {
 				t.Errorf("after purge: %q, want %q", got, want)
 			}
 		})
@@ -86,10 +87,10 @@ func TestPurgeKeepsVersionsOpenViewsNeed(t *testing.T) {
 			want := []string{"1:k=10;v=v1", "2:k=20;v=v2", "3:k=30;v=v3"}
 			check := func(when string) {
 				t.Helper()
-				if got := scan(t, old, tb, PrimaryIndex, Range{}, false, 0); !eqStrings(got, want) {
+				if got := scan(t, old, tb, PrimaryIndex, Range{}, false, 0); !slices.Equal(got, want) {
 					t.Fatalf("%s: pk scan %q, want %q", when, got, want)
 				}
-				if got := scan(t, old, tb, 0, Range{}, false, 0); !eqStrings(got, want) {
+				if got := scan(t, old, tb, 0, Range{}, false, 0); !slices.Equal(got, want) {
 					t.Fatalf("%s: k scan %q, want %q", when, got, want)
 				}
 				if got := get(t, old, tb, 2, 0); got != "k=20;v=v2" {
@@ -260,7 +261,7 @@ func TestPurgeInterleavedIDs(t *testing.T) {
 	e.Purge()
 	r := e.Begin(txn.RepeatableRead)
 	defer r.Rollback()
-	if got := scan(t, r, tb, 0, Range{}, false, 0); !eqStrings(got, []string{"1:k=12;v=early", "2:k=20;v=early"}) {
+	if got := scan(t, r, tb, 0, Range{}, false, 0); !slices.Equal(got, []string{"1:k=12;v=early", "2:k=20;v=early"}) {
 		t.Fatalf("after purge: %q", got)
 	}
 	if n := chainLen(tb, 1); n != 1 {

@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -150,7 +151,7 @@ func TestDuplicateKeyLeavesNoTrace(t *testing.T) {
 	r := e.Begin(txn.RepeatableRead)
 	defer r.Rollback()
 	want := []string{"1:k=10;v=v1", "2:k=20;v=v2", "5:k=50;v=ok"}
-	if got := scan(t, r, tb, 0, Range{}, false, 0); !eqStrings(got, want) {
+	if got := scan(t, r, tb, 0, Range{}, false, 0); !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
@@ -162,10 +163,10 @@ func TestNonUniqueIndexAllowsDuplicates(t *testing.T) {
 	seed(t, e, tb, 5, func(int) int { return 7 })
 	r := e.Begin(txn.RepeatableRead)
 	defer r.Rollback()
-	if got := scanIDs(t, r, tb, 0, kEq(7), false, 0); !eqInts(got, []int{1, 2, 3, 4, 5}) {
+	if got := scanIDs(t, r, tb, 0, kEq(7), false, 0); !slices.Equal(got, []int{1, 2, 3, 4, 5}) {
 		t.Fatalf("got %v", got)
 	}
-	if got := scanIDs(t, r, tb, 0, kEq(7), true, 0); !eqInts(got, []int{5, 4, 3, 2, 1}) {
+	if got := scanIDs(t, r, tb, 0, kEq(7), true, 0); !slices.Equal(got, []int{5, 4, 3, 2, 1}) {
 		t.Fatalf("reverse: got %v", got)
 	}
 }
