@@ -29,8 +29,8 @@ func FuzzEntryRoundTrip(f *testing.F) {
 	})
 }
 
-// FuzzCertifyOracle drives a small Static and a tiny HashMap with an
-// arbitrary script and holds both to the oracle. Script bytes, per
+// FuzzCertifyOracle drives a small Static, a tiny HashMap and a CertDB that
+// collects often with an arbitrary script and holds all to the oracle. Script bytes, per
 // transaction: a header byte (low 3 bits: writeset size, 0 = DDL; bit 3: a
 // sequence gap of 40,000; bits 4..7: extra gap), then one byte per key
 // choosing among 64 hashes that collide heavily in the small geometry.
@@ -44,8 +44,7 @@ func FuzzCertifyOracle(f *testing.F) {
 		}
 		var keys [64]uint64
 		for i := range keys {
-			// Eight values of the top 6 bits (so buckets are shared, and
-			// with 64 buckets some have rotated, wrapping rings) and the
+			// Eight values of the top 6 bits (so buckets are shared) and the
 			// whole index in the low 48 bits, so no two keys alias in any
 			// geometry (aliasing is tested in TestStaticAliasingIsConservative).
 			top := uint64(i%8 + 16*(i%2))
@@ -56,8 +55,9 @@ func FuzzCertifyOracle(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		subjects := []Certifier{st, NewHashMap(HashMapConfig{HistorySize: 1 + int(entries%7)})}
-		oracles := []*oracle{newOracle(0), newOracle(0)}
+		subjects := []Certifier{st, NewHashMap(HashMapConfig{HistorySize: 1 + int(entries%7)}),
+			NewCertDB(CertDBConfig{GCEvery: 1 + int64(entries%5), GCKeep: int64(logBuckets % 4)})}
+		oracles := []*oracle{newOracle(0), newOracle(0), newOracle(0)}
 		seq := int64(0)
 		var ws []uint64
 		for i := 0; i < len(script); {

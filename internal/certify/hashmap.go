@@ -55,7 +55,7 @@ func (c *HashMap) Stats() Stats { return c.snapshot() }
 // CertifyChecked implements Certifier.
 func (c *HashMap) CertifyChecked(seq int64, writeset []uint64) (int64, error) {
 	if seq <= c.prev {
-		c.rejected.Add(1)
+		c.reject()
 		return predecessor(seq), orderError(seq, c.prev)
 	}
 	return c.certify(seq, writeset), nil
@@ -64,7 +64,7 @@ func (c *HashMap) CertifyChecked(seq int64, writeset []uint64) (int64, error) {
 // Certify implements Certifier.
 func (c *HashMap) Certify(seq int64, writeset []uint64) int64 {
 	if seq <= c.prev {
-		c.rejected.Add(1)
+		c.reject()
 		return predecessor(seq)
 	}
 	return c.certify(seq, writeset)
@@ -75,8 +75,9 @@ func (c *HashMap) certify(seq int64, writeset []uint64) int64 {
 	if len(writeset) == 0 {
 		clear(c.m)
 		c.floor = seq
-		c.serialDDL.Add(1)
+		c.serialDDL++
 		c.done(seq, seq-1)
+		c.publish()
 		return seq - 1
 	}
 	full := len(writeset) > c.history-len(c.m)
@@ -94,8 +95,19 @@ func (c *HashMap) certify(seq int64, writeset []uint64) int64 {
 	if full {
 		clear(c.m)
 		c.floor = seq
-		c.resetsCapacity.Add(1)
+		c.resetsCapacity++
 	}
 	c.done(seq, lc)
+	if full {
+		c.publish()
+	}
 	return lc
+}
+
+// CertifyBatch implements Certifier: Certify for each transaction in turn.
+func (c *HashMap) CertifyBatch(first int64, writesets [][]uint64, out []int64) {
+	for i, ws := range writesets {
+		out[i] = c.Certify(first+int64(i), ws)
+	}
+	c.publish()
 }

@@ -48,9 +48,9 @@ func (o *oracle) record(seq int64, ws []uint64) {
 // reporting a failure.
 func (o *oracle) step(t testing.TB, c Certifier, seq int64, ws []uint64) bool {
 	t.Helper()
-	before := c.Stats()
+	before := stats(c)
 	got := c.Certify(seq, ws)
-	after := c.Stats()
+	after := stats(c)
 	exact := o.exact(ws)
 	ok := true
 	if got >= seq {
@@ -110,10 +110,10 @@ func runOracle(t testing.TB, c Certifier, base int64, w workload, txns int, gap 
 		}
 		ws = w.next(ws)
 		if !o.step(t, c, seq, ws) {
-			t.Fatalf("stopped after transaction %d; stats %v", i, c.Stats())
+			t.Fatalf("stopped after transaction %d; stats %v", i, stats(c))
 		}
 	}
-	return c.Stats()
+	return stats(c)
 }
 
 type oracleCase struct {
@@ -260,6 +260,30 @@ func TestHashMapMatchesOracle(t *testing.T) {
 				}
 				if history < 0 && s.Resets != 0 {
 					t.Errorf("unlimited history was cleared: %v", s)
+				}
+			})
+		}
+	}
+}
+
+// TestCertDBMatchesOracle holds the certification-database baseline to the
+// oracle, with frequent garbage collection and with none.
+func TestCertDBMatchesOracle(t *testing.T) {
+	for _, every := range []int64{50, 0} {
+		for i, tc := range oracleCases() {
+			t.Run(tc.name+"/gc-every="+itoa(int(every)), func(t *testing.T) {
+				r := rand.New(rand.NewPCG(uint64(i), 0xdb))
+				c := NewCertDB(CertDBConfig{GCEvery: every, GCKeep: 20, Base: tc.cfg.Base})
+				var gap func() int64
+				if tc.gap != nil {
+					gap = tc.gap(r)
+				}
+				s := runOracle(t, c, tc.cfg.Base, tc.work(r), tc.txns, gap)
+				if s.SerialReset != 0 {
+					t.Errorf("baseline made a transaction serial on collection: %v", s)
+				}
+				if want := every > 0 && int64(tc.txns) >= every; want != (s.Resets > 0) {
+					t.Errorf("collections %d with GCEvery %d", s.Resets, every)
 				}
 			})
 		}
