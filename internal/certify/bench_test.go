@@ -95,6 +95,12 @@ var benchImpls = []benchImpl{
 	{name: "certdb", only: []string{"1M", "10M"}, make: func(_ testing.TB, n uint64) Certifier {
 		return NewCertDB(CertDBConfig{SizeHint: int(n)})
 	}},
+	// The harness alone: answers floor for everything without looking at
+	// the keys, to show how much of each figure is the benchmark loop
+	// (reading the pregenerated writesets, the call, the counters).
+	{name: "null", forgets: true, only: []string{"10M"}, make: func(testing.TB, uint64) Certifier {
+		return &nullCertifier{}
+	}},
 	// MySQL's default writeset history (25,000 keys): small and cache
 	// resident, but cleared every few thousand transactions.
 	{name: "hashmap-h25k", forgets: true, make: func(testing.TB, uint64) Certifier {
@@ -349,3 +355,29 @@ func BenchmarkReset(b *testing.B) {
 		})
 	}
 }
+
+// nullCertifier answers 0 (the base) without reading the keys: not a
+// certifier, only the cost of the benchmark loop around one.
+type nullCertifier struct {
+	prev int64
+	counters
+}
+
+func (c *nullCertifier) Certify(seq int64, _ []uint64) int64 {
+	c.prev = seq
+	c.done(seq, 0)
+	return 0
+}
+
+func (c *nullCertifier) CertifyChecked(seq int64, ws []uint64) (int64, error) {
+	return c.Certify(seq, ws), nil
+}
+
+func (c *nullCertifier) CertifyBatch(first int64, writesets [][]uint64, out []int64) {
+	for i, ws := range writesets {
+		out[i] = c.Certify(first+int64(i), ws)
+	}
+	c.publish()
+}
+
+func (c *nullCertifier) Stats() Stats { return c.snapshot() }
