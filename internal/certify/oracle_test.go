@@ -126,6 +126,16 @@ type oracleCase struct {
 	check func(t *testing.T, s Stats)
 }
 
+// run drives c through the case's workload, drawn from r, under the oracle.
+func (tc oracleCase) run(t testing.TB, c Certifier, r *rand.Rand) Stats {
+	t.Helper()
+	var gap func() int64
+	if tc.gap != nil {
+		gap = tc.gap(r)
+	}
+	return runOracle(t, c, tc.cfg.Base, tc.work(r), tc.txns, gap)
+}
+
 func oracleCases() []oracleCase {
 	tiny := Config{Buckets: 16, EntriesPerBucket: 7}
 	small := Config{Buckets: 256, EntriesPerBucket: 31}
@@ -226,11 +236,7 @@ func TestStaticMatchesOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var gap func() int64
-			if tc.gap != nil {
-				gap = tc.gap(r)
-			}
-			s := runOracle(t, c, tc.cfg.Base, tc.work(r), tc.txns, gap)
+			s := tc.run(t, c, r)
 			if s.Certifications != int64(tc.txns) || s.Rejected != 0 {
 				t.Errorf("stats %v after %d transactions", s, tc.txns)
 			}
@@ -250,11 +256,7 @@ func TestHashMapMatchesOracle(t *testing.T) {
 			t.Run(tc.name+"/history="+itoa(history), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(uint64(i), 0x5eed))
 				c := NewHashMap(HashMapConfig{HistorySize: history, Base: tc.cfg.Base})
-				var gap func() int64
-				if tc.gap != nil {
-					gap = tc.gap(r)
-				}
-				s := runOracle(t, c, tc.cfg.Base, tc.work(r), tc.txns, gap)
+				s := tc.run(t, c, r)
 				if s.SerialReset != 0 {
 					t.Errorf("baseline made a transaction serial on clear: %v", s)
 				}
@@ -274,11 +276,7 @@ func TestCertDBMatchesOracle(t *testing.T) {
 			t.Run(tc.name+"/gc-every="+itoa(int(every)), func(t *testing.T) {
 				r := rand.New(rand.NewPCG(uint64(i), 0xdb))
 				c := NewCertDB(CertDBConfig{GCEvery: every, GCKeep: 20, Base: tc.cfg.Base})
-				var gap func() int64
-				if tc.gap != nil {
-					gap = tc.gap(r)
-				}
-				s := runOracle(t, c, tc.cfg.Base, tc.work(r), tc.txns, gap)
+				s := tc.run(t, c, r)
 				if s.SerialReset != 0 {
 					t.Errorf("baseline made a transaction serial on collection: %v", s)
 				}
