@@ -32,6 +32,8 @@ type Session struct {
 	writers  int          // open UPDATE/DELETE editors (locking statements)
 	stmtPid  uint64       // statement the lock intent belongs to
 	stmtLock txn.LockMode // 0, LockS or LockX
+
+	lastWarnings int64 // conditions raised by the previous statement (@@warning_count)
 }
 
 type savepoint struct {

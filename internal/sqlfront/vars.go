@@ -25,6 +25,14 @@ func registerSystemVariables(fe *Frontend) error {
 			Type:    types.NewSystemIntType("innodb_lock_wait_timeout", 1, 1073741824, false),
 			Default: int64(50),
 		},
+		// Read-only, per session: served by Session.GetSessionVariable.
+		&sql.MysqlSystemVariable{
+			Name:    "warning_count",
+			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Session),
+			Dynamic: false,
+			Type:    types.NewSystemIntType("warning_count", 0, math.MaxUint16, false),
+			Default: int64(0),
+		},
 		&sql.MysqlSystemVariable{
 			Name:    "innodb_lock_schedule_algorithm",
 			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Global),

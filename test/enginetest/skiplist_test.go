@@ -331,4 +331,10 @@ var knownFailures = []skipGroup{
 			"TestStoredProcedures/logic_tests/FETCH_captures_state_at_OPEN/CALL_p1();",
 		},
 	},
+	{ // SYSVARS
+		reason: "[harness] lockstep adds MySQL's session variable warning_count, which GMS lacks, so a SHOW VARIABLES listing that reaches it has one row more than the memory engine's",
+		texts: []string{
+			"SHOW VARIABLES WHERE Variable_name > 'version' and variable_name like '%_%'",
+		},
+	},
 }

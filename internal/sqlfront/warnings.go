@@ -1,0 +1,73 @@
+package sqlfront
+
+import (
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+)
+
+// warningCodes are the conditions MySQL reports at level Warning when a
+// statement goes on past them (INSERT IGNORE, UPDATE IGNORE, lenient
+// conversions). go-mysql-server files them all as Notes; MySQL keeps Note
+// for things like "database exists" under IF NOT EXISTS.
+var warningCodes = map[uint16]bool{
+	1048: true, // ER_BAD_NULL_ERROR
+	1062: true, // ER_DUP_ENTRY
+	1242: true, // ER_SUBQUERY_NO_1_ROW
+	1264: true, // ER_WARN_DATA_OUT_OF_RANGE
+	1265: true, // WARN_DATA_TRUNCATED
+	1292: true, // ER_TRUNCATED_WRONG_VALUE
+	1366: true, // ER_TRUNCATED_WRONG_VALUE_FOR_FIELD
+	1406: true, // ER_DATA_TOO_LONG
+	1451: true, // ER_ROW_IS_REFERENCED_2
+	1452: true, // ER_NO_REFERENCED_ROW_2
+}
+
+// Warn records a warning as MySQL would show it: the level MySQL uses for
+// its code, and MySQL's own message where go-mysql-server words it
+// differently.
+func (s *Session) Warn(w *sql.Warning) {
+	if w != nil && w.Level == "Note" && warningCodes[uint16(w.Code)] {
+		c := *w
+		c.Level = "Warning"
+		c.Message = mysqlWarningMessage(c.Code, c.Message)
+		w = &c
+	}
+	s.BaseSession.Warn(w)
+}
+
+// mysqlWarningMessage rewrites go-mysql-server's text for a condition into
+// MySQL's: "Duplicate entry '1' for key 't.PRIMARY'" without a prefix, and
+// "Column 'v' cannot be null". Other messages are kept.
+func mysqlWarningMessage(code int, msg string) string {
+	switch code {
+	case 1062:
+		if i := strings.Index(msg, "Duplicate entry "); i > 0 {
+			return msg[i:]
+		}
+	case 1048:
+		const pre = "column name '"
+		if rest, ok := strings.CutPrefix(msg, pre); ok {
+			if col, _, ok := strings.Cut(rest, "'"); ok {
+				return "Column '" + col + "' cannot be null"
+			}
+		}
+	}
+	return msg
+}
+
+// ClearWarnings starts a new statement's diagnostics, remembering how many
+// conditions the previous statement raised for @@warning_count.
+func (s *Session) ClearWarnings() {
+	s.lastWarnings = int64(len(s.BaseSession.Warnings()))
+	s.BaseSession.ClearWarnings()
+}
+
+// GetSessionVariable serves @@warning_count from the diagnostics of the
+// previous statement; everything else is go-mysql-server's.
+func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}, error) {
+	if strings.EqualFold(name, "warning_count") {
+		return s.lastWarnings, nil
+	}
+	return s.BaseSession.GetSessionVariable(ctx, name)
+}
