@@ -1,7 +1,7 @@
 package sqlfront
 
 import (
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -16,10 +16,8 @@ var _ sql.EventDatabase = (*Database)(nil)
 func (d *Database) GetEvent(ctx *sql.Context, name string) (sql.EventDefinition, bool, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	for _, e := range d.events {
-		if strings.EqualFold(e.Name, name) {
-			return e, true, nil
-		}
+	if i := indexNamed(d.events, name, eventName); i >= 0 {
+		return d.events[i], true, nil
 	}
 	return sql.EventDefinition{}, false, nil
 }
@@ -33,10 +31,8 @@ func (d *Database) GetEvents(ctx *sql.Context) ([]sql.EventDefinition, interface
 func (d *Database) SaveEvent(ctx *sql.Context, ed sql.EventDefinition) (bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for _, e := range d.events {
-		if strings.EqualFold(e.Name, ed.Name) {
-			return false, sql.ErrEventAlreadyExists.New(ed.Name)
-		}
+	if indexNamed(d.events, ed.Name, eventName) >= 0 {
+		return false, sql.ErrEventAlreadyExists.New(ed.Name)
 	}
 	d.events = append(d.events, ed)
 	return false, nil // false: nothing for a scheduler to do
@@ -45,39 +41,38 @@ func (d *Database) SaveEvent(ctx *sql.Context, ed sql.EventDefinition) (bool, er
 func (d *Database) DropEvent(ctx *sql.Context, name string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for i, e := range d.events {
-		if strings.EqualFold(e.Name, name) {
-			d.events = append(d.events[:i:i], d.events[i+1:]...)
-			return nil
-		}
+	i := indexNamed(d.events, name, eventName)
+	if i < 0 {
+		return sql.ErrEventDoesNotExist.New(name)
 	}
-	return sql.ErrEventDoesNotExist.New(name)
+	d.events = slices.Delete(d.events, i, i+1)
+	return nil
 }
 
 func (d *Database) UpdateEvent(ctx *sql.Context, originalName string, ed sql.EventDefinition) (bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for i, e := range d.events {
-		if strings.EqualFold(e.Name, originalName) {
-			d.events[i] = ed
-			return false, nil
-		}
+	i := indexNamed(d.events, originalName, eventName)
+	if i < 0 {
+		return false, sql.ErrEventDoesNotExist.New(originalName)
 	}
-	return false, sql.ErrEventDoesNotExist.New(originalName)
+	d.events[i] = ed
+	return false, nil
 }
 
 func (d *Database) UpdateLastExecuted(ctx *sql.Context, name string, at time.Time) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for i, e := range d.events {
-		if strings.EqualFold(e.Name, name) {
-			d.events[i].LastExecuted = at
-			return nil
-		}
+	i := indexNamed(d.events, name, eventName)
+	if i < 0 {
+		return sql.ErrEventDoesNotExist.New(name)
 	}
-	return sql.ErrEventDoesNotExist.New(name)
+	d.events[i].LastExecuted = at
+	return nil
 }
 
 func (d *Database) NeedsToReloadEvents(ctx *sql.Context, token interface{}) (bool, error) {
 	return false, nil
 }
+
+func eventName(e *sql.EventDefinition) string { return e.Name }

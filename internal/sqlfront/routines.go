@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -24,10 +25,8 @@ func (d *Database) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error
 func (d *Database) CreateTrigger(ctx *sql.Context, def sql.TriggerDefinition) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for _, t := range d.triggers {
-		if strings.EqualFold(t.Name, def.Name) {
-			return fmt.Errorf("trigger %q already exists", def.Name)
-		}
+	if indexNamed(d.triggers, def.Name, triggerName) >= 0 {
+		return fmt.Errorf("trigger %q already exists", def.Name)
 	}
 	d.triggers = append(d.triggers, def)
 	return nil
@@ -36,22 +35,19 @@ func (d *Database) CreateTrigger(ctx *sql.Context, def sql.TriggerDefinition) er
 func (d *Database) DropTrigger(ctx *sql.Context, name string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for i, t := range d.triggers {
-		if strings.EqualFold(t.Name, name) {
-			d.triggers = append(d.triggers[:i:i], d.triggers[i+1:]...)
-			return nil
-		}
+	i := indexNamed(d.triggers, name, triggerName)
+	if i < 0 {
+		return sql.ErrTriggerDoesNotExist.New(name)
 	}
-	return sql.ErrTriggerDoesNotExist.New(name)
+	d.triggers = slices.Delete(d.triggers, i, i+1)
+	return nil
 }
 
 func (d *Database) GetStoredProcedure(ctx *sql.Context, name string) (sql.StoredProcedureDetails, bool, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	for _, p := range d.procs {
-		if strings.EqualFold(p.Name, name) {
-			return p, true, nil
-		}
+	if i := indexNamed(d.procs, name, procName); i >= 0 {
+		return d.procs[i], true, nil
 	}
 	return sql.StoredProcedureDetails{}, false, nil
 }
@@ -65,10 +61,8 @@ func (d *Database) GetStoredProcedures(ctx *sql.Context) ([]sql.StoredProcedureD
 func (d *Database) SaveStoredProcedure(ctx *sql.Context, spd sql.StoredProcedureDetails) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for _, p := range d.procs {
-		if strings.EqualFold(p.Name, spd.Name) {
-			return sql.ErrStoredProcedureAlreadyExists.New(spd.Name)
-		}
+	if indexNamed(d.procs, spd.Name, procName) >= 0 {
+		return sql.ErrStoredProcedureAlreadyExists.New(spd.Name)
 	}
 	d.procs = append(d.procs, spd)
 	return nil
@@ -77,11 +71,25 @@ func (d *Database) SaveStoredProcedure(ctx *sql.Context, spd sql.StoredProcedure
 func (d *Database) DropStoredProcedure(ctx *sql.Context, name string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for i, p := range d.procs {
-		if strings.EqualFold(p.Name, name) {
-			d.procs = append(d.procs[:i:i], d.procs[i+1:]...)
-			return nil
+	i := indexNamed(d.procs, name, procName)
+	if i < 0 {
+		return sql.ErrStoredProcedureDoesNotExist.New(name)
+	}
+	d.procs = slices.Delete(d.procs, i, i+1)
+	return nil
+}
+
+// indexNamed is the index of the definition called name in defs, or -1.
+// Names compare case-insensitively, as MySQL compares routine, trigger and
+// event names.
+func indexNamed[T any](defs []T, name string, nameOf func(*T) string) int {
+	for i := range defs {
+		if strings.EqualFold(nameOf(&defs[i]), name) {
+			return i
 		}
 	}
-	return sql.ErrStoredProcedureDoesNotExist.New(name)
+	return -1
 }
+
+func triggerName(t *sql.TriggerDefinition) string   { return t.Name }
+func procName(p *sql.StoredProcedureDetails) string { return p.Name }
