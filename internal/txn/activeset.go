@@ -87,7 +87,6 @@ type activeSet struct {
 	ring [ringSize]atomic.Pointer[block]
 	mu   sync.Mutex // window maintenance only
 
-	longIDs     atomic.Int64 // len(win.long), for stats
 	viewRetries atomic.Uint64
 	fallbacks   atomic.Uint64
 
@@ -177,7 +176,6 @@ func (a *activeSet) retireLocked(upto ID) {
 		}
 	}
 	a.win.Store(&window{lo: upto, long: long})
-	a.longIDs.Store(int64(len(long)))
 	// Clear the slots only after the new window is published: a view that
 	// still works from the old window and finds a slot cleared or reused
 	// will notice the window change when it validates, and retry.
@@ -225,7 +223,6 @@ func (a *activeSet) maintainLocked() {
 			}
 		}
 		a.win.Store(&window{lo: w.lo, long: long})
-		a.longIDs.Store(int64(len(long)))
 	}
 }
 

@@ -1,6 +1,9 @@
 package txn
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Deadlock detection.
 //
@@ -142,18 +145,8 @@ func findCycle(start *Trx, swi *waitInfo) []dlFrame {
 func verifyCycle(path []dlFrame) bool {
 	for i, f := range path {
 		next := path[(i+1)%len(path)].t
-		bl, ok := blockersOf(f.wi)
-		if !ok || f.t.lk.wait.Load() != f.wi {
-			return false
-		}
-		found := false
-		for _, b := range bl {
-			if b == next {
-				found = true
-				break
-			}
-		}
-		if !found {
+		// The loop below re-checks every wait once all edges are read.
+		if bl, ok := blockersOf(f.wi); !ok || !slices.Contains(bl, next) {
 			return false
 		}
 	}

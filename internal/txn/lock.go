@@ -114,7 +114,7 @@ func newLockQueue() *lockQueue {
 type lockShard struct {
 	mu     sync.Mutex
 	queues map[string]*lockQueue
-	_      [40]byte
+	_      [48]byte // one shard per 64-byte cache line
 }
 
 // LockManager is the row lock table (lock-sys). Keys are opaque strings; the
@@ -127,7 +127,9 @@ type LockManager struct {
 	policy  atomic.Int32
 	waitSeq atomic.Uint64
 
-	requests, immediate, releases stripedCounter
+	// slow counts the requests not granted at once; ImmediateGrants is
+	// derived (requests - slow), so the fast path pays one add, not two.
+	requests, slow, releases stripedCounter
 
 	waits, timeNs, timeMax, deadlocks, timeouts, cancels atomic.Uint64
 	current                                              atomic.Int64
@@ -164,12 +166,28 @@ func (lm *LockManager) shardOf(key string) int {
 func compatible(a, b LockMode) bool { return a == LockS && b == LockS }
 
 func (q *lockQueue) grantedTo(t *Trx) *lockReq {
-	for _, g := range q.granted {
-		if g.trx == t {
-			return g
-		}
+	if i := q.grantedIndex(t); i >= 0 {
+		return q.granted[i]
 	}
 	return nil
+}
+
+// grantedIndex is the index of t's granted request in q.granted, or -1.
+func (q *lockQueue) grantedIndex(t *Trx) int {
+	for i, g := range q.granted {
+		if g.trx == t {
+			return i
+		}
+	}
+	return -1
+}
+
+// dropIfEmpty removes key's queue from the shard once nobody holds or waits
+// for the lock. The shard latch must be held.
+func (sh *lockShard) dropIfEmpty(key string, q *lockQueue) {
+	if len(q.granted) == 0 && len(q.waiting) == 0 {
+		delete(sh.queues, key)
+	}
 }
 
 // fitsGranted reports whether mode is compatible with every lock granted to
@@ -187,11 +205,7 @@ func (q *lockQueue) fitsGranted(t *Trx, mode LockMode) bool {
 // incompatible lock, and (unless r is an upgrade) other waiters queued ahead
 // of r with an incompatible request.
 func (q *lockQueue) blockers(r *lockReq, out []*Trx) []*Trx {
-	for _, g := range q.granted {
-		if g.trx != r.trx && !compatible(g.mode, r.mode) {
-			out = append(out, g.trx)
-		}
-	}
+	out = q.holdersBlocking(r, out)
 	if r.upgrade {
 		return out
 	}
@@ -201,6 +215,17 @@ func (q *lockQueue) blockers(r *lockReq, out []*Trx) []*Trx {
 		}
 		if w.trx != r.trx && !compatible(w.mode, r.mode) {
 			out = append(out, w.trx)
+		}
+	}
+	return out
+}
+
+// holdersBlocking appends to out the transactions holding locks on q that
+// conflict with r.
+func (q *lockQueue) holdersBlocking(r *lockReq, out []*Trx) []*Trx {
+	for _, g := range q.granted {
+		if g.trx != r.trx && !compatible(g.mode, r.mode) {
+			out = append(out, g.trx)
 		}
 	}
 	return out
@@ -239,20 +264,17 @@ func (lm *LockManager) Lock(ctx context.Context, t *Trx, key string, mode LockMo
 		if own.mode == LockX || mode == LockS || len(q.granted) == 1 {
 			own.mode = max(own.mode, mode)
 			sh.mu.Unlock()
-			lm.immediate.add(uint64(si), 1)
 			return nil
 		}
 	} else if q.fitsAll(t, mode) {
 		q.granted = append(q.granted, &lockReq{trx: t, mode: mode, state: reqGranted})
 		sh.mu.Unlock()
 		t.lk.held = append(t.lk.held, heldLock{lm: lm, shard: si, key: key})
-		lm.immediate.add(uint64(si), 1)
 		return nil
 	}
+	lm.slow.add(uint64(si), 1)
 	if timeout == 0 {
-		if len(q.granted) == 0 && len(q.waiting) == 0 {
-			delete(sh.queues, key)
-		}
+		// The queue is not empty: it holds a lock that conflicts.
 		sh.mu.Unlock()
 		lm.timeouts.Add(1)
 		return ErrLockWaitTimeout
@@ -268,11 +290,9 @@ func (lm *LockManager) Lock(ctx context.Context, t *Trx, key string, mode LockMo
 	} else {
 		q.waiting = append(q.waiting, r)
 	}
-	for _, g := range q.granted {
-		if g.trx != t && !compatible(g.mode, mode) {
-			g.trx.lk.blocking.Add(1)
-			r.blockedOn = append(r.blockedOn, g.trx)
-		}
+	r.blockedOn = q.holdersBlocking(r, r.blockedOn)
+	for _, h := range r.blockedOn {
+		h.lk.blocking.Add(1)
 	}
 	wi := &waitInfo{shard: sh, key: key, req: r}
 	r.wi = wi
@@ -325,8 +345,7 @@ func (lm *LockManager) Lock(ctx context.Context, t *Trx, key string, mode LockMo
 		lm.current.Add(-1)
 		d := uint64(time.Since(start))
 		lm.timeNs.Add(d)
-		for m := lm.timeMax.Load(); d > m && !lm.timeMax.CompareAndSwap(m, d); m = lm.timeMax.Load() {
-		}
+		storeMax(&lm.timeMax, d)
 	}
 	if err != nil {
 		sh.mu.Lock()
@@ -384,9 +403,7 @@ func (lm *LockManager) withdrawLocked(sh *lockShard, key string, q *lockQueue, r
 	r.state = reqWithdrawn
 	stopWaiting(r)
 	lm.grantLocked(q)
-	if len(q.granted) == 0 && len(q.waiting) == 0 {
-		delete(sh.queues, key)
-	}
+	sh.dropIfEmpty(key, q)
 }
 
 // grantLocked grants what the policy allows after holders or waiters left.
@@ -482,13 +499,11 @@ func (lm *LockManager) ReleaseAll(t *Trx) {
 			if q == nil {
 				continue
 			}
-			if j := slices.IndexFunc(q.granted, func(g *lockReq) bool { return g.trx == t }); j >= 0 {
+			if j := q.grantedIndex(t); j >= 0 {
 				q.granted = slices.Delete(q.granted, j, j+1)
 			}
 			lm.grantLocked(q)
-			if len(q.granted) == 0 && len(q.waiting) == 0 {
-				delete(sh.queues, key)
-			}
+			sh.dropIfEmpty(key, q)
 		}
 		sh.mu.Unlock()
 		lm.releases.add(uint64(si), uint64(i-first))
@@ -503,9 +518,13 @@ func (lm *LockManager) ReleaseAll(t *Trx) {
 
 // Stats returns a snapshot of counters.
 func (lm *LockManager) Stats() LockStats {
+	// slow first: every slow request was counted in requests before, so
+	// the difference cannot go below zero.
+	slow := lm.slow.load()
+	requests := lm.requests.load()
 	return LockStats{
-		Requests:         lm.requests.load(),
-		ImmediateGrants:  lm.immediate.load(),
+		Requests:         requests,
+		ImmediateGrants:  requests - slow,
 		RowLockWaits:     lm.waits.Load(),
 		RowLockCurrent:   lm.current.Load(),
 		RowLockTimeNs:    lm.timeNs.Load(),

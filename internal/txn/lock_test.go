@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 var bg = context.Background()
@@ -528,4 +529,12 @@ func TestLockUpgradeNoWaitKeepsShared(t *testing.T) {
 	}
 	lm.ReleaseAll(b)
 	must(t, lm.Lock(bg, a, "k", LockX, 0))
+}
+
+// TestLockShardPadding: each shard (latch and map) fills one 64-byte cache
+// line, so neighbouring shards do not share one.
+func TestLockShardPadding(t *testing.T) {
+	if got := unsafe.Sizeof(lockShard{}); got != 64 {
+		t.Fatalf("sizeof(lockShard) = %d, want 64", got)
+	}
 }

@@ -182,13 +182,19 @@ func (s *Sys) PurgeLimit() ID {
 	if l := s.views.min(); l < m {
 		m = l
 	}
+	return storeMax(&s.purge, m)
+}
+
+// storeMax raises a to v unless it already holds more, and returns a's value
+// afterwards.
+func storeMax(a *atomic.Uint64, v uint64) uint64 {
 	for {
-		old := s.purge.Load()
-		if m <= old {
+		old := a.Load()
+		if v <= old {
 			return old
 		}
-		if s.purge.CompareAndSwap(old, m) {
-			return m
+		if a.CompareAndSwap(old, v) {
+			return v
 		}
 	}
 }
@@ -205,7 +211,7 @@ func (s *Sys) Stats() SysStats {
 		ViewsOpen:   s.views.count(),
 		NextID:      s.as.next.Load() + 1,
 		PurgeLimit:  s.PurgeLimit(),
-		LongActive:  s.as.longIDs.Load(),
+		LongActive:  int64(len(s.as.win.Load().long)),
 		ViewRetries: s.as.viewRetries.Load(),
 		ViewBarrier: s.as.fallbacks.Load(),
 	}
