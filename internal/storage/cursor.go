@@ -59,7 +59,7 @@ func (c *Cursor) Next() (pk, row []byte, ok bool, err error) {
 					return nil, nil, false, err
 				}
 				c.t.mu.RLock()
-				if v := c.tx.current(cd.rec); v != nil && !v.del && (c.idx == PrimaryIndex || c.tx.keyMatches(c.t, c.idx, v.row, cd.ikey)) {
+				if v := c.tx.current(cd.rec); v != nil && !v.del && (c.idx == PrimaryIndex || c.t.secs[c.idx].hasKey(v.row, cd.ikey)) {
 					row, found = v.row, true
 				}
 				c.t.mu.RUnlock()
@@ -112,7 +112,7 @@ func (c *Cursor) fill() error {
 		}
 		if c.mode == 0 {
 			if v := c.tx.visible(r); v != nil && !v.del {
-				if c.idx == PrimaryIndex || c.tx.keyMatches(t, c.idx, v.row, cd.ikey) {
+				if c.idx == PrimaryIndex || t.secs[c.idx].hasKey(v.row, cd.ikey) {
 					cd.row, cd.found = v.row, true
 				}
 			}
@@ -156,7 +156,7 @@ func (c *Cursor) fill() error {
 			return fmt.Errorf("storage: table %s has no index %d", t.name, c.idx)
 		}
 		tree := t.secs[c.idx].tree
-		iter := func(e secEntry) bool { return visit(e.key, e.klen, e.rec) }
+		iter := func(e secEntry) bool { return visit(e.key, len(e.key)-len(e.rec.key), e.rec) }
 		switch {
 		case !c.reverse && start == nil:
 			tree.Scan(iter)

@@ -27,7 +27,7 @@ func (t *Table) AddIndex(spec IndexSpec) error {
 				err = kerr
 				return false
 			}
-			s.tree.Set(secEntry{key: entryKey(k, r.key), klen: len(k), rec: r})
+			s.add(k, r)
 		}
 		return true
 	})
@@ -143,7 +143,7 @@ func (t *Table) Rewrite(fn func(row []byte) ([]byte, error), specs []IndexSpec) 
 			}
 			for _, s := range t.secs {
 				if k, _, kerr := s.spec.Key(v.row); kerr == nil {
-					s.tree.Set(secEntry{key: entryKey(k, r.key), klen: len(k), rec: r})
+					s.add(k, r)
 				}
 			}
 		}

@@ -46,16 +46,19 @@ func (e *Engine) Purge() int {
 	q := e.purgeQueue
 	// Commit order and id order differ, so scan the whole queue; it holds
 	// only the transactions committed since the last run or still needed.
-	var keep []purgeItem
+	// The items kept are compacted in place; the ready ones are copied out.
 	var ready []purgeItem
+	n := 0
 	for _, it := range q {
 		if it.trx < limit {
 			ready = append(ready, it)
 		} else {
-			keep = append(keep, it)
+			q[n] = it
+			n++
 		}
 	}
-	e.purgeQueue = keep
+	clear(q[n:])
+	e.purgeQueue = q[:n]
 	e.purgeMu.Unlock()
 	e.stats.PurgeRuns.Add(1)
 	for _, it := range ready {
@@ -70,7 +73,7 @@ func (e *Engine) Purge() int {
 func (e *Engine) purgeRecord(t *Table, r *record, limit txn.ID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.get(r.key) != r {
+	if !t.holds(r) {
 		return // truncated, dropped or already removed: not ours to touch
 	}
 	// The newest version every view sees.
@@ -94,9 +97,7 @@ func (e *Engine) purgeRecord(t *Table, r *record, limit txn.ID) {
 		// The row is gone for everyone: remove it and all its entries.
 		dropped = append(dropped, keep)
 		r.head = nil
-		if cur := t.get(r.key); cur == r {
-			t.pk.Delete(r)
-		}
+		t.pk.Delete(r) // still t's record: checked above, under the same latch
 		e.stats.PurgedRecords.Add(1)
 	}
 	e.stats.PurgedVersion.Add(uint64(len(dropped)))

@@ -23,12 +23,14 @@ type IndexSpec struct {
 
 // version is one version of a row. Versions are immutable once published
 // except for prev, which purge may cut (under the table latch).
+//
+// Field order keeps it at 48 bytes (the small fields last share one word).
 type version struct {
 	trx  txn.ID
-	stmt uint32 // the writer's statement number (see Tx.NewStatement)
 	row  []byte // nil when del
-	del  bool
 	prev *version
+	stmt uint32 // the writer's statement number (see Tx.NewStatement)
+	del  bool
 }
 
 // record is one primary key and its version chain, newest first.
@@ -37,10 +39,11 @@ type record struct {
 	head *version
 }
 
+// secEntry is one index entry: the index key followed by the record's
+// primary key, so the index-key part is len(key) - len(rec.key) bytes.
 type secEntry struct {
-	key  []byte // index key || primary key
-	klen int    // length of the index-key part
-	rec  *record
+	key []byte // index key || primary key
+	rec *record
 }
 
 type secIndex struct {
@@ -183,11 +186,29 @@ func entryKey(key, pk []byte) []byte {
 	return append(b, pk...)
 }
 
+// add indexes r under index key k. Caller holds the table latch for writing.
+func (s *secIndex) add(k []byte, r *record) {
+	s.tree.Set(secEntry{key: entryKey(k, r.key), rec: r})
+}
+
+// hasKey reports whether row's key in this index is key.
+func (s *secIndex) hasKey(row, key []byte) bool {
+	k, _, err := s.spec.Key(row)
+	return err == nil && bytes.Equal(k, key)
+}
+
+// holds reports whether r is still the record of its key in t: truncate and
+// drop replace the tree, purge and undo remove records. Caller holds t.mu.
+func (t *Table) holds(r *record) bool {
+	cur, ok := t.pk.Get(r)
+	return ok && cur == r
+}
+
 // addEntries indexes version row of r in every secondary index. Caller holds
 // t.mu for writing.
 func (t *Table) addEntries(r *record, keys [][]byte) {
 	for i, s := range t.secs {
-		s.tree.Set(secEntry{key: entryKey(keys[i], r.key), klen: len(keys[i]), rec: r})
+		s.add(keys[i], r)
 	}
 }
 
@@ -196,11 +217,7 @@ func (t *Table) addEntries(r *record, keys [][]byte) {
 func (t *Table) dropEntryUnlessUsed(i int, r *record, key []byte) {
 	s := t.secs[i]
 	for v := r.head; v != nil; v = v.prev {
-		if v.del {
-			continue
-		}
-		k, _, err := s.spec.Key(v.row)
-		if err == nil && bytes.Equal(k, key) {
+		if !v.del && s.hasKey(v.row, key) {
 			return
 		}
 	}
@@ -219,8 +236,7 @@ func (t *Table) liveConflict(i int, key []byte, self *record) []byte {
 		if e.rec == self || e.rec.head == nil || e.rec.head.del {
 			return true
 		}
-		k, _, err := s.spec.Key(e.rec.head.row)
-		if err == nil && bytes.Equal(k, key) {
+		if s.hasKey(e.rec.head.row, key) {
 			found = e.rec.head.row
 			return false
 		}

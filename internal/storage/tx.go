@@ -37,8 +37,6 @@ func (e *Engine) Begin(iso txn.Isolation) *Tx {
 }
 
 // Isolation returns the transaction's isolation level.
-func (tx *Tx) Isolation() txn.Isolation { return tx.iso }
-
 // Trx exposes the transaction-system handle (id, view).
 func (tx *Tx) Trx() *txn.Trx { return tx.trx }
 
@@ -135,13 +133,6 @@ func (tx *Tx) Get(ctx context.Context, t *Table, pk []byte, mode txn.LockMode) (
 // Range bounds a scan: Lo inclusive, Hi exclusive; nil means unbounded.
 type Range struct {
 	Lo, Hi []byte
-}
-
-// keyMatches reports whether row's key in secondary index idx is ikey.
-// Caller holds the table latch.
-func (tx *Tx) keyMatches(t *Table, idx int, row, ikey []byte) bool {
-	k, _, err := t.secs[idx].spec.Key(row)
-	return err == nil && bytes.Equal(k, ikey)
 }
 
 func (tx *Tx) checkVersion(t *Table, ver uint64) error {
@@ -350,7 +341,7 @@ func (tx *Tx) undoOne(u undoEntry) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	v := r.head
-	if v == nil || v.trx != tx.trx.ID() || t.get(r.key) != r {
+	if v == nil || v.trx != tx.trx.ID() || !t.holds(r) {
 		return // table truncated or dropped under us: the record is gone
 	}
 	r.head = v.prev
@@ -367,9 +358,7 @@ func (tx *Tx) undoOne(u undoEntry) {
 		}
 	}
 	if r.head == nil {
-		if cur := t.get(r.key); cur == r {
-			t.pk.Delete(r)
-		}
+		t.pk.Delete(r) // still t's record: checked above, under the same latch
 	}
 }
 
