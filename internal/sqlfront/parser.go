@@ -109,21 +109,34 @@ func lockModeOf(stmt ast.Statement) txn.LockMode {
 }
 
 // normaliseLocking rewrites MySQL 8's trailing FOR SHARE (which this parser
-// does not know) into the equivalent LOCK IN SHARE MODE.
+// does not know) into the equivalent LOCK IN SHARE MODE. The clause is
+// found in q itself (ASCII, case-insensitively), so its offset is valid in
+// q whatever else the text holds.
 func normaliseLocking(q string) string {
-	lq := strings.ToLower(q)
-	i := strings.LastIndex(lq, "for share")
+	const clause = "for share"
+	i := lastIndexFold(q, clause)
 	if i < 0 {
 		return q
 	}
-	rest := strings.TrimSpace(strings.TrimRight(lq[i+len("for share"):], "; \t\r\n"))
+	rest := strings.ToLower(strings.TrimSpace(strings.TrimRight(q[i+len(clause):], "; \t\r\n")))
 	switch rest {
 	case "":
-		return q[:i] + "lock in share mode" + q[i+len("for share"):]
+		return q[:i] + "lock in share mode" + q[i+len(clause):]
 	case "nowait", "skip locked":
 		return q[:i] + "lock in share mode"
 	}
 	return q
+}
+
+// lastIndexFold is the offset of the last occurrence of sub in s (ASCII,
+// case-insensitive), or -1.
+func lastIndexFold(s, sub string) int {
+	for i := len(s) - len(sub); i >= 0; i-- {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
 }
 
 // lockingQueries remembers the texts of locking queries (bounded).

@@ -45,9 +45,6 @@ func (e errUnsupportedValue) Error() string {
 	return fmt.Sprintf("lockstep storage cannot store a value of type %T", e.v)
 }
 
-func appendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }
-func appendVarint(b []byte, v int64) []byte   { return binary.AppendVarint(b, v) }
-
 // encodeRow appends the encoding of row to dst.
 func encodeRow(dst []byte, row sql.Row) ([]byte, error) {
 	for _, v := range row {
@@ -65,34 +62,34 @@ func encodeValue(b []byte, v interface{}) ([]byte, error) {
 	case nil:
 		return append(b, tagNull), nil
 	case int8:
-		return appendVarint(append(b, tagInt8), int64(x)), nil
+		return binary.AppendVarint(append(b, tagInt8), int64(x)), nil
 	case int16:
-		return appendVarint(append(b, tagInt16), int64(x)), nil
+		return binary.AppendVarint(append(b, tagInt16), int64(x)), nil
 	case int32:
-		return appendVarint(append(b, tagInt32), int64(x)), nil
+		return binary.AppendVarint(append(b, tagInt32), int64(x)), nil
 	case int64:
-		return appendVarint(append(b, tagInt64), x), nil
+		return binary.AppendVarint(append(b, tagInt64), x), nil
 	case int:
-		return appendVarint(append(b, tagInt64), int64(x)), nil
+		return binary.AppendVarint(append(b, tagInt64), int64(x)), nil
 	case uint8:
-		return appendUvarint(append(b, tagUint8), uint64(x)), nil
+		return binary.AppendUvarint(append(b, tagUint8), uint64(x)), nil
 	case uint16:
-		return appendUvarint(append(b, tagUint16), uint64(x)), nil
+		return binary.AppendUvarint(append(b, tagUint16), uint64(x)), nil
 	case uint32:
-		return appendUvarint(append(b, tagUint32), uint64(x)), nil
+		return binary.AppendUvarint(append(b, tagUint32), uint64(x)), nil
 	case uint64:
-		return appendUvarint(append(b, tagUint64), x), nil
+		return binary.AppendUvarint(append(b, tagUint64), x), nil
 	case uint:
-		return appendUvarint(append(b, tagUint64), uint64(x)), nil
+		return binary.AppendUvarint(append(b, tagUint64), uint64(x)), nil
 	case float32:
 		return binary.LittleEndian.AppendUint32(append(b, tagFloat32), math.Float32bits(x)), nil
 	case float64:
 		return binary.LittleEndian.AppendUint64(append(b, tagFloat64), math.Float64bits(x)), nil
 	case string:
-		b = appendUvarint(append(b, tagString), uint64(len(x)))
+		b = binary.AppendUvarint(append(b, tagString), uint64(len(x)))
 		return append(b, x...), nil
 	case []byte:
-		b = appendUvarint(append(b, tagBytes), uint64(len(x)))
+		b = binary.AppendUvarint(append(b, tagBytes), uint64(len(x)))
 		return append(b, x...), nil
 	case bool:
 		if x {
@@ -102,20 +99,20 @@ func encodeValue(b []byte, v interface{}) ([]byte, error) {
 	case decimal.Decimal:
 		// coefficient and exponent, so the scale (trailing zeros) survives
 		s := x.Coefficient().String()
-		b = appendVarint(append(b, tagDecimal), int64(x.Exponent()))
-		b = appendUvarint(b, uint64(len(s)))
+		b = binary.AppendVarint(append(b, tagDecimal), int64(x.Exponent()))
+		b = binary.AppendUvarint(b, uint64(len(s)))
 		return append(b, s...), nil
 	case time.Time:
-		b = appendVarint(append(b, tagTime), x.Unix())
-		return appendUvarint(b, uint64(x.Nanosecond())), nil
+		b = binary.AppendVarint(append(b, tagTime), x.Unix())
+		return binary.AppendUvarint(b, uint64(x.Nanosecond())), nil
 	case types.Timespan:
-		return appendVarint(append(b, tagTimespan), int64(x)), nil
+		return binary.AppendVarint(append(b, tagTimespan), int64(x)), nil
 	case sql.JSONWrapper:
 		js, err := types.MarshallJson(x)
 		if err != nil {
 			return nil, err
 		}
-		b = appendUvarint(append(b, tagJSON), uint64(len(js)))
+		b = binary.AppendUvarint(append(b, tagJSON), uint64(len(js)))
 		return append(b, js...), nil
 	}
 	return nil, errUnsupportedValue{v}
@@ -135,18 +132,6 @@ func decodeRow(b []byte, n int) (sql.Row, error) {
 		b = rest
 	}
 	return row, nil
-}
-
-// skipValues skips n encoded values.
-func skipValues(b []byte, n int) ([]byte, error) {
-	for i := 0; i < n; i++ {
-		_, rest, err := decodeValue(b)
-		if err != nil {
-			return nil, err
-		}
-		b = rest
-	}
-	return b, nil
 }
 
 func readUvarint(b []byte) (uint64, []byte, error) {

@@ -3,7 +3,6 @@ package sqlfront
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -48,7 +47,6 @@ var (
 
 // Transaction is the sql.Transaction go-mysql-server tracks for a session.
 type Transaction struct {
-	s        *Session
 	readOnly bool
 }
 
@@ -64,10 +62,11 @@ func (s *Session) isolationFromVars(ctx *sql.Context) (txn.Isolation, bool) {
 	if err != nil {
 		return txn.RepeatableRead, false
 	}
-	switch strings.ToUpper(fmt.Sprint(v)) {
-	case "READ-COMMITTED", "READ-UNCOMMITTED":
+	level, _ := v.(string) // an enum variable: always a string
+	switch {
+	case strings.EqualFold(level, "READ-COMMITTED"), strings.EqualFold(level, "READ-UNCOMMITTED"):
 		return txn.ReadCommitted, false
-	case "SERIALIZABLE":
+	case strings.EqualFold(level, "SERIALIZABLE"):
 		return txn.RepeatableRead, true
 	}
 	return txn.RepeatableRead, false
@@ -89,7 +88,7 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 	if s.snapshotPid == ctx.Pid() && s.iso == txn.RepeatableRead {
 		s.storageTx(ctx).Trx().ReadView() // take the view now, not at the first read
 	}
-	return &Transaction{s: s, readOnly: s.readOnly}, nil
+	return &Transaction{readOnly: s.readOnly}, nil
 }
 
 // storageTx returns the session's storage transaction, starting it if
@@ -251,9 +250,11 @@ func (s *Session) setLockIntent(ctx *sql.Context, mode txn.LockMode) {
 // beginLockingWrite starts an UPDATE or DELETE: its reads lock rows X and
 // do not see the rows the statement itself writes (storage NewStatement).
 func (s *Session) beginLockingWrite(ctx *sql.Context) {
+	// storageTx first: the first call of a statement resets writers.
+	tx := s.storageTx(ctx)
 	s.setLockIntent(ctx, txn.LockX)
 	s.writers++
-	s.storageTx(ctx).NewStatement()
+	tx.NewStatement()
 }
 
 // endLockingWrite ends it: later statements of the same query (a stored
