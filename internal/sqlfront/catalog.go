@@ -147,7 +147,7 @@ func (d *Database) createTable(ctx *sql.Context, name string, schema sql.Primary
 			return fmt.Errorf("lockstep does not support columns of type %s yet (column %s)", c.Type.String(), c.Name)
 		}
 	}
-	m := &tableMeta{name: name, db: d.name, collation: collation, comment: comment}
+	m := &tableMeta{name: name, db: d.name, collation: collation, comment: comment, sqlIndexes: &indexCache{}}
 	m.setSchema(schema)
 	if err := m.checkPK(); err != nil {
 		return err

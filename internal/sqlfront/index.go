@@ -3,7 +3,6 @@ package sqlfront
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"sort"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -20,20 +19,23 @@ type index struct {
 	unique  bool
 	codec   keyCodec
 	comment string
+	exprs   []string // "table.column" per index column
+}
+
+func newIndex(m *tableMeta, name string, pos int, unique bool, codec keyCodec, comment string) *index {
+	exprs := make([]string, len(codec.cols))
+	for i, c := range codec.cols {
+		exprs[i] = m.name + "." + m.schema.Schema[c.ord].Name
+	}
+	return &index{t: m, name: name, pos: pos, unique: unique, codec: codec, comment: comment, exprs: exprs}
 }
 
 var _ sql.Index = (*index)(nil)
 
-func (ix *index) ID() string       { return ix.name }
-func (ix *index) Database() string { return ix.t.db }
-func (ix *index) Table() string    { return ix.t.name }
-func (ix *index) Expressions() []string {
-	out := make([]string, len(ix.codec.cols))
-	for i, c := range ix.codec.cols {
-		out[i] = fmt.Sprintf("%s.%s", ix.t.name, ix.t.schema.Schema[c.ord].Name)
-	}
-	return out
-}
+func (ix *index) ID() string                            { return ix.name }
+func (ix *index) Database() string                      { return ix.t.db }
+func (ix *index) Table() string                         { return ix.t.name }
+func (ix *index) Expressions() []string                 { return ix.exprs }
 func (ix *index) IsUnique() bool                        { return ix.unique }
 func (ix *index) IsSpatial() bool                       { return false }
 func (ix *index) IsFullText() bool                      { return false }
@@ -59,7 +61,7 @@ func (ix *index) ColumnExpressionTypes() []sql.ColumnExpressionType {
 	out := make([]sql.ColumnExpressionType, len(ix.codec.cols))
 	for i, c := range ix.codec.cols {
 		out[i] = sql.ColumnExpressionType{
-			Expression: fmt.Sprintf("%s.%s", ix.t.name, ix.t.schema.Schema[c.ord].Name),
+			Expression: ix.exprs[i],
 			Type:       c.typ,
 		}
 	}

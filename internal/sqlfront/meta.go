@@ -33,6 +33,32 @@ type tableMeta struct {
 	autoIncCol int      // ordinal of the AUTO_INCREMENT column, or -1
 	indexes    []indexMeta
 	version    uint64 // storage table version this definition encodes for
+
+	// sqlIndexes caches what GetIndexes returns for this definition: a
+	// published tableMeta never changes, and the planner asks several times
+	// per query. clone starts a fresh cache.
+	sqlIndexes *indexCache
+}
+
+type indexCache struct {
+	once sync.Once
+	list []sql.Index
+}
+
+// indexList returns the definition's indexes as the planner sees them,
+// built on first use.
+func (m *tableMeta) indexList() []sql.Index {
+	m.sqlIndexes.once.Do(func() {
+		var out []sql.Index
+		if !m.hidden {
+			out = append(out, newIndex(m, "PRIMARY", storage.PrimaryIndex, true, m.pk, ""))
+		}
+		for i, im := range m.indexes {
+			out = append(out, newIndex(m, im.name, i, im.unique, im.codec, im.comment))
+		}
+		m.sqlIndexes.list = out
+	})
+	return m.sqlIndexes.list
 }
 
 // indexMeta is a secondary index definition.
@@ -49,6 +75,7 @@ func (m *tableMeta) clone() *tableMeta {
 	c.schema.Schema = append(sql.Schema(nil), m.schema.Schema...)
 	c.schema.PkOrdinals = append([]int(nil), m.schema.PkOrdinals...)
 	c.indexes = append([]indexMeta(nil), m.indexes...)
+	c.sqlIndexes = &indexCache{}
 	return &c
 }
 

@@ -165,14 +165,7 @@ func (it *rowIter) Close(*sql.Context) error { return nil }
 // --- indexes ---------------------------------------------------------------
 
 func (t *Table) GetIndexes(ctx *sql.Context) ([]sql.Index, error) {
-	var out []sql.Index
-	if !t.meta.hidden {
-		out = append(out, &index{t: t.meta, name: "PRIMARY", pos: storage.PrimaryIndex, unique: true, codec: t.meta.pk})
-	}
-	for i, im := range t.meta.indexes {
-		out = append(out, &index{t: t.meta, name: im.name, pos: i, unique: im.unique, codec: im.codec, comment: im.comment})
-	}
-	return out, nil
+	return t.meta.indexList(), nil
 }
 
 func (t *Table) IndexedAccess(ctx *sql.Context, lookup sql.IndexLookup) sql.IndexedTable {
