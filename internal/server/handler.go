@@ -3,34 +3,113 @@ package server
 import (
 	"context"
 
+	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+
+	"lockstep/internal/sqlfront"
 )
 
-// handler wraps go-mysql-server's protocol handler. Today it only gives
-// errors MySQL's exact wording where go-mysql-server prefixes its own; it
-// is also the seam where a statement fast path will sit.
+// handler wraps go-mysql-server's protocol handler. It gives errors MySQL's
+// exact wording where go-mysql-server prefixes its own, and keeps the status
+// flags of the handshake, OK and EOF packets as MySQL sends them; it is also
+// the seam where a statement fast path will sit.
 type handler struct {
 	mysql.Handler
+	fe *sqlfront.Frontend
 }
 
-func wrapHandler(h mysql.Handler) (mysql.Handler, error) { return &handler{Handler: h}, nil }
+func wrapHandlerFor(fe *sqlfront.Frontend) func(mysql.Handler) (mysql.Handler, error) {
+	return func(h mysql.Handler) (mysql.Handler, error) { return &handler{Handler: h, fe: fe}, nil }
+}
+
+// NewConnection sets the status flags the handshake carries. MySQL sends
+// SERVER_STATUS_AUTOCOMMIT there when @@global.autocommit is on; clients
+// such as PyMySQL read it to decide whether they must send SET autocommit=0
+// (without it, PyMySQL believed autocommit was already off and every
+// statement of a "transaction" committed on its own).
+func (h *handler) NewConnection(c *mysql.Conn) {
+	h.Handler.NewConnection(c)
+	resetFlags(c)
+}
+
+// ComResetConnection (mysql_reset_connection) returns the session to its
+// initial state: autocommit as the global value says, no transaction.
+func (h *handler) ComResetConnection(c *mysql.Conn) error {
+	err := h.Handler.ComResetConnection(c)
+	if err == nil {
+		resetFlags(c)
+	}
+	return err
+}
+
+func resetFlags(c *mysql.Conn) {
+	c.StatusFlags &^= mysql.ServerInTransaction
+	if globalAutocommit() {
+		c.StatusFlags |= mysql.ServerStatusAutocommit
+	} else {
+		c.StatusFlags &^= mysql.ServerStatusAutocommit
+	}
+}
+
+func globalAutocommit() bool {
+	_, v, ok := sql.SystemVariables.GetGlobal("autocommit")
+	if !ok {
+		return true
+	}
+	on, err := sql.ConvertToBool(sql.NewEmptyContext(), v)
+	return err != nil || on
+}
+
+// syncInTrans sets SERVER_STATUS_IN_TRANS as MySQL does. go-mysql-server
+// sets it whenever it holds a transaction object, which with autocommit off
+// is after every statement, even SET autocommit=0; MySQL sets it only once
+// a transaction is really open (BEGIN, or data touched with autocommit
+// off). go-mysql-server has updated the flags before it hands a result to
+// the callback, so this runs just before the packet is written, and once
+// more after the command for the EOF packet that ends a result set.
+func (h *handler) syncInTrans(c *mysql.Conn) {
+	in, ok := h.fe.InTransaction(c.ConnectionID)
+	if !ok {
+		return
+	}
+	if in {
+		c.StatusFlags |= mysql.ServerInTransaction
+	} else {
+		c.StatusFlags &^= mysql.ServerInTransaction
+	}
+}
 
 func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) error {
-	return mysqlError(query, h.Handler.ComQuery(ctx, c, query, cb))
+	err := h.Handler.ComQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
+		h.syncInTrans(c)
+		return cb(r, more)
+	})
+	h.syncInTrans(c)
+	return mysqlError(query, err)
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) (string, error) {
-	rest, err := h.Handler.ComMultiQuery(ctx, c, query, cb)
+	rest, err := h.Handler.ComMultiQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
+		h.syncInTrans(c)
+		return cb(r, more)
+	})
+	h.syncInTrans(c)
 	return rest, mysqlError(query, err)
 }
 
 func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
-	return mysqlError(p.PrepareStmt, h.Handler.ComStmtExecute(ctx, c, p, cb))
+	err := h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error {
+		h.syncInTrans(c)
+		return cb(r)
+	})
+	h.syncInTrans(c)
+	return mysqlError(p.PrepareStmt, err)
 }
 
 func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p *mysql.PrepareData) ([]*querypb.Field, error) {
 	f, err := h.Handler.ComPrepare(ctx, c, query, p)
+	h.syncInTrans(c)
 	return f, mysqlError(query, err)
 }

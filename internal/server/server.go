@@ -51,7 +51,7 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 		Address:  ln.Addr().String(),
 		Listener: ln,
 		Version:  ServerVersion,
-	}, fe.Engine, sql.NewContext, fe.NewSession, nil, wrapHandler)
+	}, fe.Engine, sql.NewContext, fe.NewSession, nil, wrapHandlerFor(fe))
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("start server: %w", err)

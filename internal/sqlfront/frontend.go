@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"context"
+	"sync"
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -26,6 +27,9 @@ type Frontend struct {
 	Engine         *sqle.Engine
 	lockingQueries *lockingQueries
 	user           string
+
+	sessMu   sync.Mutex
+	sessions map[uint32]*Session // by connection id, for the protocol handler
 }
 
 // New builds a Frontend with an empty catalog.
@@ -33,7 +37,8 @@ func New(opts Options) (*Frontend, error) {
 	if opts.User == "" {
 		opts.User = "root"
 	}
-	fe := &Frontend{store: storage.New(opts.Storage), lockingQueries: newLockingQueries(), user: opts.User}
+	fe := &Frontend{store: storage.New(opts.Storage), lockingQueries: newLockingQueries(), user: opts.User,
+		sessions: map[uint32]*Session{}}
 	fe.provider = &provider{fe: fe, dbs: map[string]*Database{}}
 	if err := registerSystemVariables(fe); err != nil {
 		return nil, err
@@ -65,7 +70,29 @@ func (fe *Frontend) NewSession(ctx context.Context, conn *mysql.Conn, addr strin
 	}
 	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
 	base := sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID)
-	return &Session{BaseSession: base, fe: fe}, nil
+	s := &Session{BaseSession: base, fe: fe, connID: conn.ConnectionID}
+	fe.sessMu.Lock()
+	fe.sessions[conn.ConnectionID] = s
+	fe.sessMu.Unlock()
+	return s, nil
+}
+
+// InTransaction reports whether the session of connection connID is inside
+// a transaction as MySQL's SERVER_STATUS_IN_TRANS flag means it: after
+// BEGIN / START TRANSACTION until it ends, or with autocommit off once a
+// statement has touched data. ok is false for an unknown connection. It is
+// called from the connection's own goroutine, between statements.
+func (fe *Frontend) InTransaction(connID uint32) (inTrans, ok bool) {
+	fe.sessMu.Lock()
+	s := fe.sessions[connID]
+	fe.sessMu.Unlock()
+	if s == nil {
+		return false, false
+	}
+	if s.GetIgnoreAutoCommit() {
+		return true, true
+	}
+	return !s.autocommit() && s.tx != nil && !s.tx.Done(), true
 }
 
 // NewLocalContext returns a context with a fresh session for in-process use

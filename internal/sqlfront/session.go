@@ -17,7 +17,8 @@ import (
 // plus the current storage transaction.
 type Session struct {
 	*sql.BaseSession
-	fe *Frontend
+	fe     *Frontend
+	connID uint32 // 0 for local sessions
 
 	tx       *storage.Tx // nil until the transaction first touches data
 	iso      txn.Isolation
@@ -237,6 +238,13 @@ func (s *Session) autocommit() bool {
 // mid-transaction has the transaction rolled back and its locks released.
 func (s *Session) SessionEnd() {
 	s.rollbackTx()
+	if s.connID != 0 {
+		s.fe.sessMu.Lock()
+		if s.fe.sessions[s.connID] == s {
+			delete(s.fe.sessions, s.connID)
+		}
+		s.fe.sessMu.Unlock()
+	}
 }
 
 // setLockIntent records that the running statement's reads are locking.
