@@ -134,7 +134,7 @@ func (s *Session) commitTx(ctx context.Context) error {
 	if tx == nil || tx.Done() {
 		return nil
 	}
-	return mapError(tx.Commit(ctx))
+	return mapError(tx.Commit())
 }
 
 func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {

@@ -113,7 +113,7 @@ func loadSysbench(b testing.TB, e *Engine, rows int, withK bool) *Table {
 				b.Fatal(err)
 			}
 		}
-		if err := tx.Commit(bg); err != nil {
+		if err := tx.Commit(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -206,7 +206,7 @@ func BenchmarkMemoryFlatUnderUpdates(b *testing.B) {
 				if err := tx.Update(bg, tb, 0, pk, pk, sbRow(rng, id, k)); err != nil {
 					b.Fatal(err)
 				}
-				if err := tx.Commit(bg); err != nil {
+				if err := tx.Commit(); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -304,7 +304,7 @@ func BenchmarkPointGet(b *testing.B) {
 				if _, ok, err := tx.Get(bg, tb, sbKey(1+rand.IntN(sbRows)), 0); !ok || err != nil {
 					b.Error("miss", err)
 				}
-				_ = tx.Commit(bg)
+				_ = tx.Commit()
 			}
 		})
 	})
@@ -343,7 +343,7 @@ func BenchmarkRangeScan100(b *testing.B) {
 					}
 					n++
 				}
-				_ = tx.Commit(bg)
+				_ = tx.Commit()
 				if n != 100 {
 					b.Errorf("%d rows", n)
 				}
@@ -360,7 +360,7 @@ func BenchmarkRangeScan100(b *testing.B) {
 					n++
 					return n < 100, nil
 				})
-				_ = tx.Commit(bg)
+				_ = tx.Commit()
 				if err != nil || n != 100 {
 					b.Errorf("%d rows, %v", n, err)
 				}

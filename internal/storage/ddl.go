@@ -170,6 +170,7 @@ func (t *Table) Truncate() int {
 
 // Drop marks the table dropped; later access fails with ErrTableDropped.
 func (t *Table) Drop() {
+	t.e.unregister(t)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.dropped = true

@@ -1,44 +1,49 @@
 package storage
 
 import (
-	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	logrec "lockstep/internal/record"
 	"lockstep/internal/txn"
 )
 
-// Change is one row change of a committing transaction: the final image of
-// a primary key (Row nil means deleted).
-type Change struct {
-	Table uint32
-	PK    []byte
-	Row   []byte
-}
-
-// CommitRecord is what a read-write transaction hands the commit pipeline.
+// CommitRecord is what a read-write transaction hands the commit pipeline
+// at its commit point: every row change with its images and the writeset
+// (see record.Txn, which the pipeline completes with the position).
 type CommitRecord struct {
-	TrxID   txn.ID
-	Changes []Change // filled only when the Committer asks for them
+	TrxID    txn.ID
+	Minimal  bool // Changes carry no before-images (row_image = minimal)
+	Changes  []logrec.Change
+	Writeset []uint64
 }
 
 // Committer is the commit point seam. Commit is called for every
 // read-write transaction after all its changes and locks are in place. It
-// must make the transaction durable (or fail before anything is visible),
-// and call publish exactly once on success — publish makes the transaction
-// visible to new ReadViews and releases its locks; a group-commit pipeline
-// calls it in sequence order. Commit returns after publish has run.
+// must make the transaction durable and then call publish exactly once —
+// publish makes the transaction visible to new ReadViews and releases its
+// locks; a group-commit pipeline calls it in sequence order. Commit returns
+// after publish has run.
+//
+// An error means nothing was published. If it wraps ErrCommitUncertain the
+// record may already be in the log: the transaction is then neither
+// published nor rolled back (it keeps its locks; the server stops taking
+// writes). Any other error means the record is not in the log, and the
+// transaction is rolled back.
 type Committer interface {
-	WantsChanges() bool
-	Commit(ctx context.Context, rec *CommitRecord, publish func()) error
+	Commit(rec *CommitRecord, publish func()) error
 }
+
+// ErrCommitUncertain is wrapped by a Committer's error when the commit
+// record may have reached the log (for example the log's fsync failed).
+var ErrCommitUncertain = errors.New("commit outcome unknown: the log failed after the record was handed to it")
 
 // Immediate is the standalone in-memory Committer: no log, publish at once.
 type Immediate struct{}
 
-func (Immediate) WantsChanges() bool { return false }
-func (Immediate) Commit(_ context.Context, _ *CommitRecord, publish func()) error {
+func (Immediate) Commit(_ *CommitRecord, publish func()) error {
 	publish()
 	return nil
 }
@@ -54,9 +59,13 @@ type Options struct {
 type Engine struct {
 	Sys       *txn.Sys
 	Locks     *txn.LockManager
-	committer Committer
+	committer atomic.Pointer[committerBox]
+	minimal   atomic.Bool // row_image = minimal
 
 	nextTable atomic.Uint32
+	regMu     sync.RWMutex
+	tables    map[uint32]*Table   // live tables by durable id
+	dropped   map[uint32]struct{} // ids of dropped tables
 
 	purgeMu    sync.Mutex
 	purgeQueue []purgeItem
@@ -77,10 +86,12 @@ func New(opts Options) *Engine {
 	e := &Engine{
 		Sys:       txn.NewSys(),
 		Locks:     txn.NewLockManager(txn.LockConfig{Shards: opts.LockShards}),
-		committer: opts.Committer,
+		tables:    map[uint32]*Table{},
+		dropped:   map[uint32]struct{}{},
 		stopPurge: make(chan struct{}),
 		purgeDone: make(chan struct{}),
 	}
+	e.SetCommitter(opts.Committer)
 	if opts.PurgeInterval > 0 {
 		go e.purgeLoop(opts.PurgeInterval)
 	} else {
@@ -99,13 +110,60 @@ func (e *Engine) Close() {
 	<-e.purgeDone
 }
 
-// NewTable creates an empty table with the given secondary indexes.
+type committerBox struct{ c Committer }
+
+// SetCommitter replaces the Committer (nil: Immediate). Recovery replays
+// the log with Immediate and then installs the commit pipeline; commits
+// already inside the old Committer finish there.
+func (e *Engine) SetCommitter(c Committer) {
+	if c == nil {
+		c = Immediate{}
+	}
+	e.committer.Store(&committerBox{c: c})
+}
+
+// SetMinimalImages chooses row_image: minimal (true) leaves before-images
+// out of commit records, full (false, the default) keeps them.
+func (e *Engine) SetMinimalImages(on bool) { e.minimal.Store(on) }
+
+// NewTable creates an empty table with the given secondary indexes. Its id
+// is durable: tables are numbered in creation order, and recovery, which
+// replays the same DDL in the same order, numbers them the same way
+// (NextTableID lets it check).
 func (e *Engine) NewTable(name string, indexes []IndexSpec) *Table {
 	t := &Table{id: e.nextTable.Add(1), name: name, e: e, pk: newPKTree(), version: 1}
 	for _, s := range indexes {
 		t.secs = append(t.secs, &secIndex{spec: s, tree: newSecTree()})
 	}
+	e.regMu.Lock()
+	e.tables[t.id] = t
+	e.regMu.Unlock()
 	return t
+}
+
+// NextTableID is the id the next NewTable will give.
+func (e *Engine) NextTableID() uint64 { return uint64(e.nextTable.Load()) + 1 }
+
+// TableByID returns the live table with durable id id. known reports
+// whether the engine ever had it (a dropped table: nil, true).
+func (e *Engine) TableByID(id uint64) (t *Table, known bool) {
+	e.regMu.RLock()
+	defer e.regMu.RUnlock()
+	if t := e.tables[uint32(id)]; t != nil && uint64(uint32(id)) == id {
+		return t, true
+	}
+	_, known = e.dropped[uint32(id)]
+	return nil, known
+}
+
+// unregister moves a dropped table to the tombstones.
+func (e *Engine) unregister(t *Table) {
+	e.regMu.Lock()
+	if e.tables[t.id] == t {
+		delete(e.tables, t.id)
+		e.dropped[t.id] = struct{}{}
+	}
+	e.regMu.Unlock()
 }
 
 // Stats are the engine's counters (SHOW STATUS: Innodb_rows_*, purge).

@@ -128,7 +128,7 @@ func del(t testing.TB, tx *Tx, tb *Table, id int) {
 
 func commit(t testing.TB, tx *Tx) {
 	t.Helper()
-	must(t, tx.Commit(bg))
+	must(t, tx.Commit())
 }
 
 // autocommit runs fn in its own RR transaction and commits it.

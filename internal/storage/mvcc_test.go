@@ -1,13 +1,14 @@
 package storage
 
 import (
-	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
 
+	logrec "lockstep/internal/record"
 	"lockstep/internal/txn"
 )
 
@@ -389,13 +390,14 @@ func TestRollbackToSavepoint(t *testing.T) {
 	}
 }
 
-// TestCommitterChanges: the Committer gets the final image of every row
-// the transaction changed; a failing Committer leaves nothing visible.
+// TestCommitterChanges: the Committer gets every row the transaction
+// changed with its operation, before- and after-image (full images) and
+// the writeset; a failing Committer leaves nothing visible.
 func TestCommitterChanges(t *testing.T) {
 	fc := &fakeCommitter{}
 	e := New(Options{PurgeInterval: -1, Committer: fc})
 	defer e.Close()
-	tb := newKTable(e, false)
+	tb := newKTable(e, true) // unique k
 	seed(t, e, tb, 3, func(id int) int { return id * 10 })
 
 	tx := e.Begin(txn.RepeatableRead)
@@ -411,30 +413,47 @@ func TestCommitterChanges(t *testing.T) {
 	if rec.TrxID != tx.Trx().ID() {
 		t.Fatalf("record trx %d, want %d", rec.TrxID, tx.Trx().ID())
 	}
-	got := map[int]string{}
+	type ch struct {
+		op            logrec.Op
+		before, after string
+	}
+	got := map[int]ch{}
 	for _, c := range rec.Changes {
-		if c.Table != tb.ID() {
-			t.Fatalf("change for table %d", c.Table)
+		if c.Table != uint64(tb.ID()) || c.Version != tb.Version() {
+			t.Fatalf("change for table %d version %d", c.Table, c.Version)
 		}
 		if _, dup := got[tid(c.PK)]; dup {
 			t.Fatalf("two changes for row %d", tid(c.PK))
 		}
-		got[tid(c.PK)] = string(c.Row)
+		got[tid(c.PK)] = ch{c.Op, string(c.Before), string(c.After)}
 	}
-	want := map[int]string{4: "k=41;v=b", 1: "k=11;v=c", 2: "", 5: ""}
-	if len(got) != len(want) {
+	want := map[int]ch{
+		4: {logrec.OpInsert, "", "k=41;v=b"},
+		1: {logrec.OpUpdate, "k=10;v=v1", "k=11;v=c"},
+		2: {logrec.OpDelete, "k=20;v=v2", ""},
+	}
+	if !maps.Equal(got, want) {
 		t.Fatalf("changes %v, want %v", got, want)
 	}
-	for id, w := range want {
-		if got[id] != w {
-			t.Fatalf("change of row %d = %q, want %q", id, got[id], w)
-		}
+	// Writeset: the three primary keys, and the unique k values 41 (row 4),
+	// 10 and 11 (row 1), 20 (row 2): seven distinct hashes.
+	if ws := slices.Compact(slices.Sorted(slices.Values(rec.Writeset))); len(ws) != 7 {
+		t.Fatalf("writeset has %d distinct hashes, want 7: %x", len(ws), rec.Writeset)
 	}
+
+	e.SetMinimalImages(true)
+	tx = e.Begin(txn.RepeatableRead)
+	upd(t, tx, tb, 3, 31, "m")
+	commit(t, tx)
+	if c := fc.recs[len(fc.recs)-1].Changes[0]; !fc.recs[len(fc.recs)-1].Minimal || c.Before != nil || string(c.After) != "k=31;v=m" {
+		t.Fatalf("minimal image change %+v", c)
+	}
+	e.SetMinimalImages(false)
 
 	fc.fail = true
 	tx = e.Begin(txn.RepeatableRead)
 	upd(t, tx, tb, 1, 12, "lost")
-	if err := tx.Commit(bg); err != errCommitFailed {
+	if err := tx.Commit(); err != errCommitFailed {
 		t.Fatalf("Commit: %v, want the committer's error", err)
 	}
 	if !tx.Done() {
@@ -454,8 +473,7 @@ type fakeCommitter struct {
 	fail bool
 }
 
-func (f *fakeCommitter) WantsChanges() bool { return true }
-func (f *fakeCommitter) Commit(_ context.Context, rec *CommitRecord, publish func()) error {
+func (f *fakeCommitter) Commit(rec *CommitRecord, publish func()) error {
 	if f.fail {
 		return errCommitFailed
 	}

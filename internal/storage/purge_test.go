@@ -332,7 +332,7 @@ func TestBackgroundPurgeUnderLoad(t *testing.T) {
 					tx.Rollback()
 					continue
 				}
-				if err := tx.Commit(bg); err != nil {
+				if err := tx.Commit(); err != nil {
 					t.Error(err)
 					return
 				}

@@ -3,6 +3,7 @@ package storage
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -378,9 +379,11 @@ func (tx *Tx) finish() {
 	tx.e.Locks.ReleaseAll(tx.trx)
 }
 
-// Commit commits the transaction through the engine's Committer. On error
-// nothing was published and the transaction is rolled back.
-func (tx *Tx) Commit(ctx context.Context) error {
+// Commit commits the transaction through the engine's Committer: it builds
+// the commit record (row images and writeset) and hands it over. On an
+// error nothing was published; the transaction is rolled back unless the
+// error wraps ErrCommitUncertain (see Committer).
+func (tx *Tx) Commit() error {
 	if tx.done {
 		return ErrTxDone
 	}
@@ -388,16 +391,18 @@ func (tx *Tx) Commit(ctx context.Context) error {
 		tx.finish()
 		return nil
 	}
-	rec := &CommitRecord{TrxID: tx.trx.ID()}
-	if tx.e.committer.WantsChanges() {
-		rec.Changes = tx.changes()
-	}
+	rec := &CommitRecord{TrxID: tx.trx.ID(), Minimal: tx.e.minimal.Load()}
+	tx.buildRecord(rec, rec.Minimal)
 	published := false
-	err := tx.e.committer.Commit(ctx, rec, func() {
+	err := tx.e.committer.Load().c.Commit(rec, func() {
 		published = true
 		tx.finish()
 	})
 	if err != nil && !published {
+		if errors.Is(err, ErrCommitUncertain) {
+			tx.done = true // keeps its locks: the server stops taking writes
+			return err
+		}
 		tx.Rollback()
 		return err
 	}
@@ -405,26 +410,4 @@ func (tx *Tx) Commit(ctx context.Context) error {
 	tx.e.enqueuePurge(tx.trx.ID(), tx.undo)
 	tx.undo = nil
 	return err
-}
-
-// changes lists the final image of every row the transaction changed.
-func (tx *Tx) changes() []Change {
-	seen := make(map[*record]bool, len(tx.undo))
-	out := make([]Change, 0, len(tx.undo))
-	for i := len(tx.undo) - 1; i >= 0; i-- {
-		u := tx.undo[i]
-		if seen[u.rec] {
-			continue
-		}
-		seen[u.rec] = true
-		u.t.mu.RLock()
-		v := u.rec.head
-		u.t.mu.RUnlock()
-		c := Change{Table: u.t.id, PK: u.rec.key}
-		if v != nil && !v.del {
-			c.Row = v.row
-		}
-		out = append(out, c)
-	}
-	return out
 }

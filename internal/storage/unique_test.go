@@ -260,7 +260,7 @@ func TestConcurrentUniqueInserts(t *testing.T) {
 						tx.Rollback()
 						continue
 					}
-					if err := tx.Commit(bg); err != nil {
+					if err := tx.Commit(); err != nil {
 						errs <- err
 						return
 					}

@@ -1,0 +1,303 @@
+// Package record defines the commit record — the one contract between the
+// commit pipeline, the log, recovery and (later) a secondary's applier — and
+// its byte encoding.
+//
+// A record is one committed transaction (its row changes with before- and
+// after-images, its writeset, its position: sequence number, GTID number and
+// last_committed) or one DDL statement (logged as the statement text with
+// the database it ran in, replayed serially, as MySQL logs DDL in its
+// binary log).
+//
+// The package owns the types and the encoding only. Storage produces the
+// changes and the writeset; the commit pipeline assigns the position; the
+// log (internal/txlog) frames, checksums and stores the bytes; recovery
+// decodes and hands changes back to storage.
+//
+// Encoding (all integers unsigned varints unless noted):
+//
+//	kind byte (1 = transaction, 2 = DDL), format byte (1)
+//	seq, gno, last_committed
+//	transaction: flags byte (bit 0: minimal before-images)
+//	             n changes, each: op byte, table id, table version,
+//	                              pk, before (omitted for inserts, and for
+//	                              minimal images), after (omitted for deletes)
+//	             n writeset hashes, each 8 bytes little-endian
+//	DDL:         next table id, database, query
+//
+// byte strings are a varint length and the bytes.
+package record
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+)
+
+// Kind says what a record holds.
+type Kind byte
+
+const (
+	KindTxn Kind = 1 // a committed transaction's row changes
+	KindDDL Kind = 2 // a DDL statement
+)
+
+const formatVersion = 1
+
+// Op is what a change did to its row.
+type Op byte
+
+const (
+	OpInsert Op = 1 // the row did not exist before the transaction
+	OpUpdate Op = 2 // the row existed and exists
+	OpDelete Op = 3 // the row existed and was removed
+)
+
+// Change is one row changed by a transaction: its final state (After) and
+// the state before the transaction (Before; nil for inserts, and for updates
+// and deletes when the record keeps minimal images: the primary key
+// identifies the row).
+type Change struct {
+	Op      Op
+	Table   uint64 // durable table id
+	Version uint64 // table definition version the images are encoded for
+	PK      []byte
+	Before  []byte
+	After   []byte // nil for deletes
+}
+
+// Position is where a record stands in the commit order.
+type Position struct {
+	Seq           int64 // sequence_number: dense, in commit (and log) order
+	GNO           int64 // the GTID's transaction number (server_uuid:GNO)
+	LastCommitted int64 // the highest Seq this record depends on (certify)
+}
+
+// Txn is a committed transaction.
+type Txn struct {
+	Position
+	Minimal  bool // before-images omitted (row_image = minimal)
+	Changes  []Change
+	Writeset []uint64
+}
+
+// DDL is a DDL statement, replayed by running Query in Database.
+type DDL struct {
+	Position
+	NextTableID uint64 // storage's next table id when the statement ran
+	Database    string
+	Query       string
+}
+
+// ErrCorrupt is wrapped by every decoding error.
+var ErrCorrupt = errors.New("record: corrupt record")
+
+// AppendTxn appends the encoding of t to dst.
+func AppendTxn(dst []byte, t *Txn) []byte {
+	dst = append(dst, byte(KindTxn), formatVersion)
+	dst = appendPos(dst, t.Position)
+	var flags byte
+	if t.Minimal {
+		flags |= 1
+	}
+	dst = append(dst, flags)
+	dst = binary.AppendUvarint(dst, uint64(len(t.Changes)))
+	for i := range t.Changes {
+		c := &t.Changes[i]
+		dst = append(dst, byte(c.Op))
+		dst = binary.AppendUvarint(dst, c.Table)
+		dst = binary.AppendUvarint(dst, c.Version)
+		dst = appendBytes(dst, c.PK)
+		if c.Op != OpInsert && !t.Minimal {
+			dst = appendBytes(dst, c.Before)
+		}
+		if c.Op != OpDelete {
+			dst = appendBytes(dst, c.After)
+		}
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(t.Writeset)))
+	for _, h := range t.Writeset {
+		dst = binary.LittleEndian.AppendUint64(dst, h)
+	}
+	return dst
+}
+
+// AppendDDL appends the encoding of d to dst.
+func AppendDDL(dst []byte, d *DDL) []byte {
+	dst = append(dst, byte(KindDDL), formatVersion)
+	dst = appendPos(dst, d.Position)
+	dst = binary.AppendUvarint(dst, d.NextTableID)
+	dst = appendBytes(dst, []byte(d.Database))
+	return appendBytes(dst, []byte(d.Query))
+}
+
+// PeekKind returns the kind of an encoded record.
+func PeekKind(b []byte) (Kind, error) {
+	if len(b) < 2 {
+		return 0, fmt.Errorf("%w: %d bytes", ErrCorrupt, len(b))
+	}
+	if b[1] != formatVersion {
+		return 0, fmt.Errorf("%w: format %d (this binary reads %d)", ErrCorrupt, b[1], formatVersion)
+	}
+	switch k := Kind(b[0]); k {
+	case KindTxn, KindDDL:
+		return k, nil
+	default:
+		return 0, fmt.Errorf("%w: kind %d", ErrCorrupt, b[0])
+	}
+}
+
+// DecodeTxn decodes a transaction record. The byte slices in the result
+// alias b.
+func DecodeTxn(b []byte) (*Txn, error) {
+	if k, err := PeekKind(b); err != nil {
+		return nil, err
+	} else if k != KindTxn {
+		return nil, fmt.Errorf("%w: kind %d is not a transaction", ErrCorrupt, k)
+	}
+	d := decoder{b: b[2:]}
+	t := &Txn{Position: d.pos()}
+	flags := d.byte()
+	t.Minimal = flags&1 != 0
+	n := d.count(3)
+	if d.err == nil {
+		t.Changes = make([]Change, n)
+	}
+	for i := 0; i < n && d.err == nil; i++ {
+		c := &t.Changes[i]
+		c.Op = Op(d.byte())
+		if c.Op < OpInsert || c.Op > OpDelete {
+			d.fail("bad change op %d", c.Op)
+			break
+		}
+		c.Table = d.uvarint()
+		c.Version = d.uvarint()
+		c.PK = d.bytes()
+		if c.Op != OpInsert && !t.Minimal {
+			c.Before = d.bytes()
+		}
+		if c.Op != OpDelete {
+			c.After = d.bytes()
+		}
+	}
+	n = d.count(8)
+	if d.err == nil && n > 0 {
+		t.Writeset = make([]uint64, n)
+		for i := range t.Writeset {
+			t.Writeset[i] = d.u64()
+		}
+	}
+	return t, d.finish()
+}
+
+// DecodeDDL decodes a DDL record.
+func DecodeDDL(b []byte) (*DDL, error) {
+	if k, err := PeekKind(b); err != nil {
+		return nil, err
+	} else if k != KindDDL {
+		return nil, fmt.Errorf("%w: kind %d is not DDL", ErrCorrupt, k)
+	}
+	d := decoder{b: b[2:]}
+	r := &DDL{Position: d.pos()}
+	r.NextTableID = d.uvarint()
+	r.Database = string(d.bytes())
+	r.Query = string(d.bytes())
+	return r, d.finish()
+}
+
+func appendPos(dst []byte, p Position) []byte {
+	dst = binary.AppendUvarint(dst, uint64(p.Seq))
+	dst = binary.AppendUvarint(dst, uint64(p.GNO))
+	return binary.AppendUvarint(dst, uint64(p.LastCommitted))
+}
+
+func appendBytes(dst, b []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(b)))
+	return append(dst, b...)
+}
+
+// decoder reads fields, remembering the first error.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)
+	}
+	d.b = nil
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail("bad varint")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) byte() byte {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.b) < 1 {
+		d.fail("truncated")
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *decoder) u64() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	if len(d.b) < 8 {
+		d.fail("truncated writeset")
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(d.b)
+	d.b = d.b[8:]
+	return v
+}
+
+// count reads an element count, each element taking at least min bytes.
+func (d *decoder) count(min int) int {
+	n := d.uvarint()
+	if d.err == nil && n > uint64(len(d.b)/min) {
+		d.fail("count %d exceeds the record", n)
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) bytes() []byte {
+	n := d.uvarint()
+	if d.err != nil {
+		return nil
+	}
+	if n > uint64(len(d.b)) {
+		d.fail("byte string of %d past the end", n)
+		return nil
+	}
+	b := d.b[:n:n]
+	d.b = d.b[n:]
+	return b
+}
+
+func (d *decoder) pos() Position {
+	return Position{Seq: int64(d.uvarint()), GNO: int64(d.uvarint()), LastCommitted: int64(d.uvarint())}
+}
+
+func (d *decoder) finish() error {
+	if d.err == nil && len(d.b) != 0 {
+		d.fail("%d trailing bytes", len(d.b))
+	}
+	return d.err
+}

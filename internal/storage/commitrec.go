@@ -1,0 +1,180 @@
+package storage
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/cespare/xxhash/v2"
+
+	logrec "lockstep/internal/record"
+	"lockstep/internal/txn"
+)
+
+// buildRecord fills rec with the transaction's changes — per changed row
+// its durable table id, the table's definition version, the primary key,
+// the image before the transaction (unless minimal) and the final image —
+// and its writeset: a 64-bit hash of every primary key and every non-NULL
+// unique key the transaction wrote or removed. It reads the chains under
+// each table's latch; the transaction still holds all its row locks, so
+// its versions are the newest of each row.
+func (tx *Tx) buildRecord(rec *CommitRecord, minimal bool) {
+	my := tx.trx.ID()
+	seen := make(map[*record]struct{}, len(tx.undo))
+	var scratch []byte
+	for _, u := range tx.undo {
+		if _, ok := seen[u.rec]; ok {
+			continue
+		}
+		seen[u.rec] = struct{}{}
+		t, r := u.t, u.rec
+		t.mu.RLock()
+		head := r.head
+		before := head
+		for before != nil && before.trx == my {
+			before = before.prev
+		}
+		c := logrec.Change{Table: uint64(t.id), Version: t.version, PK: r.key}
+		existed := before != nil && !before.del
+		exists := head != nil && head.trx == my && !head.del
+		switch {
+		case head == nil || head.trx != my || t.dropped || !t.holds(r):
+			// Undone by a savepoint rollback, or the record left the
+			// table (truncate): nothing of ours remains.
+			t.mu.RUnlock()
+			continue
+		case !existed && !exists:
+			t.mu.RUnlock()
+			continue // inserted and deleted again
+		case !existed:
+			c.Op = logrec.OpInsert
+		case exists:
+			c.Op = logrec.OpUpdate
+		default:
+			c.Op = logrec.OpDelete
+		}
+		if exists {
+			c.After = head.row
+		}
+		if existed && !minimal {
+			c.Before = before.row
+		}
+		scratch = rec.addHash(scratch, t.id, PrimaryIndex, r.key)
+		for i, s := range t.secs {
+			if !s.spec.Unique {
+				continue
+			}
+			for _, img := range [2]*version{before, head} {
+				if img == nil || img.del || (img == before && !existed) {
+					continue
+				}
+				if k, null, err := s.spec.Key(img.row); err == nil && !null {
+					scratch = rec.addHash(scratch, t.id, i, k)
+				}
+			}
+		}
+		t.mu.RUnlock()
+		rec.Changes = append(rec.Changes, c)
+	}
+}
+
+// addHash appends the writeset hash of key in index idx of table id.
+func (rec *CommitRecord) addHash(scratch []byte, id uint32, idx int, key []byte) []byte {
+	scratch = binary.BigEndian.AppendUint32(scratch[:0], id)
+	scratch = binary.BigEndian.AppendUint16(scratch, uint16(idx+1))
+	scratch = append(scratch, key...)
+	rec.Writeset = append(rec.Writeset, xxhash.Sum64(scratch))
+	return scratch
+}
+
+// ApplyTxn installs the row changes of a committed transaction from their
+// images, as recovery and a secondary's applier do: without row locks and
+// without undo, in one storage transaction that becomes visible to new
+// ReadViews all at once when ApplyTxn returns. It is idempotent: a change
+// whose after-image is already the row's newest version (or a delete of a
+// row that is not there) is skipped. Changes to tables that were dropped are
+// skipped; a change to a table id this engine never had fails.
+func (e *Engine) ApplyTxn(changes []logrec.Change) (applied int, err error) {
+	trx := e.Sys.Begin()
+	id := trx.AssignID()
+	var undo []undoEntry
+	defer func() {
+		trx.Finish()
+		if len(undo) > 0 {
+			e.enqueuePurge(id, undo)
+			e.stats.Commits.Add(1)
+		}
+	}()
+	for i := range changes {
+		c := &changes[i]
+		t, known := e.TableByID(c.Table)
+		if t == nil {
+			if known {
+				continue // dropped since
+			}
+			return applied, fmt.Errorf("storage: apply: change %d names table id %d, which this engine never had", i, c.Table)
+		}
+		u, err := t.apply(id, c)
+		if err != nil {
+			return applied, err
+		}
+		if u != nil {
+			undo = append(undo, undoEntry{t: t, rec: u})
+			applied++
+		}
+	}
+	return applied, nil
+}
+
+// apply installs one change as a version by trx id; it returns the record
+// changed, or nil when the change was already in place.
+func (t *Table) apply(id txn.ID, c *logrec.Change) (*record, error) {
+	var keys [][]byte
+	if c.After != nil {
+		keys = make([][]byte, 0, 4)
+		t.mu.RLock()
+		for _, s := range t.secs {
+			k, _, err := s.spec.Key(c.After)
+			if err != nil {
+				t.mu.RUnlock()
+				return nil, fmt.Errorf("storage: apply to %s: index key: %w", t.name, err)
+			}
+			keys = append(keys, k)
+		}
+		t.mu.RUnlock()
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dropped {
+		return nil, nil
+	}
+	if c.Version != t.version {
+		return nil, fmt.Errorf("storage: apply to %s: change encoded for definition version %d, table is at %d", t.name, c.Version, t.version)
+	}
+	if len(keys) != len(t.secs) && c.After != nil {
+		return nil, fmt.Errorf("storage: apply to %s: indexes changed during apply", t.name)
+	}
+	r := t.get(c.PK)
+	live := r != nil && r.head != nil && !r.head.del
+	if c.After == nil {
+		if !live {
+			return nil, nil
+		}
+		r.head = &version{trx: id, del: true, prev: r.head}
+		t.rows.Add(-1)
+		return r, nil
+	}
+	if live && bytes.Equal(r.head.row, c.After) {
+		return nil, nil
+	}
+	if r == nil {
+		r = &record{key: append([]byte(nil), c.PK...)}
+		t.pk.Set(r)
+	}
+	if !live {
+		t.rows.Add(1)
+	}
+	r.head = &version{trx: id, row: append([]byte(nil), c.After...), prev: r.head}
+	t.addEntries(r, keys)
+	return r, nil
+}
