@@ -163,21 +163,32 @@ func TestPrecedence(t *testing.T) {
 	}
 	t.Chdir(tmp) // the default datadir ./lockstep-data is created here
 
+	// durable fills in the durability options' defaults.
+	durable := func(c config.Config) config.Config {
+		d := config.Default()
+		c.SyncBinlog, c.RowImage, c.GroupCommitWakeup = d.SyncBinlog, d.RowImage, d.GroupCommitWakeup
+		c.LogCompression, c.LogCompressMin = d.LogCompression, d.LogCompressMin
+		return c
+	}
 	tests := []struct {
 		name string
 		args []string
 		want config.Config
 	}{
 		{name: "defaults", args: nil,
-			want: config.Config{Datadir: filepath.Join(tmp, "lockstep-data"), BindAddress: "127.0.0.1", Port: 3306, User: "root"}},
+			want: durable(config.Config{Datadir: filepath.Join(tmp, "lockstep-data"), BindAddress: "127.0.0.1", Port: 3306, User: "root"})},
 		{name: "file over defaults", args: []string{"--config", cnf},
-			want: config.Config{Datadir: fileDir, BindAddress: "127.0.0.1", Port: 4000, User: "fileuser"}},
+			want: durable(config.Config{Datadir: fileDir, BindAddress: "127.0.0.1", Port: 4000, User: "fileuser"})},
 		{name: "flags over file", args: []string{"--config", cnf, "--port", "5000", "--datadir", flagDir, "--password", "pw"},
-			want: config.Config{Datadir: flagDir, BindAddress: "127.0.0.1", Port: 5000, User: "fileuser", Password: "pw"}},
+			want: durable(config.Config{Datadir: flagDir, BindAddress: "127.0.0.1", Port: 5000, User: "fileuser", Password: "pw"})},
 		{name: "flag order does not matter", args: []string{"--port=0", "--config=" + cnf, "--bind-address", "::1"},
-			want: config.Config{Datadir: fileDir, BindAddress: "::1", Port: 0, User: "fileuser"}},
+			want: durable(config.Config{Datadir: fileDir, BindAddress: "::1", Port: 0, User: "fileuser"})},
 		{name: "relative datadir is made absolute", args: []string{"--datadir", "rel/dir"},
-			want: config.Config{Datadir: filepath.Join(tmp, "rel", "dir"), BindAddress: "127.0.0.1", Port: 3306, User: "root"}},
+			want: durable(config.Config{Datadir: filepath.Join(tmp, "rel", "dir"), BindAddress: "127.0.0.1", Port: 3306, User: "root"})},
+		{name: "durability flags", args: []string{"--sync-binlog", "0", "--recover-truncate", "--binlog-row-image=MINIMAL",
+			"--group-commit-wakeup", "broadcast", "--log-compression=OFF", "--log-compression-threshold", "100"},
+			want: config.Config{Datadir: filepath.Join(tmp, "lockstep-data"), BindAddress: "127.0.0.1", Port: 3306, User: "root",
+				SyncBinlog: 0, RecoverTruncate: true, RowImage: "minimal", GroupCommitWakeup: "broadcast", LogCompression: false, LogCompressMin: 100}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

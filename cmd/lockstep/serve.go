@@ -41,6 +41,12 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 		{config.KeyBindAddress, "host", def.BindAddress, "IP address or host name to listen on"},
 		{config.KeyUser, "string", def.User, "name of the initial account"},
 		{config.KeyPassword, "string", def.Password, "password of the initial account"},
+		{config.KeySyncBinlog, "0|1", fmt.Sprint(def.SyncBinlog), "1: fsync the log for every commit group; 0: about once a second (a power loss may lose the last second)"},
+		{config.KeyRecoverTruncate, "bool", "OFF", "at start-up, drop a corrupt log record and everything after it instead of refusing to start"},
+		{config.KeyRowImage, "full|minimal", def.RowImage, "before-images in the log: full rows or none (the primary key identifies the row)"},
+		{config.KeyGroupCommitWakeup, "targeted|broadcast", def.GroupCommitWakeup, "how the group commit leader wakes its followers"},
+		{config.KeyLogCompression, "bool", "ON", "zstd-compress log records above the threshold"},
+		{config.KeyLogCompressMin, "bytes", fmt.Sprint(def.LogCompressMin), "size above which a log record is compressed"},
 	}
 	flags := map[string]*optionFlag{}
 	var configFile string
@@ -69,6 +75,9 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 		f := &optionFlag{value: o.def, typ: o.typ}
 		flags[o.key] = f
 		cmd.Flags().Var(f, o.key, o.usage)
+		if o.typ == "bool" {
+			cmd.Flags().Lookup(o.key).NoOptDefVal = "ON" // --recover-truncate alone means ON
+		}
 	}
 	cmd.Flags().StringVar(&configFile, "config", "", "read options from this option `file`")
 	cmd.Flags().SortFlags = false

@@ -28,6 +28,14 @@ type Config struct {
 	Port        int    // --port, default 3306; 0 picks a free port
 	User        string // --user, initial account, default root
 	Password    string // --password, default empty
+
+	// Durability and the log (docs/durability.md).
+	SyncBinlog        int    // --sync-binlog: 1 fsync per commit group (default), 0 about once a second
+	RecoverTruncate   bool   // --recover-truncate: drop a corrupt log record and everything after it
+	RowImage          string // --binlog-row-image: full (default) or minimal before-images
+	GroupCommitWakeup string // --group-commit-wakeup: targeted (default) or broadcast
+	LogCompression    bool   // --log-compression: zstd for large log records (default on)
+	LogCompressMin    int    // --log-compression-threshold: bytes above which a record is compressed
 }
 
 // Option names, shared by flags and option-file keys.
@@ -37,10 +45,18 @@ const (
 	KeyPort        = "port"
 	KeyUser        = "user"
 	KeyPassword    = "password"
+
+	KeySyncBinlog        = "sync-binlog"
+	KeyRecoverTruncate   = "recover-truncate"
+	KeyRowImage          = "binlog-row-image"
+	KeyGroupCommitWakeup = "group-commit-wakeup"
+	KeyLogCompression    = "log-compression"
+	KeyLogCompressMin    = "log-compression-threshold"
 )
 
 // Keys lists every option name in the order they are documented.
-var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword}
+var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword,
+	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin}
 
 // Default returns the embedded defaults: data in ./lockstep-data, listening on
 // 127.0.0.1:3306, account root with no password.
@@ -51,6 +67,12 @@ func Default() Config {
 		Port:        3306,
 		User:        "root",
 		Password:    "",
+
+		SyncBinlog:        1,
+		RowImage:          "full",
+		GroupCommitWakeup: "targeted",
+		LogCompression:    true,
+		LogCompressMin:    4096,
 	}
 }
 
@@ -82,10 +104,60 @@ func (c *Config) Set(key, value string) error {
 		c.User = value
 	case KeyPassword:
 		c.Password = value
+	case KeySyncBinlog:
+		switch strings.TrimSpace(value) {
+		case "0":
+			c.SyncBinlog = 0
+		case "1":
+			c.SyncBinlog = 1
+		default:
+			return fmt.Errorf("invalid sync-binlog %q: must be 0 or 1", value)
+		}
+	case KeyRecoverTruncate:
+		b, err := parseBool(value)
+		if err != nil {
+			return fmt.Errorf("invalid recover-truncate %q: %v", value, err)
+		}
+		c.RecoverTruncate = b
+	case KeyRowImage:
+		v := strings.ToLower(strings.TrimSpace(value))
+		if v != "full" && v != "minimal" {
+			return fmt.Errorf("invalid binlog-row-image %q: must be full or minimal", value)
+		}
+		c.RowImage = v
+	case KeyGroupCommitWakeup:
+		v := strings.ToLower(strings.TrimSpace(value))
+		if v != "targeted" && v != "broadcast" {
+			return fmt.Errorf("invalid group-commit-wakeup %q: must be targeted or broadcast", value)
+		}
+		c.GroupCommitWakeup = v
+	case KeyLogCompression:
+		b, err := parseBool(value)
+		if err != nil {
+			return fmt.Errorf("invalid log-compression %q: %v", value, err)
+		}
+		c.LogCompression = b
+	case KeyLogCompressMin:
+		n, err := strconv.Atoi(strings.TrimSpace(value))
+		if err != nil || n < 0 {
+			return fmt.Errorf("invalid log-compression-threshold %q: must be a number of bytes >= 0", value)
+		}
+		c.LogCompressMin = n
 	default:
 		return fmt.Errorf("%w %q", ErrUnknownKey, key)
 	}
 	return nil
+}
+
+// parseBool accepts MySQL's spellings of a boolean option.
+func parseBool(s string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "on", "true", "yes", "":
+		return true, nil
+	case "0", "off", "false", "no":
+		return false, nil
+	}
+	return false, errors.New("must be ON or OFF (1 or 0)")
 }
 
 // ParsePort parses a TCP port number, 0..65535 (0 = pick a free port).

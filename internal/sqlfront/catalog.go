@@ -46,6 +46,9 @@ func (p *provider) AllDatabases(ctx *sql.Context) []sql.Database {
 }
 
 func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
+	if err := p.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	key := strings.ToLower(name)
@@ -57,6 +60,9 @@ func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
 }
 
 func (p *provider) DropDatabase(ctx *sql.Context, name string) error {
+	if err := p.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	p.mu.Lock()
 	key := strings.ToLower(name)
 	db, ok := p.dbs[key]
@@ -123,6 +129,9 @@ func (d *Database) GetTableNames(ctx *sql.Context) ([]string, error) {
 func (d *Database) GetCollation(ctx *sql.Context) sql.CollationID { return d.collation }
 
 func (d *Database) SetCollation(ctx *sql.Context, c sql.CollationID) error {
+	if err := d.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	d.collation = c
 	return nil
 }
@@ -136,6 +145,9 @@ func (d *Database) CreateIndexedTable(ctx *sql.Context, name string, schema sql.
 }
 
 func (d *Database) createTable(ctx *sql.Context, name string, schema sql.PrimaryKeySchema, collation sql.CollationID, comment string, idx *sql.IndexDef) error {
+	if err := d.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	key := strings.ToLower(name)
@@ -170,6 +182,9 @@ func (d *Database) createTable(ctx *sql.Context, name string, schema sql.Primary
 }
 
 func (d *Database) DropTable(ctx *sql.Context, name string) error {
+	if err := d.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	key := strings.ToLower(name)
@@ -183,6 +198,9 @@ func (d *Database) DropTable(ctx *sql.Context, name string) error {
 }
 
 func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error {
+	if err := d.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	ok, nk := strings.ToLower(oldName), strings.ToLower(newName)

@@ -18,6 +18,9 @@ import (
 // definition fail with ER_TABLE_DEF_CHANGED.
 
 func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.ColumnOrder) error {
+	if err := t.db.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	if !storable(column.Type) {
 		return fmt.Errorf("lockstep does not support columns of type %s yet", column.Type.String())
 	}
@@ -84,6 +87,9 @@ func shiftOrdinals(ords []int, from, by int) []int {
 }
 
 func (t *Table) DropColumn(ctx *sql.Context, name string) error {
+	if err := t.db.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	old := t.entry.load()
 	pos := old.colIndex(name)
 	if pos < 0 {
@@ -107,6 +113,9 @@ func (t *Table) DropColumn(ctx *sql.Context, name string) error {
 }
 
 func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, order *sql.ColumnOrder) error {
+	if err := t.db.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	old := t.entry.load()
 	pos := old.colIndex(name)
 	if pos < 0 {
@@ -299,6 +308,9 @@ func (t *Table) alter(ctx *sql.Context, old *tableMeta, newSchema sql.PrimaryKey
 }
 
 func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
+	if err := t.db.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	te := t.entry
 	te.ddl.Lock()
 	defer te.ddl.Unlock()
@@ -346,6 +358,9 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 }
 
 func (t *Table) DropIndex(ctx *sql.Context, name string) error {
+	if err := t.db.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	te := t.entry
 	te.ddl.Lock()
 	defer te.ddl.Unlock()
@@ -366,6 +381,9 @@ func (t *Table) DropIndex(ctx *sql.Context, name string) error {
 }
 
 func (t *Table) RenameIndex(ctx *sql.Context, from, to string) error {
+	if err := t.db.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	te := t.entry
 	te.ddl.Lock()
 	defer te.ddl.Unlock()

@@ -29,6 +29,9 @@ func (d *Database) GetEvents(ctx *sql.Context) ([]sql.EventDefinition, interface
 }
 
 func (d *Database) SaveEvent(ctx *sql.Context, ed sql.EventDefinition) (bool, error) {
+	if err := d.fe.logDDL(ctx); err != nil {
+		return false, err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if indexNamed(d.events, ed.Name, eventName) >= 0 {
@@ -39,6 +42,9 @@ func (d *Database) SaveEvent(ctx *sql.Context, ed sql.EventDefinition) (bool, er
 }
 
 func (d *Database) DropEvent(ctx *sql.Context, name string) error {
+	if err := d.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	i := indexNamed(d.events, name, eventName)
@@ -50,6 +56,9 @@ func (d *Database) DropEvent(ctx *sql.Context, name string) error {
 }
 
 func (d *Database) UpdateEvent(ctx *sql.Context, originalName string, ed sql.EventDefinition) (bool, error) {
+	if err := d.fe.logDDL(ctx); err != nil {
+		return false, err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	i := indexNamed(d.events, originalName, eventName)

@@ -28,6 +28,9 @@ type Frontend struct {
 	lockingQueries *lockingQueries
 	user           string
 
+	ddlMu  sync.Mutex // serialises logged DDL statements (see ddllog.go)
+	ddlLog DDLLogger
+
 	sessMu   sync.Mutex
 	sessions map[uint32]*Session // by connection id, for the protocol handler
 }

@@ -23,6 +23,9 @@ func (d *Database) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error
 }
 
 func (d *Database) CreateTrigger(ctx *sql.Context, def sql.TriggerDefinition) error {
+	if err := d.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if indexNamed(d.triggers, def.Name, triggerName) >= 0 {
@@ -33,6 +36,9 @@ func (d *Database) CreateTrigger(ctx *sql.Context, def sql.TriggerDefinition) er
 }
 
 func (d *Database) DropTrigger(ctx *sql.Context, name string) error {
+	if err := d.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	i := indexNamed(d.triggers, name, triggerName)
@@ -59,6 +65,9 @@ func (d *Database) GetStoredProcedures(ctx *sql.Context) ([]sql.StoredProcedureD
 }
 
 func (d *Database) SaveStoredProcedure(ctx *sql.Context, spd sql.StoredProcedureDetails) error {
+	if err := d.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if indexNamed(d.procs, spd.Name, procName) >= 0 {
@@ -69,6 +78,9 @@ func (d *Database) SaveStoredProcedure(ctx *sql.Context, spd sql.StoredProcedure
 }
 
 func (d *Database) DropStoredProcedure(ctx *sql.Context, name string) error {
+	if err := d.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	i := indexNamed(d.procs, name, procName)

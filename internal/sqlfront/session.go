@@ -34,6 +34,8 @@ type Session struct {
 	stmtLock txn.LockMode // 0, LockS or LockX
 
 	lastWarnings int64 // conditions raised by the previous statement (@@warning_count)
+
+	ddlHeld bool // the running statement is logged DDL and holds fe.ddlMu
 }
 
 type savepoint struct {
@@ -205,6 +207,7 @@ func (s *Session) CommandBegin() error { return nil }
 // successful one was committed by go-mysql-server): it is rolled back now,
 // so its locks do not outlive the statement.
 func (s *Session) CommandEnd() {
+	s.endDDL()
 	s.lastPid = 0
 	if s.tx == nil || s.tx.Done() {
 		return
@@ -237,6 +240,7 @@ func (s *Session) autocommit() bool {
 // SessionEnd implements sql.LifecycleAwareSession: a client that goes away
 // mid-transaction has the transaction rolled back and its locks released.
 func (s *Session) SessionEnd() {
+	s.endDDL()
 	s.rollbackTx()
 	if s.connID != 0 {
 		s.fe.sessMu.Lock()

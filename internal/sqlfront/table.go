@@ -213,6 +213,9 @@ func (t *Table) editor(ctx *sql.Context) *editor {
 }
 
 func (t *Table) Truncate(ctx *sql.Context) (int, error) {
+	if err := t.db.fe.logDDL(ctx); err != nil {
+		return 0, err
+	}
 	t.entry.ddl.Lock()
 	defer t.entry.ddl.Unlock()
 	n := t.entry.store.Truncate()
@@ -270,6 +273,13 @@ func (t *Table) AutoIncrementSetter(ctx *sql.Context) sql.AutoIncrementSetter {
 type autoIncSetter struct{ t *Table }
 
 func (a *autoIncSetter) SetAutoIncrementValue(ctx *sql.Context, v uint64) error {
+	// ALTER TABLE ... AUTO_INCREMENT = n is DDL and logged as such; inserts
+	// of explicit values also move the counter, and their rows are logged.
+	if isDDLText(ctx.Query()) {
+		if err := a.t.db.fe.logDDL(ctx); err != nil {
+			return err
+		}
+	}
 	a.t.entry.store.SetAutoIncrement(v)
 	return nil
 }

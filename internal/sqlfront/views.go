@@ -12,6 +12,9 @@ import (
 var _ sql.ViewDatabase = (*Database)(nil)
 
 func (d *Database) CreateView(ctx *sql.Context, name string, selectStatement, createViewStmt string) error {
+	if err := d.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	key := strings.ToLower(name)
@@ -27,6 +30,9 @@ func (d *Database) CreateView(ctx *sql.Context, name string, selectStatement, cr
 }
 
 func (d *Database) DropView(ctx *sql.Context, name string) error {
+	if err := d.fe.logDDL(ctx); err != nil {
+		return err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	key := strings.ToLower(name)
