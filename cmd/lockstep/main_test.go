@@ -167,7 +167,7 @@ func TestPrecedence(t *testing.T) {
 	durable := func(c config.Config) config.Config {
 		d := config.Default()
 		c.SyncBinlog, c.RowImage, c.GroupCommitWakeup = d.SyncBinlog, d.RowImage, d.GroupCommitWakeup
-		c.LogCompression, c.LogCompressMin = d.LogCompression, d.LogCompressMin
+		c.LogCompression, c.LogCompressMin, c.CheckpointLogSize = d.LogCompression, d.LogCompressMin, d.CheckpointLogSize
 		return c
 	}
 	tests := []struct {
@@ -188,7 +188,8 @@ func TestPrecedence(t *testing.T) {
 		{name: "durability flags", args: []string{"--sync-binlog", "0", "--recover-truncate", "--binlog-row-image=MINIMAL",
 			"--group-commit-wakeup", "broadcast", "--log-compression=OFF", "--log-compression-threshold", "100"},
 			want: config.Config{Datadir: filepath.Join(tmp, "lockstep-data"), BindAddress: "127.0.0.1", Port: 3306, User: "root",
-				SyncBinlog: 0, RecoverTruncate: true, RowImage: "minimal", GroupCommitWakeup: "broadcast", LogCompression: false, LogCompressMin: 100}},
+				SyncBinlog: 0, RecoverTruncate: true, RowImage: "minimal", GroupCommitWakeup: "broadcast", LogCompression: false, LogCompressMin: 100,
+				CheckpointLogSize: 256 << 20}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

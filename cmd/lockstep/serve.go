@@ -47,6 +47,7 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 		{config.KeyGroupCommitWakeup, "targeted|broadcast", def.GroupCommitWakeup, "how the group commit leader wakes its followers"},
 		{config.KeyLogCompression, "bool", "ON", "zstd-compress log records above the threshold"},
 		{config.KeyLogCompressMin, "bytes", fmt.Sprint(def.LogCompressMin), "size above which a log record is compressed"},
+		{config.KeyCheckpointLogSize, "bytes", "256M", "write a checkpoint (and drop the log it covers) after this much log; 0 = never"},
 	}
 	flags := map[string]*optionFlag{}
 	var configFile string

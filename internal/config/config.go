@@ -36,6 +36,7 @@ type Config struct {
 	GroupCommitWakeup string // --group-commit-wakeup: targeted (default) or broadcast
 	LogCompression    bool   // --log-compression: zstd for large log records (default on)
 	LogCompressMin    int    // --log-compression-threshold: bytes above which a record is compressed
+	CheckpointLogSize int64  // --checkpoint-log-size: checkpoint after this many log bytes (0: never)
 }
 
 // Option names, shared by flags and option-file keys.
@@ -52,11 +53,12 @@ const (
 	KeyGroupCommitWakeup = "group-commit-wakeup"
 	KeyLogCompression    = "log-compression"
 	KeyLogCompressMin    = "log-compression-threshold"
+	KeyCheckpointLogSize = "checkpoint-log-size"
 )
 
 // Keys lists every option name in the order they are documented.
 var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword,
-	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin}
+	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin, KeyCheckpointLogSize}
 
 // Default returns the embedded defaults: data in ./lockstep-data, listening on
 // 127.0.0.1:3306, account root with no password.
@@ -73,6 +75,7 @@ func Default() Config {
 		GroupCommitWakeup: "targeted",
 		LogCompression:    true,
 		LogCompressMin:    4096,
+		CheckpointLogSize: 256 << 20,
 	}
 }
 
@@ -143,10 +146,37 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("invalid log-compression-threshold %q: must be a number of bytes >= 0", value)
 		}
 		c.LogCompressMin = n
+	case KeyCheckpointLogSize:
+		n, err := parseSize(value)
+		if err != nil {
+			return fmt.Errorf("invalid checkpoint-log-size %q: %v", value, err)
+		}
+		c.CheckpointLogSize = n
 	default:
 		return fmt.Errorf("%w %q", ErrUnknownKey, key)
 	}
 	return nil
+}
+
+// parseSize parses a byte count with MySQL's optional K, M or G suffix.
+func parseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	mult := int64(1)
+	if n := len(s); n > 0 {
+		switch s[n-1] {
+		case 'k', 'K':
+			mult, s = 1<<10, s[:n-1]
+		case 'm', 'M':
+			mult, s = 1<<20, s[:n-1]
+		case 'g', 'G':
+			mult, s = 1<<30, s[:n-1]
+		}
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < 0 || v > (1<<62)/mult {
+		return 0, errors.New("must be a byte count such as 1048576, 64M or 1G")
+	}
+	return v * mult, nil
 }
 
 // parseBool accepts MySQL's spellings of a boolean option.

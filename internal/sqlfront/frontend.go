@@ -3,6 +3,7 @@ package sqlfront
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -16,6 +17,7 @@ import (
 type Options struct {
 	User     string // initial account (default root)
 	Password string
+	Store    *storage.Engine // the storage engine; nil: one with Storage options
 	Storage  storage.Options
 }
 
@@ -31,6 +33,9 @@ type Frontend struct {
 	ddlMu  sync.Mutex // serialises logged DDL statements (see ddllog.go)
 	ddlLog DDLLogger
 
+	extraStatus atomic.Pointer[func(map[string]int64)]
+	gtid        atomic.Pointer[func() string] // @@gtid_executed
+
 	sessMu   sync.Mutex
 	sessions map[uint32]*Session // by connection id, for the protocol handler
 }
@@ -40,7 +45,11 @@ func New(opts Options) (*Frontend, error) {
 	if opts.User == "" {
 		opts.User = "root"
 	}
-	fe := &Frontend{store: storage.New(opts.Storage), lockingQueries: newLockingQueries(), user: opts.User,
+	store := opts.Store
+	if store == nil {
+		store = storage.New(opts.Storage)
+	}
+	fe := &Frontend{store: store, lockingQueries: newLockingQueries(), user: opts.User,
 		sessions: map[uint32]*Session{}}
 	fe.provider = &provider{fe: fe, dbs: map[string]*Database{}}
 	if err := registerSystemVariables(fe); err != nil {

@@ -126,5 +126,12 @@ func (fe *Frontend) StatusValues() map[string]int64 {
 	m["Lockstep_read_views_open"] = ss.ViewsOpen
 	m["Lockstep_trx_long_running"] = ss.LongActive
 	m["Lockstep_purge_limit"] = int64(ss.PurgeLimit)
+	if f := fe.extraStatus.Load(); f != nil {
+		(*f)(m)
+	}
 	return m
 }
+
+// SetExtraStatus adds counters owned by other parts (the log, the commit
+// pipeline): f is called with the map SHOW STATUS is built from.
+func (fe *Frontend) SetExtraStatus(f func(m map[string]int64)) { fe.extraStatus.Store(&f) }

@@ -69,5 +69,10 @@ func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}
 	if strings.EqualFold(name, "warning_count") {
 		return s.lastWarnings, nil
 	}
+	if strings.EqualFold(name, "gtid_executed") {
+		if f := s.fe.gtid.Load(); f != nil {
+			return (*f)(), nil
+		}
+	}
 	return s.BaseSession.GetSessionVariable(ctx, name)
 }

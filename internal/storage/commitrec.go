@@ -178,3 +178,50 @@ func (t *Table) apply(id txn.ID, c *logrec.Change) (*record, error) {
 	t.addEntries(r, keys)
 	return r, nil
 }
+
+// SetNextTableID makes the next NewTable use id, as loading a checkpoint
+// must (tables keep their durable ids). Ids are never reused: an id below
+// the next one is an error.
+func (e *Engine) SetNextTableID(id uint64) error {
+	if id == 0 || id > 1<<32-1 {
+		return fmt.Errorf("storage: table id %d out of range", id)
+	}
+	cur := uint64(e.nextTable.Load()) + 1
+	if id < cur {
+		return fmt.Errorf("storage: table id %d is below the next id %d", id, cur)
+	}
+	e.nextTable.Store(uint32(id - 1))
+	return nil
+}
+
+// SetVersion sets the table's definition version, as loading a checkpoint
+// must: commit records after it carry the version the table had then.
+func (t *Table) SetVersion(v uint64) {
+	t.mu.Lock()
+	t.version = v
+	t.mu.Unlock()
+}
+
+// LoadRow installs a committed row visible to every transaction (loading a
+// checkpoint into an empty table; no locks, no undo).
+func (t *Table) LoadRow(pk, row []byte) error {
+	keys := make([][]byte, len(t.secs))
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, s := range t.secs {
+		k, _, err := s.spec.Key(row)
+		if err != nil {
+			return fmt.Errorf("storage: load into %s: index key: %w", t.name, err)
+		}
+		keys[i] = k
+	}
+	if r := t.get(pk); r != nil {
+		return fmt.Errorf("storage: load into %s: duplicate primary key", t.name)
+	}
+	r := &record{key: append([]byte(nil), pk...)}
+	r.head = &version{row: append([]byte(nil), row...)}
+	t.pk.Set(r)
+	t.addEntries(r, keys)
+	t.rows.Add(1)
+	return nil
+}

@@ -1,0 +1,395 @@
+// Package checkpoint owns the checkpoint file: a consistent snapshot of the
+// whole database at one log position, from which recovery starts before it
+// replays the log records after that position.
+//
+// A checkpoint holds the position (the last sequence number it contains and
+// the server's GTID set), the catalog as SQL statements that recreate it
+// (databases, tables with their durable ids and definition versions, views,
+// triggers, routines, events), and every table's committed rows as they
+// stand in one ReadView. It is written to a temporary file while writes go
+// on, fsynced, and renamed into place: a crash during a checkpoint leaves
+// the previous one current.
+//
+// The package owns the format only. What goes in (the ReadView, the catalog
+// statements) is the caller's; so is truncating the log it covers.
+//
+// Format: a stream of frames, each a type byte, a uvarint length, the body
+// and a CRC32C of type, length and body. The first frame is the header
+// (magic, format version, sequence number, GTID text); then catalog
+// statements, table starts, row frames (primary key, row), and a final
+// end frame with the counts. A file without its end frame is incomplete
+// and is never used.
+package checkpoint
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+const (
+	magic         = "LOCKSTEP-CKPT"
+	formatVersion = 1
+
+	frameHeader byte = 1
+	frameSQL    byte = 2
+	frameTable  byte = 3
+	frameRow    byte = 4
+	frameEnd    byte = 5
+	filePrefix       = "checkpoint-"
+	fileSuffix       = ".ckpt"
+)
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// ErrCorrupt is wrapped by every error about a damaged checkpoint file.
+var ErrCorrupt = errors.New("checkpoint: corrupt file")
+
+// Header is where a checkpoint stands.
+type Header struct {
+	Seq  int64  // the last sequence number the checkpoint contains
+	GTID string // the executed GTID set at Seq
+}
+
+// Statement is one catalog statement: SQL run in Database.
+type Statement struct {
+	Database string
+	SQL      string
+}
+
+// Table starts a table's rows: its durable id and definition version.
+type Table struct {
+	ID      uint64
+	Version uint64
+}
+
+// Writer writes one checkpoint file.
+type Writer struct {
+	dir, tmp string
+	seq      int64
+	f        *os.File
+	w        *bufio.Writer
+	buf      []byte
+	rows     uint64
+	tables   uint64
+	err      error
+}
+
+// Create starts a checkpoint at h in dir.
+func Create(dir string, h Header) (*Writer, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, err
+	}
+	tmp := filepath.Join(dir, fmt.Sprintf("%s%020d%s.tmp", filePrefix, h.Seq, fileSuffix))
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o640)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{dir: dir, tmp: tmp, seq: h.Seq, f: f, w: bufio.NewWriterSize(f, 1<<20)}
+	b := append([]byte(magic), formatVersion)
+	b = binary.AppendUvarint(b, uint64(h.Seq))
+	b = appendString(b, h.GTID)
+	w.frame(frameHeader, b)
+	return w, w.err
+}
+
+// SQL adds a catalog statement.
+func (w *Writer) SQL(s Statement) error {
+	b := appendString(w.buf[:0], s.Database)
+	w.buf = appendString(b, s.SQL)
+	w.frame(frameSQL, w.buf)
+	return w.err
+}
+
+// Table starts table t; the rows that follow belong to it.
+func (w *Writer) Table(t Table) error {
+	b := binary.AppendUvarint(w.buf[:0], t.ID)
+	w.buf = binary.AppendUvarint(b, t.Version)
+	w.tables++
+	w.frame(frameTable, w.buf)
+	return w.err
+}
+
+// Row adds a row of the current table.
+func (w *Writer) Row(pk, row []byte) error {
+	b := binary.AppendUvarint(w.buf[:0], uint64(len(pk)))
+	b = append(b, pk...)
+	w.buf = append(b, row...)
+	w.rows++
+	w.frame(frameRow, w.buf)
+	return w.err
+}
+
+// Commit writes the end frame, fsyncs, and renames the file into place
+// (fsyncing the directory). It returns the final path.
+func (w *Writer) Commit() (string, error) {
+	b := binary.AppendUvarint(w.buf[:0], w.tables)
+	b = binary.AppendUvarint(b, w.rows)
+	w.frame(frameEnd, b)
+	if w.err == nil {
+		w.err = w.w.Flush()
+	}
+	if w.err == nil {
+		w.err = w.f.Sync()
+	}
+	if cerr := w.f.Close(); w.err == nil {
+		w.err = cerr
+	}
+	if w.err != nil {
+		os.Remove(w.tmp)
+		return "", w.err
+	}
+	final := strings.TrimSuffix(w.tmp, ".tmp")
+	if err := os.Rename(w.tmp, final); err != nil {
+		return "", err
+	}
+	return final, syncDir(w.dir)
+}
+
+// Abort abandons the checkpoint.
+func (w *Writer) Abort() {
+	w.f.Close()
+	os.Remove(w.tmp)
+}
+
+func (w *Writer) frame(typ byte, body []byte) {
+	if w.err != nil {
+		return
+	}
+	var hdr [1 + binary.MaxVarintLen64]byte
+	hdr[0] = typ
+	n := 1 + binary.PutUvarint(hdr[1:], uint64(len(body)))
+	crc := crc32.Update(crc32.Update(0, crcTable, hdr[:n]), crcTable, body)
+	var c [4]byte
+	binary.LittleEndian.PutUint32(c[:], crc)
+	for _, p := range [][]byte{hdr[:n], body, c[:]} {
+		if _, err := w.w.Write(p); err != nil {
+			w.err = err
+			return
+		}
+	}
+}
+
+// Visitor receives a checkpoint's content in file order.
+type Visitor struct {
+	SQL   func(Statement) error
+	Table func(Table) error
+	Row   func(pk, row []byte) error // pk and row are valid only during the call
+}
+
+// Latest returns the path of the newest complete checkpoint in dir, or ""
+// when there is none. Leftover temporary files are removed.
+func Latest(dir string) (string, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var names []string
+	for _, e := range ents {
+		n := e.Name()
+		switch {
+		case strings.HasPrefix(n, filePrefix) && strings.HasSuffix(n, fileSuffix+".tmp"):
+			os.Remove(filepath.Join(dir, n))
+		case strings.HasPrefix(n, filePrefix) && strings.HasSuffix(n, fileSuffix):
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return "", nil
+	}
+	sort.Strings(names) // zero-padded sequence numbers sort numerically
+	return filepath.Join(dir, names[len(names)-1]), nil
+}
+
+// Remove deletes the complete checkpoints in dir older than keep (a path
+// Latest returned).
+func RemoveOlder(dir, keep string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if strings.HasPrefix(n, filePrefix) && strings.HasSuffix(n, fileSuffix) && n < filepath.Base(keep) {
+			if err := os.Remove(filepath.Join(dir, n)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// SeqOf returns the sequence number in a checkpoint file's name.
+func SeqOf(path string) (int64, bool) {
+	n := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), filePrefix), fileSuffix)
+	v, err := strconv.ParseInt(n, 10, 64)
+	return v, err == nil
+}
+
+// Read reads the checkpoint at path, calling v for its content, and returns
+// its header. The whole file is verified: a bad checksum, a missing end
+// frame or counts that do not match are errors wrapping ErrCorrupt, naming
+// the file and offset.
+func Read(path string, v Visitor) (Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, err
+	}
+	defer f.Close()
+	r := &reader{r: bufio.NewReaderSize(f, 1<<20), path: path}
+	var h Header
+	typ, body, err := r.next()
+	if err != nil {
+		return h, err
+	}
+	if typ != frameHeader || len(body) < len(magic)+1 || string(body[:len(magic)]) != magic {
+		return h, r.corrupt("not a lockstep checkpoint")
+	}
+	if body[len(magic)] != formatVersion {
+		return h, fmt.Errorf("checkpoint %s: format version %d is not supported by this binary (%d)", path, body[len(magic)], formatVersion)
+	}
+	d := body[len(magic)+1:]
+	seq, d, ok := uvarint(d)
+	gtid, d, ok2 := str(d)
+	if !ok || !ok2 || len(d) != 0 {
+		return h, r.corrupt("bad header")
+	}
+	h = Header{Seq: int64(seq), GTID: gtid}
+	var tables, rows uint64
+	for {
+		typ, body, err := r.next()
+		if err == io.EOF {
+			return h, r.corrupt("no end frame (incomplete checkpoint)")
+		}
+		if err != nil {
+			return h, err
+		}
+		switch typ {
+		case frameSQL:
+			db, rest, ok := str(body)
+			q, rest, ok2 := str(rest)
+			if !ok || !ok2 || len(rest) != 0 {
+				return h, r.corrupt("bad statement frame")
+			}
+			if v.SQL != nil {
+				if err := v.SQL(Statement{Database: db, SQL: q}); err != nil {
+					return h, err
+				}
+			}
+		case frameTable:
+			id, rest, ok := uvarint(body)
+			ver, rest, ok2 := uvarint(rest)
+			if !ok || !ok2 || len(rest) != 0 {
+				return h, r.corrupt("bad table frame")
+			}
+			tables++
+			if v.Table != nil {
+				if err := v.Table(Table{ID: id, Version: ver}); err != nil {
+					return h, err
+				}
+			}
+		case frameRow:
+			n, rest, ok := uvarint(body)
+			if !ok || n > uint64(len(rest)) {
+				return h, r.corrupt("bad row frame")
+			}
+			rows++
+			if v.Row != nil {
+				if err := v.Row(rest[:n], rest[n:]); err != nil {
+					return h, err
+				}
+			}
+		case frameEnd:
+			nt, rest, ok := uvarint(body)
+			nr, rest, ok2 := uvarint(rest)
+			if !ok || !ok2 || len(rest) != 0 || nt != tables || nr != rows {
+				return h, r.corrupt("end frame counts do not match")
+			}
+			return h, nil
+		default:
+			return h, r.corrupt(fmt.Sprintf("unknown frame type %d", typ))
+		}
+	}
+}
+
+type reader struct {
+	r    *bufio.Reader
+	path string
+	off  int64
+	buf  []byte
+}
+
+func (r *reader) corrupt(what string) error {
+	return fmt.Errorf("%w: %s offset %d: %s", ErrCorrupt, r.path, r.off, what)
+}
+
+func (r *reader) next() (byte, []byte, error) {
+	typ, err := r.r.ReadByte()
+	if err == io.EOF {
+		return 0, nil, io.EOF
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	n, err := binary.ReadUvarint(r.r)
+	if err != nil || n > 1<<31 {
+		return 0, nil, r.corrupt("bad frame length")
+	}
+	if cap(r.buf) < int(n)+4 {
+		r.buf = make([]byte, int(n)+4)
+	}
+	b := r.buf[:int(n)+4]
+	if _, err := io.ReadFull(r.r, b); err != nil {
+		return 0, nil, r.corrupt("truncated frame")
+	}
+	var hdr [1 + binary.MaxVarintLen64]byte
+	hdr[0] = typ
+	hn := 1 + binary.PutUvarint(hdr[1:], n)
+	crc := crc32.Update(crc32.Update(0, crcTable, hdr[:hn]), crcTable, b[:n])
+	if crc != binary.LittleEndian.Uint32(b[n:]) {
+		return 0, nil, r.corrupt("checksum mismatch")
+	}
+	r.off += int64(hn) + int64(n) + 4
+	return typ, b[:n], nil
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func uvarint(b []byte) (uint64, []byte, bool) {
+	v, n := binary.Uvarint(b)
+	if n <= 0 {
+		return 0, nil, false
+	}
+	return v, b[n:], true
+}
+
+func str(b []byte) (string, []byte, bool) {
+	n, rest, ok := uvarint(b)
+	if !ok || n > uint64(len(rest)) {
+		return "", nil, false
+	}
+	return string(rest[:n]), rest[n:], true
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}

@@ -1,0 +1,137 @@
+package sqlfront
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"lockstep/internal/storage"
+)
+
+// Checkpoints. The catalog goes into a checkpoint as the SQL statements
+// that recreate it — SHOW CREATE DATABASE / TABLE output, the stored
+// CREATE statements of views, triggers, routines and events — with each
+// table's durable id and definition version, so that loading runs the
+// statements against an empty engine, gives every table its id back, and
+// installs the rows.
+
+// CatalogItem is one statement of a catalog snapshot. For a CREATE TABLE,
+// Table is the storage table whose rows follow it.
+type CatalogItem struct {
+	Database string
+	SQL      string
+	Table    *storage.Table
+	Version  uint64
+}
+
+// LockDDL keeps DDL statements out (a checkpoint holds it while it reads
+// the catalog and the rows: an ALTER rewrites rows in place).
+func (fe *Frontend) LockDDL() { fe.ddlMu.Lock() }
+
+// UnlockDDL lets DDL run again.
+func (fe *Frontend) UnlockDDL() { fe.ddlMu.Unlock() }
+
+// Catalog returns the statements that recreate the catalog: databases,
+// tables in durable-id order, then views, triggers, procedures and events.
+// The caller holds LockDDL.
+func (fe *Frontend) Catalog() ([]CatalogItem, error) {
+	ctx := fe.NewLocalContext(context.Background())
+	var out, tables, rest []CatalogItem
+	for _, db := range fe.provider.AllDatabases(ctx) {
+		d := db.(*Database)
+		rows, err := fe.queryRows(ctx, "SHOW CREATE DATABASE "+quoteIdent(d.name))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, CatalogItem{SQL: fmt.Sprint(rows[0][1])})
+		d.mu.RLock()
+		entries := make([]*tableEntry, 0, len(d.tables))
+		for _, te := range d.tables {
+			entries = append(entries, te)
+		}
+		views := make([]string, 0, len(d.views))
+		for _, v := range d.views {
+			views = append(views, v.CreateViewStatement)
+		}
+		sort.Strings(views)
+		var trig, procs, events []string
+		for _, t := range d.triggers {
+			trig = append(trig, t.CreateStatement)
+		}
+		for _, p := range d.procs {
+			procs = append(procs, p.CreateStatement)
+		}
+		for i := range d.events {
+			events = append(events, d.events[i].CreateEventStatement())
+		}
+		d.mu.RUnlock()
+		for _, te := range entries {
+			m := te.load()
+			rows, err := fe.queryRows(ctx, "SHOW CREATE TABLE "+quoteIdent(d.name)+"."+quoteIdent(m.name))
+			if err != nil {
+				return nil, err
+			}
+			tables = append(tables, CatalogItem{Database: d.name, SQL: fmt.Sprint(rows[0][1]), Table: te.store, Version: te.store.Version()})
+		}
+		for _, group := range [][]string{views, trig, procs, events} {
+			for _, s := range group {
+				rest = append(rest, CatalogItem{Database: d.name, SQL: s})
+			}
+		}
+	}
+	sort.Slice(tables, func(i, j int) bool { return tables[i].Table.ID() < tables[j].Table.ID() })
+	out = append(out, tables...)
+	return append(out, rest...), nil
+}
+
+// RunCatalogSQL runs one catalog statement while a checkpoint is loaded.
+func (fe *Frontend) RunCatalogSQL(database, query string) error {
+	ctx := fe.NewLocalContext(context.Background())
+	if database != "" {
+		ctx.SetCurrentDatabase(database)
+	}
+	_, err := fe.queryRows(ctx, query)
+	if err != nil {
+		return fmt.Errorf("loading the catalog: %q: %w", query, err)
+	}
+	return nil
+}
+
+// RestoreTableVersion sets the definition version of the table with
+// durable id id (just created from a checkpoint) in storage and in the
+// table definition the SQL layer encodes rows for.
+func (fe *Frontend) RestoreTableVersion(id, version uint64) (*storage.Table, error) {
+	ctx := fe.NewLocalContext(context.Background())
+	for _, db := range fe.provider.AllDatabases(ctx) {
+		d := db.(*Database)
+		d.mu.RLock()
+		for _, te := range d.tables {
+			if uint64(te.store.ID()) != id {
+				continue
+			}
+			d.mu.RUnlock()
+			te.ddl.Lock()
+			te.store.SetVersion(version)
+			m := te.load().clone()
+			m.version = version
+			te.meta.Store(m)
+			te.ddl.Unlock()
+			return te.store, nil
+		}
+		d.mu.RUnlock()
+	}
+	return nil, fmt.Errorf("loading the catalog: no table has durable id %d", id)
+}
+
+func (fe *Frontend) queryRows(ctx *sql.Context, q string) ([]sql.Row, error) {
+	_, iter, _, err := fe.Engine.Query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return sql.RowIterToRows(ctx, iter)
+}
+
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
