@@ -4,10 +4,16 @@
 #
 #   scripts/bench-vs-mariadb.sh            # full matrix (about 45 minutes)
 #   BENCH_TIME=10 BENCH_THREADS="16" BENCH_WORKLOADS=oltp_point_select scripts/bench-vs-mariadb.sh
+#   # durability: lockstep durable, lockstep sync_binlog=0, MariaDB with binlog + sync_binlog=1
+#   LS_CONFIGS="lockstep: lockstep-sync0:--sync-binlog=0" MDB_BINLOG=1 \
+#     BENCH_WORKLOADS="oltp_write_only oltp_insert" scripts/bench-vs-mariadb.sh
 #
-# MariaDB runs alone (no replica), InnoDB with innodb_flush_log_at_trx_commit=1
-# and no binary log; lockstep runs as built from this tree (in-memory commit
-# until the durable-commit issue lands). Both get 4 tables x 100,000 rows.
+# MariaDB runs alone (no replica), InnoDB with innodb_flush_log_at_trx_commit=1;
+# with MDB_BINLOG=1 also the binary log (ROW format) with sync_binlog=1, which is
+# lockstep's durability (one log, fsynced per commit group). LS_CONFIGS lists the
+# lockstep configurations to run, space-separated NAME:ARGS with ARGS
+# comma-separated serve flags (default "lockstep:", the defaults); each starts
+# on a fresh data directory. All get 4 tables x 100,000 rows.
 # Results: CSV in $OUT/results.csv and a ratio table on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +26,8 @@ BENCH_TABLES=${BENCH_TABLES:-4}
 BENCH_ROWS=${BENCH_ROWS:-100000}
 OUT=${OUT:-/tmp/lockstep-bench}
 LS_PORT=${LS_PORT:-3410}
+LS_CONFIGS=${LS_CONFIGS:-"lockstep:"}
+MDB_BINLOG=${MDB_BINLOG:-0}
 MDB_PORT=${MDB_PORT:-3411}
 export PATH="$PATH:/usr/sbin:/sbin"
 
@@ -60,13 +68,22 @@ matrix() { # engine sysbench-connection-options
 
 # --- lockstep -----------------------------------------------------------
 go build -o "$OUT/lockstep" ./cmd/lockstep
-"$OUT/lockstep" serve --datadir "$OUT/ls-data" --port "$LS_PORT" > "$OUT/lockstep.log" 2>&1 &
-LS_PID=$!
-trap 'kill $LS_PID 2>/dev/null || true; [ -f "$OUT/mdb.pid" ] && kill "$(cat "$OUT/mdb.pid")" 2>/dev/null || true' EXIT
-for i in $(seq 1 60); do mysql -h127.0.0.1 -P"$LS_PORT" -uroot -e "SELECT 1" >/dev/null 2>&1 && break; sleep 0.5; done
-mysql -h127.0.0.1 -P"$LS_PORT" -uroot -e "CREATE DATABASE sbtest"
-matrix lockstep --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$LS_PORT" --mysql-user=root --mysql-db=sbtest
-kill "$LS_PID"; wait "$LS_PID" 2>/dev/null || true
+LS_PID=
+trap '[ -n "$LS_PID" ] && kill $LS_PID 2>/dev/null || true; [ -f "$OUT/mdb.pid" ] && kill "$(cat "$OUT/mdb.pid")" 2>/dev/null || true' EXIT
+for conf in $LS_CONFIGS; do
+  name=${conf%%:*}
+  args=${conf#*:}
+  rm -rf "$OUT/ls-data-$name"
+  # shellcheck disable=SC2086
+  "$OUT/lockstep" serve --datadir "$OUT/ls-data-$name" --port "$LS_PORT" ${args//,/ } > "$OUT/$name.log" 2>&1 &
+  LS_PID=$!
+  for i in $(seq 1 60); do mysql -h127.0.0.1 -P"$LS_PORT" -uroot -e "SELECT 1" >/dev/null 2>&1 && break; sleep 0.5; done
+  mysql -h127.0.0.1 -P"$LS_PORT" -uroot -e "CREATE DATABASE sbtest"
+  matrix "$name" --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$LS_PORT" --mysql-user=root --mysql-db=sbtest
+  mysql -h127.0.0.1 -P"$LS_PORT" -uroot -e "SHOW GLOBAL STATUS WHERE Variable_name LIKE 'Binlog%' OR Variable_name LIKE 'Lockstep_group_commit%' OR Variable_name LIKE 'Lockstep_log%' OR Variable_name LIKE 'Lockstep_commits_per%'" > "$OUT/$name-status.txt" 2>&1 || true
+  kill "$LS_PID"; wait "$LS_PID" 2>/dev/null || true
+  LS_PID=
+done
 
 # --- MariaDB ------------------------------------------------------------
 MDB=$OUT/mdb
@@ -85,6 +102,9 @@ max_connections=512
 innodb_flush_log_at_trx_commit=1
 innodb_buffer_pool_size=2G
 EOF
+if [ "$MDB_BINLOG" = 1 ]; then
+  printf 'log-bin=%s\nbinlog_format=ROW\nsync_binlog=1\nserver_id=1\n' "$OUT/mdb-binlog" >> "$OUT/mdb.cnf"
+fi
 mariadb-install-db --no-defaults --datadir="$MDB" --user=root > "$OUT/mdb-install.log" 2>&1
 mariadbd --defaults-file="$OUT/mdb.cnf" > "$OUT/mdb.stdout" 2>&1 &
 for i in $(seq 1 60); do mariadb-admin -S "$OUT/mdb.sock" -uroot ping >/dev/null 2>&1 && break; sleep 0.5; done
@@ -95,6 +115,6 @@ mariadb-admin -S "$OUT/mdb.sock" -uroot shutdown || true
 
 # --- ratios -------------------------------------------------------------
 echo
-echo "workload threads lockstep_qps mariadb_qps ratio lockstep_p95 mariadb_p95"
-awk -F, 'NR>1 {k=$2" "$3; if ($1=="lockstep") {lq[k]=$5; lp[k]=$6} else {mq[k]=$5; mp[k]=$6}; keys[k]=1}
-  END {for (k in keys) printf "%s %s %s %.2f %s %s\n", k, lq[k], mq[k], (mq[k]>0 ? lq[k]/mq[k] : 0), lp[k], mp[k]}' "$CSV" | sort
+echo "engine workload threads tps qps qps_vs_mariadb p95_ms mariadb_p95_ms"
+awk -F, 'NR>1 {k=$2" "$3; if ($1=="mariadb") {mq[k]=$5; mp[k]=$6} else {e[NR]=$1; ek[NR]=k; t[NR]=$4; q[NR]=$5; p[NR]=$6}}
+  END {for (i in e) printf "%s %s %s %s %.2f %s %s\n", e[i], ek[i], t[i], q[i], (mq[ek[i]]>0 ? q[i]/mq[ek[i]] : 0), p[i], mp[ek[i]]}' "$CSV" | sort

@@ -81,9 +81,27 @@ func (h *handler) syncInTrans(c *mysql.Conn) {
 	}
 }
 
+// fixExplainNulls repairs go-mysql-server's placeholder tabular EXPLAIN
+// row, which sends the text "NULL" in columns declared as integers (rows)
+// and floats (filtered): clients that convert by the declared type (PyMySQL)
+// failed on it and lost the connection. MySQL sends SQL NULLs there.
+func fixExplainNulls(r *sqltypes.Result) {
+	if len(r.Fields) != 12 || r.Fields[1].Name != "select_type" || r.Fields[9].Name != "rows" {
+		return
+	}
+	for _, row := range r.Rows {
+		for i, v := range row {
+			if !v.IsNull() && string(v.Raw()) == "NULL" {
+				row[i] = sqltypes.NULL
+			}
+		}
+	}
+}
+
 func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) error {
 	err := h.Handler.ComQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
 		h.syncInTrans(c)
+		fixExplainNulls(r)
 		return cb(r, more)
 	})
 	h.syncInTrans(c)
@@ -93,6 +111,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) (string, error) {
 	rest, err := h.Handler.ComMultiQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
 		h.syncInTrans(c)
+		fixExplainNulls(r)
 		return cb(r, more)
 	})
 	h.syncInTrans(c)
@@ -102,6 +121,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
 	err := h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error {
 		h.syncInTrans(c)
+		fixExplainNulls(r)
 		return cb(r)
 	})
 	h.syncInTrans(c)

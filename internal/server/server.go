@@ -1,5 +1,6 @@
 // Package server wires a lockstep process together: the storage engine, the
-// SQL front end and the MySQL-protocol listener, and owns their lifecycle.
+// SQL front end, the log, the commit pipeline, checkpoints and recovery,
+// and the MySQL-protocol listener, and owns their lifecycle.
 // It does not own SQL semantics (internal/sqlfront) or options
 // (internal/config).
 package server
@@ -20,6 +21,7 @@ import (
 
 	"lockstep/internal/config"
 	"lockstep/internal/sqlfront"
+	"lockstep/internal/storage"
 )
 
 // ServerVersion is what clients see as the server version.
@@ -28,13 +30,29 @@ const ServerVersion = "8.0.33-lockstep"
 // Run starts a server with cfg and blocks until ctx is cancelled or the
 // listener fails. It returns nil after a clean shutdown. ready, when not nil,
 // is called once the listener accepts connections, with its address.
+//
+// Start-up order: the storage engine and the SQL front end, then recovery
+// (the newest checkpoint and the log after it, in cfg.Datadir), then the
+// commit pipeline, and only then the listener. Progress and problems go to
+// stderr.
 func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error {
 	logrus.SetLevel(logrus.ErrorLevel) // GMS logs every client mistake at Info/Warn
-	fe, err := sqlfront.New(sqlfront.Options{User: cfg.User, Password: cfg.Password})
+	store := storage.New(storage.Options{})
+	fe, err := sqlfront.New(sqlfront.Options{User: cfg.User, Password: cfg.Password, Store: store})
 	if err != nil {
+		store.Close()
 		return fmt.Errorf("start SQL engine: %w", err)
 	}
 	defer fe.Close()
+	d, err := openDurable(cfg, fe, os.Stderr)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := d.close(); cerr != nil {
+			fmt.Fprintf(os.Stderr, "lockstep: closing the log: %v\n", cerr)
+		}
+	}()
 
 	if addr := os.Getenv("LOCKSTEP_PPROF"); addr != "" {
 		// e.g. LOCKSTEP_PPROF=127.0.0.1:6060; go tool pprof http://ADDR/debug/pprof/profile

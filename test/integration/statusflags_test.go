@@ -110,6 +110,14 @@ oc.fetchall()
 assert other.server_status & 3 == 3, hex(other.server_status)
 oc.execute("COMMIT")
 assert other.server_status & 3 == 2, hex(other.server_status)
+# Tabular EXPLAIN: the values must match the declared column types (the
+# placeholder row sent 'NULL' text in integer columns and PyMySQL lost the
+# connection), and the connection must stay usable.
+oc.execute("EXPLAIN SELECT * FROM t WHERE id = 2")
+row = oc.fetchone()
+assert row[9] is None and row[10] is None, row
+oc.execute("SELECT 1")
+assert oc.fetchone() == (1,)
 print("ok")
 `
 	out, err := exec.Command("python3", "-c", prog, strconv.Itoa(srv.Port), e.name).CombinedOutput()

@@ -1,0 +1,187 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"lockstep/internal/checkpoint"
+	"lockstep/internal/commit"
+	logrec "lockstep/internal/record"
+	"lockstep/internal/sqlfront"
+	"lockstep/internal/storage"
+	"lockstep/internal/txn"
+)
+
+// Checkpoints: a consistent snapshot of the database written while writes
+// go on, after which the log it covers is removed.
+//
+// The snapshot point is fixed inside the commit pipeline: a marker record
+// (a DDL record with no statement) is committed like a transaction, and its
+// Publish — which the pipeline calls in sequence order, after every earlier
+// transaction was made visible and before any later one is — opens the
+// ReadView the rows are read through. The checkpoint therefore holds
+// exactly the transactions up to the marker's sequence number. DDL is held
+// off while the catalog and the rows are read (an ALTER rewrites rows in
+// place).
+
+type checkpointStats struct {
+	count    atomic.Int64
+	lastSeq  atomic.Int64
+	lastNs   atomic.Int64
+	lastRows atomic.Int64
+}
+
+func (d *durable) checkpointDir() string { return filepath.Join(d.datadir, "checkpoint") }
+
+// checkpoint writes a checkpoint now and truncates the log it covers.
+func (d *durable) checkpoint(fe *sqlfront.Frontend) (string, error) {
+	start := time.Now()
+	fe.LockDDL()
+	defer fe.UnlockDDL()
+	store := fe.Storage()
+	var seq int64
+	var snap *storage.Tx
+	_, err := d.p.Commit(&commit.Txn{
+		Encode: func(s, lastCommitted int64) ([]byte, error) {
+			seq = s
+			return logrec.AppendDDL(nil, &logrec.DDL{
+				Position:    logrec.Position{Seq: s, GNO: s, LastCommitted: lastCommitted},
+				NextTableID: store.NextTableID(),
+			}), nil
+		},
+		Publish: func() {
+			snap = store.Begin(txn.RepeatableRead)
+			snap.Trx().ReadView()
+		},
+	})
+	if err != nil {
+		return "", fmt.Errorf("checkpoint marker: %w", err)
+	}
+	defer snap.Rollback()
+	items, err := fe.Catalog()
+	if err != nil {
+		return "", err
+	}
+	w, err := checkpoint.Create(d.checkpointDir(), checkpoint.Header{Seq: seq, GTID: d.uuid + ":1-" + strconv.FormatInt(seq, 10)})
+	if err != nil {
+		return "", err
+	}
+	var rows int64
+	ctx := context.Background()
+	for _, it := range items {
+		if it.Table != nil {
+			if err := w.Table(checkpoint.Table{ID: uint64(it.Table.ID()), Version: it.Version}); err != nil {
+				w.Abort()
+				return "", err
+			}
+		}
+		if err := w.SQL(checkpoint.Statement{Database: it.Database, SQL: it.SQL}); err != nil {
+			w.Abort()
+			return "", err
+		}
+		if it.Table == nil {
+			continue
+		}
+		err := snap.Scan(ctx, it.Table, storage.PrimaryIndex, storage.Range{}, false, 0, func(pk, row []byte) (bool, error) {
+			rows++
+			return true, w.Row(pk, row)
+		})
+		if err != nil {
+			w.Abort()
+			return "", fmt.Errorf("checkpoint: reading table %s: %w", it.Table.Name(), err)
+		}
+	}
+	path, err := w.Commit()
+	if err != nil {
+		return "", err
+	}
+	if err := checkpoint.RemoveOlder(d.checkpointDir(), path); err != nil {
+		return path, err
+	}
+	if err := d.log.TruncatePrefix(uint64(seq) + 1); err != nil {
+		return path, fmt.Errorf("checkpoint: truncating the log: %w", err)
+	}
+	d.ckpt.count.Add(1)
+	d.ckpt.lastSeq.Store(seq)
+	d.ckpt.lastRows.Store(rows)
+	d.ckpt.lastNs.Store(int64(time.Since(start)))
+	return path, nil
+}
+
+// checkpointLoop checkpoints whenever the log has grown by more than every
+// bytes since the last checkpoint, until stop is closed.
+func (d *durable) checkpointLoop(fe *sqlfront.Frontend, every int64, w io.Writer, stop <-chan struct{}) {
+	defer close(d.ckptDone)
+	if every <= 0 {
+		return
+	}
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	base := int64(d.log.Stats().Bytes)
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		if int64(d.log.Stats().Bytes)-base < every {
+			continue
+		}
+		base = int64(d.log.Stats().Bytes)
+		if _, err := d.checkpoint(fe); err != nil {
+			fmt.Fprintf(w, "lockstep: checkpoint failed: %v\n", err)
+		}
+	}
+}
+
+// loadCheckpoint loads the newest checkpoint into fe (an empty engine) and
+// returns its sequence number (0: none).
+func loadCheckpoint(dir string, fe *sqlfront.Frontend, w io.Writer) (int64, error) {
+	path, err := checkpoint.Latest(dir)
+	if err != nil || path == "" {
+		return 0, err
+	}
+	start := time.Now()
+	store := fe.Storage()
+	var pending *checkpoint.Table
+	var cur *storage.Table
+	var rows int64
+	h, err := checkpoint.Read(path, checkpoint.Visitor{
+		Table: func(t checkpoint.Table) error {
+			pending = &t
+			return store.SetNextTableID(t.ID)
+		},
+		SQL: func(s checkpoint.Statement) error {
+			if err := fe.RunCatalogSQL(s.Database, s.SQL); err != nil {
+				return err
+			}
+			cur = nil
+			if pending != nil {
+				t, err := fe.RestoreTableVersion(pending.ID, pending.Version)
+				if err != nil {
+					return err
+				}
+				cur, pending = t, nil
+			}
+			return nil
+		},
+		Row: func(pk, row []byte) error {
+			if cur == nil {
+				return fmt.Errorf("checkpoint %s: a row outside a table", path)
+			}
+			rows++
+			return cur.LoadRow(pk, row)
+		},
+	})
+	if err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(w, "lockstep: recovery: loaded checkpoint at sequence number %d (%d rows) in %v\n",
+		h.Seq, rows, time.Since(start).Round(time.Millisecond))
+	return h.Seq, nil
+}

@@ -1,0 +1,354 @@
+package server
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dolthub/vitess/go/mysql"
+
+	"lockstep/internal/commit"
+	"lockstep/internal/config"
+	logrec "lockstep/internal/record"
+	"lockstep/internal/sqlfront"
+	"lockstep/internal/storage"
+	"lockstep/internal/txlog"
+)
+
+// durable is the commit path of a server: storage's Committer and
+// sqlfront's DDL logger, both feeding the group commit pipeline, which
+// certifies, orders and appends records to the log.
+type durable struct {
+	p       *commit.Pipeline
+	log     *txlog.Log
+	uuid    string
+	datadir string
+
+	ckpt     checkpointStats
+	ckptStop chan struct{}
+	ckptDone chan struct{}
+}
+
+var (
+	_ storage.Committer  = (*durable)(nil)
+	_ sqlfront.DDLLogger = (*durable)(nil)
+)
+
+// Commit implements storage.Committer.
+func (d *durable) Commit(rec *storage.CommitRecord, publish func()) error {
+	_, err := d.p.Commit(&commit.Txn{
+		Writeset: rec.Writeset,
+		Encode: func(seq, lastCommitted int64) ([]byte, error) {
+			return logrec.AppendTxn(nil, &logrec.Txn{
+				Position: logrec.Position{Seq: seq, GNO: seq, LastCommitted: lastCommitted},
+				Minimal:  rec.Minimal, Changes: rec.Changes, Writeset: rec.Writeset,
+			}), nil
+		},
+		Publish: publish,
+	})
+	return commitError(err)
+}
+
+// LogDDL implements sqlfront.DDLLogger: the statement is durable when it
+// returns.
+func (d *durable) LogDDL(database, query string, nextTableID uint64) error {
+	_, err := d.p.Commit(&commit.Txn{
+		Encode: func(seq, lastCommitted int64) ([]byte, error) {
+			return logrec.AppendDDL(nil, &logrec.DDL{
+				Position:    logrec.Position{Seq: seq, GNO: seq, LastCommitted: lastCommitted},
+				NextTableID: nextTableID, Database: database, Query: query,
+			}), nil
+		},
+		Publish: func() {},
+	})
+	return commitError(err)
+}
+
+// commitError gives a failed commit MySQL's error: a full disk is 1021
+// (ER_DISK_FULL) and nothing was logged; a log that failed after the record
+// was handed to it is 1180 (ER_ERROR_DURING_COMMIT), storage must not roll
+// back, and the server takes no more writes.
+func commitError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, commit.ErrUncertain):
+		return fmt.Errorf("%w: %w", storage.ErrCommitUncertain,
+			mysql.NewSQLError(1180, "HY000", "Got error during COMMIT: %v; the server accepts no more writes", err))
+	case errors.Is(err, txlog.ErrDiskFull):
+		return mysql.NewSQLError(1021, "HY000", "Disk full (%v); the transaction was rolled back", err)
+	}
+	return mysql.NewSQLError(1180, "HY000", "Got error during COMMIT: %v", err)
+}
+
+// gtidExecuted is @@gtid_executed: every GNO up to the last committed.
+func (d *durable) gtidExecuted() string {
+	n := d.p.Stats().LastSeq
+	if n == 0 {
+		return ""
+	}
+	return d.uuid + ":1-" + strconv.FormatInt(n, 10)
+}
+
+// status adds the log's and the pipeline's counters to SHOW STATUS.
+func (d *durable) status(m map[string]int64) {
+	ps := d.p.Stats()
+	ls := d.log.Stats()
+	m["Binlog_commits"] = ps.Commits
+	m["Binlog_group_commits"] = ps.Groups
+	m["Lockstep_group_commit_leaders"] = ps.Leaders
+	m["Lockstep_group_commit_wakeups"] = ps.Wakeups
+	m["Lockstep_group_commit_wakeups_done"] = ps.WakeupsDone
+	m["Lockstep_group_commit_wake_efficiency_pct"] = int64(ps.WakeEfficiency() * 100)
+	for i, n := range ps.GroupSizes {
+		m["Lockstep_group_commit_size_"+commit.GroupSizeBuckets[i]] = n
+	}
+	m["Lockstep_log_fsyncs"] = int64(ls.Fsyncs)
+	m["Lockstep_log_writes"] = int64(ls.Writes)
+	m["Lockstep_log_bytes"] = int64(ls.Bytes)
+	m["Lockstep_log_appends"] = int64(ls.Appends)
+	m["Lockstep_log_wait_wakeups"] = int64(ls.Wakeups)
+	m["Lockstep_log_wait_wakeups_done"] = int64(ls.WakeupsDone)
+	if ps.Groups > 0 && ls.Fsyncs > 0 {
+		m["Lockstep_commits_per_fsync_x100"] = ps.Commits * 100 / int64(ls.Fsyncs)
+	}
+	m["Lockstep_checkpoints"] = d.ckpt.count.Load()
+	m["Lockstep_checkpoint_last_seq"] = d.ckpt.lastSeq.Load()
+	m["Lockstep_checkpoint_last_rows"] = d.ckpt.lastRows.Load()
+	m["Lockstep_checkpoint_last_ms"] = d.ckpt.lastNs.Load() / 1e6
+	cs := ps.Certify
+	m["Lockstep_certify_certifications"] = cs.Certifications
+	m["Lockstep_certify_resets"] = cs.Resets
+	m["Lockstep_certify_serial_fallbacks"] = cs.SerialFallbacks()
+	m["Lockstep_certify_mean_distance_x100"] = int64(cs.Mean() * 100)
+}
+
+// openDurable opens the log in cfg.Datadir, replays it into fe (recovery),
+// then starts the commit pipeline and installs it as storage's Committer
+// and sqlfront's DDL logger. Progress goes to w.
+func openDurable(cfg config.Config, fe *sqlfront.Frontend, w io.Writer) (*durable, error) {
+	uuid, err := loadServerUUID(cfg.Datadir)
+	if err != nil {
+		return nil, err
+	}
+	opts := txlog.Options{
+		Dir:               filepath.Join(cfg.Datadir, "log"),
+		RecoverTruncate:   cfg.RecoverTruncate,
+		Compression:       cfg.LogCompression,
+		CompressThreshold: cfg.LogCompressMin,
+		SyncMode:          txlog.SyncAlways,
+	}
+	if cfg.SyncBinlog == 0 {
+		opts.SyncMode = txlog.SyncPeriodic
+	}
+	l, rec, err := txlog.Open(opts)
+	if err != nil {
+		return nil, fmt.Errorf("open the log: %w", err)
+	}
+	report(w, rec)
+	ckptSeq, err := loadCheckpoint(filepath.Join(cfg.Datadir, "checkpoint"), fe, w)
+	if err != nil {
+		l.Close()
+		return nil, fmt.Errorf("recovery: %w", err)
+	}
+	lastSeq, err := replay(l, fe, w, ckptSeq)
+	if err != nil {
+		l.Close()
+		return nil, fmt.Errorf("recovery: %w", err)
+	}
+	if err := fe.RecoverCounters(); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("recovery: %w", err)
+	}
+	wake := commit.Targeted
+	if cfg.GroupCommitWakeup == "broadcast" {
+		wake = commit.Broadcast
+	}
+	p, err := commit.New(commit.Options{Log: l, Wakeup: wake, NextSeq: lastSeq + 1})
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	d := &durable{p: p, log: l, uuid: uuid, datadir: cfg.Datadir,
+		ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
+	go d.checkpointLoop(fe, cfg.CheckpointLogSize, w, d.ckptStop)
+	fe.Storage().SetMinimalImages(cfg.RowImage == "minimal")
+	fe.Storage().SetCommitter(d)
+	fe.SetDDLLogger(d)
+	fe.SetGTIDExecuted(d.gtidExecuted)
+	fe.SetExtraStatus(d.status)
+	if err := installIdentity(fe, d); err != nil {
+		d.close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// close stops the pipeline and closes the log (fsyncing what it holds).
+func (d *durable) close() error {
+	close(d.ckptStop)
+	<-d.ckptDone
+	perr := d.p.Close()
+	lerr := d.log.Close()
+	return errors.Join(perr, lerr)
+}
+
+// report prints what opening the log found.
+func report(w io.Writer, rec *txlog.Recovery) {
+	if rec == nil {
+		return
+	}
+	if rec.TornBytes > 0 {
+		fmt.Fprintf(w, "lockstep: log: truncated a torn tail of %d bytes (an unfinished write at the crash)\n", rec.TornBytes)
+	}
+	if rec.Dropped != "" {
+		fmt.Fprintf(w, "lockstep: log: --recover-truncate dropped %s records after a corrupt one\n", rec.Dropped)
+	}
+}
+
+// replay applies the records in the log after sequence number from (the
+// checkpoint's), in order: transactions through storage's apply call, DDL
+// by running its statement again. A record's log index is its sequence
+// number (both dense, one record per sequence number). It returns the last
+// sequence number.
+func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, from int64) (int64, error) {
+	first, last := l.FirstIndex(), l.LastIndex()
+	if last == 0 || last < first || last <= uint64(from) {
+		return from, nil
+	}
+	if first > uint64(from)+1 {
+		return 0, fmt.Errorf("the log starts at record %d but the checkpoint ends at %d: records are missing", first, from)
+	}
+	first = uint64(from) + 1
+	total := last - first + 1
+	start, lastReport := time.Now(), time.Now()
+	lastSeq := from
+	var ddlErrs int
+	for lo := first; lo <= last; {
+		entries, err := l.Read(lo, last+1, 8<<20)
+		if err != nil {
+			return 0, err
+		}
+		if len(entries) == 0 {
+			return 0, fmt.Errorf("log read at index %d returned nothing", lo)
+		}
+		for _, e := range entries {
+			seq, derr, err := applyRecord(fe, e.Payload)
+			if err != nil {
+				return 0, fmt.Errorf("log index %d: %w", e.Index, err)
+			}
+			if derr != nil {
+				ddlErrs++
+				fmt.Fprintf(w, "lockstep: recovery: log index %d: DDL failed again as when it was logged: %v\n", e.Index, derr)
+			}
+			if seq != lastSeq+1 || uint64(seq) != e.Index {
+				return 0, fmt.Errorf("log index %d: sequence number %d follows %d", e.Index, seq, lastSeq)
+			}
+			lastSeq = seq
+			lo = e.Index + 1
+		}
+		if time.Since(lastReport) >= time.Second {
+			lastReport = time.Now()
+			done := lo - first
+			rate := float64(done) / time.Since(start).Seconds()
+			fmt.Fprintf(w, "lockstep: recovery: %d of %d records (%.0f%%), %.0f records/s\n", done, total, 100*float64(done)/float64(total), rate)
+		}
+	}
+	fmt.Fprintf(w, "lockstep: recovery: replayed %d log records in %v (last sequence number %d)\n",
+		total, time.Since(start).Round(time.Millisecond), lastSeq)
+	return lastSeq, nil
+}
+
+// applyRecord applies one encoded record and returns its sequence number.
+// ddlErr is a replayed DDL statement's own error (not fatal).
+func applyRecord(fe *sqlfront.Frontend, b []byte) (seq int64, ddlErr, err error) {
+	kind, err := logrec.PeekKind(b)
+	if err != nil {
+		return 0, nil, err
+	}
+	if kind == logrec.KindDDL {
+		d, err := logrec.DecodeDDL(b)
+		if err != nil {
+			return 0, nil, err
+		}
+		if d.Query == "" {
+			return d.Seq, nil, nil // a checkpoint marker
+		}
+		ddlErr, err = fe.ReplayDDL(d.Database, d.Query, d.NextTableID)
+		return d.Seq, ddlErr, err
+	}
+	t, err := logrec.DecodeTxn(b)
+	if err != nil {
+		return 0, nil, err
+	}
+	if _, err := fe.Storage().ApplyTxn(t.Changes); err != nil {
+		return 0, nil, err
+	}
+	return t.Seq, nil, nil
+}
+
+// loadServerUUID reads @@server_uuid from DATADIR/auto.cnf (MySQL's file
+// and format), creating it on first start.
+func loadServerUUID(datadir string) (string, error) {
+	path := filepath.Join(datadir, "auto.cnf")
+	b, err := os.ReadFile(path)
+	if err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok && strings.TrimSpace(k) == "server-uuid" {
+				if u := strings.TrimSpace(v); len(u) == 36 {
+					return u, nil
+				}
+			}
+		}
+		return "", fmt.Errorf("%s: no valid server-uuid line", path)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	var r [16]byte
+	if _, err := rand.Read(r[:]); err != nil {
+		return "", err
+	}
+	r[6] = r[6]&0x0f | 0x40
+	r[8] = r[8]&0x3f | 0x80
+	u := fmt.Sprintf("%x-%x-%x-%x-%x", r[0:4], r[4:6], r[6:8], r[8:10], r[10:16])
+	tmp := path + ".tmp"
+	if err := writeFileSync(tmp, []byte("[auto]\nserver-uuid="+u+"\n")); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return "", err
+	}
+	return u, syncDir(datadir)
+}
+
+func writeFileSync(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o640)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
