@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"lockstep/internal/storage"
+	"lockstep/internal/txn"
 )
 
 // Table is the sql.Table for one table definition. It is created per query
@@ -213,6 +214,13 @@ func (t *Table) editor(ctx *sql.Context) *editor {
 }
 
 func (t *Table) Truncate(ctx *sql.Context) (int, error) {
+	if !isDDLText(ctx.Query()) {
+		// go-mysql-server turns DELETE FROM t without a WHERE into a
+		// truncate. In MySQL that DELETE is an ordinary transactional
+		// statement (it can be rolled back, and it is logged as row
+		// changes), so it is run as one.
+		return t.deleteAll(ctx)
+	}
 	if err := t.db.fe.logDDL(ctx); err != nil {
 		return 0, err
 	}
@@ -221,6 +229,32 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 	n := t.entry.store.Truncate()
 	t.refreshVersion()
 	return n, nil
+}
+
+// deleteAll deletes every row in the session's transaction, locking each.
+func (t *Table) deleteAll(ctx *sql.Context) (int, error) {
+	s, err := t.session(ctx)
+	if err != nil {
+		return 0, err
+	}
+	tx := s.storageTx(ctx)
+	mark := tx.Savepoint()
+	store, ver := t.entry.store, t.meta.version
+	var pks [][]byte
+	err = tx.Locate(func() error {
+		return tx.Scan(ctx, store, storage.PrimaryIndex, storage.Range{}, false, txn.LockX, func(pk, _ []byte) (bool, error) {
+			pks = append(pks, append([]byte(nil), pk...))
+			return true, nil
+		})
+	})
+	for i := 0; err == nil && i < len(pks); i++ {
+		err = tx.Delete(ctx, store, ver, pks[i])
+	}
+	if err != nil {
+		tx.RollbackTo(mark)
+		return 0, s.handleTxError(ctx, err)
+	}
+	return len(pks), nil
 }
 
 // refreshVersion republishes the definition with the storage version.

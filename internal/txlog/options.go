@@ -1,0 +1,114 @@
+package txlog
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"time"
+)
+
+// SyncMode says what WaitDurable waits for.
+type SyncMode int
+
+const (
+	// SyncAlways: WaitDurable returns once the bytes are fsynced. The
+	// flusher fsyncs whenever the writer has written something new, so one
+	// fsync covers everything written meanwhile (group commit).
+	SyncAlways SyncMode = iota
+	// SyncPeriodic (sync_binlog=0): WaitDurable returns once the bytes are
+	// written to the operating system; the flusher fsyncs about every
+	// Options.SyncInterval. A machine crash can lose up to that much.
+	SyncPeriodic
+)
+
+func (m SyncMode) String() string {
+	switch m {
+	case SyncAlways:
+		return "always"
+	case SyncPeriodic:
+		return "periodic"
+	}
+	return fmt.Sprintf("SyncMode(%d)", int(m))
+}
+
+// Defaults for zero Options fields.
+const (
+	DefaultSegmentSize       = 64 << 20
+	DefaultBufferSize        = 16 << 20
+	DefaultSyncInterval      = time.Second
+	DefaultCompressThreshold = 4096
+
+	minBufferSize = 64 << 10
+	maxBufferSize = 1 << 30
+	// MaxPayload is the largest payload (after compression) a record holds.
+	MaxPayload = 1 << 30
+)
+
+// Options configure Open.
+type Options struct {
+	// Dir holds the segment files. It is created if missing.
+	Dir string
+	// FS is the file layer; nil means the operating system's (OSFS).
+	FS FS
+	// SegmentSize: the writer starts a new segment at the first record
+	// boundary after the current segment reaches this many bytes.
+	SegmentSize int64
+	// BufferSize is the log buffer (a ring) in bytes, rounded up to a power
+	// of two, at least 64 KiB. Appends larger than half of it are copied in
+	// pieces as the writer drains the ring.
+	BufferSize int
+	// SyncMode: SyncAlways (the default) or SyncPeriodic.
+	SyncMode SyncMode
+	// SyncInterval is the fsync period in SyncPeriodic mode.
+	SyncInterval time.Duration
+	// Compression stores payloads longer than CompressThreshold bytes
+	// zstd-compressed (when that makes them smaller).
+	Compression       bool
+	CompressThreshold int
+	// RecoverTruncate: at Open, a corrupt record that is not a torn tail is
+	// dropped together with everything after it, instead of failing Open.
+	RecoverTruncate bool
+	// Progress, if set, is called about once a second while Open scans a
+	// large log.
+	Progress func(Progress)
+}
+
+// Progress reports a long recovery scan.
+type Progress struct {
+	Done, Total int64   // bytes scanned, bytes to scan
+	Percent     float64 // 100 * Done / Total
+	BytesPerSec float64
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Dir == "" {
+		return o, errors.New("txlog: Options.Dir is empty")
+	}
+	if o.FS == nil {
+		o.FS = OSFS{}
+	}
+	if o.SegmentSize == 0 {
+		o.SegmentSize = DefaultSegmentSize
+	}
+	if o.SegmentSize < segHeaderSize+recHeaderSize {
+		return o, fmt.Errorf("txlog: Options.SegmentSize %d is too small", o.SegmentSize)
+	}
+	if o.BufferSize == 0 {
+		o.BufferSize = DefaultBufferSize
+	}
+	if o.BufferSize < 0 || o.BufferSize > maxBufferSize {
+		return o, fmt.Errorf("txlog: Options.BufferSize %d is outside 64 KiB..1 GiB", o.BufferSize)
+	}
+	o.BufferSize = max(o.BufferSize, minBufferSize)
+	o.BufferSize = 1 << bits.Len(uint(o.BufferSize-1))
+	if o.SyncMode != SyncAlways && o.SyncMode != SyncPeriodic {
+		return o, fmt.Errorf("txlog: unknown %v", o.SyncMode)
+	}
+	if o.SyncInterval <= 0 {
+		o.SyncInterval = DefaultSyncInterval
+	}
+	if o.CompressThreshold <= 0 {
+		o.CompressThreshold = DefaultCompressThreshold
+	}
+	return o, nil
+}

@@ -1,0 +1,77 @@
+package txlog
+
+import "sync/atomic"
+
+// counters are the log's live counters, each updated atomically. Most have
+// one writer (the writer or the flusher goroutine); the waiting ones are
+// updated by waiters.
+type counters struct {
+	records     atomic.Uint64
+	appends     atomic.Uint64
+	writes      atomic.Uint64
+	fsyncs      atomic.Uint64
+	waits       atomic.Uint64
+	wakeups     atomic.Uint64
+	wakeupsDone atomic.Uint64
+	failWakeups atomic.Uint64
+	spaceWaits  atomic.Uint64
+	compressed  atomic.Uint64
+	segments    atomic.Uint64
+}
+
+// Stats is a snapshot of the log's counters since Open. Each field is read
+// atomically; the snapshot as a whole is not taken under a lock.
+type Stats struct {
+	// Appends counts Append/AppendAt/AppendEntries calls that reserved
+	// buffer space (counted by the writer as it consumes them).
+	Appends uint64
+	// Records counts records the writer stamped with their index.
+	Records uint64
+	// Bytes counts record bytes appended (the reserved LSN).
+	Bytes uint64
+	// Writes counts write(2) calls to segment files.
+	Writes uint64
+	// Fsyncs counts fsyncs of segment files (the flusher's and the
+	// writer's when it closes a segment).
+	Fsyncs uint64
+	// Waits counts WaitDurable/WaitWritten calls that had to block.
+	Waits uint64
+	// Wakeups counts waiters woken because their LSN was reached, and
+	// WakeupsDone those that found it reached when they woke: with targeted
+	// wake-ups the two are equal.
+	Wakeups     uint64
+	WakeupsDone uint64
+	// FailWakeups counts waiters woken with an error (failure or Close).
+	FailWakeups uint64
+	// SpaceWaits counts appends that waited for the writer to free buffer
+	// space (or for the next piece of a large append).
+	SpaceWaits uint64
+	// Compressed counts payloads stored zstd-compressed.
+	Compressed uint64
+	// SegmentsCreated counts segments created since Open.
+	SegmentsCreated uint64
+	// WrittenLSN and DurableLSN are the log positions written to the
+	// operating system and fsynced.
+	WrittenLSN, DurableLSN uint64
+}
+
+// Stats returns a snapshot of the counters.
+func (l *Log) Stats() Stats {
+	c := &l.st
+	return Stats{
+		Appends:         c.appends.Load(),
+		Records:         c.records.Load(),
+		Bytes:           l.reserved.Load() &^ closedBit,
+		Writes:          c.writes.Load(),
+		Fsyncs:          c.fsyncs.Load(),
+		Waits:           c.waits.Load(),
+		Wakeups:         c.wakeups.Load(),
+		WakeupsDone:     c.wakeupsDone.Load(),
+		FailWakeups:     c.failWakeups.Load(),
+		SpaceWaits:      c.spaceWaits.Load(),
+		Compressed:      c.compressed.Load(),
+		SegmentsCreated: c.segments.Load(),
+		WrittenLSN:      l.written.Load(),
+		DurableLSN:      l.durable.Load(),
+	}
+}
