@@ -1,0 +1,184 @@
+package commit
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+)
+
+// lead runs the group that w leads through the three stages. w pushed onto
+// an empty queue, so it is the oldest member of the queue it will take.
+//
+// The flush and sync stages are held by one group at a time, together
+// (logMu): a leader waits for the previous group's durability wait to end
+// before it takes the queue. Everyone who commits meanwhile queues up, and
+// the whole queue becomes the next group: one CertifyBatch, one Log.Append
+// and one Log.WaitDurable for all of it. The commit stage is decoupled: a
+// group that is durable joins the commit queue (under logMu, so in sequence
+// order) and the next group's flush and sync overlap its commit stage.
+// docs/commit.md explains, with measurements, why the next group does not
+// flush while this one waits for durability.
+func (p *Pipeline) lead(w *waiter) {
+	p.logMu.Lock()
+	p.c.leaders.Add(1)
+	head := reverse(p.queue.Swap(nil))
+	if err := p.Err(); err != nil {
+		p.logMu.Unlock()
+		for m := head; m != nil; m = m.next {
+			m.err = err
+		}
+		p.wake(head, w, nil)
+		return
+	}
+
+	// ---- 1. flush ----
+	live, lastLSN, dead := p.flush(head)
+	p.wake(dead, w, nil) // failed members (encode, or append) leave now
+	if live == nil {
+		p.logMu.Unlock()
+		return
+	}
+
+	// ---- 2. sync ----
+	syncErr := p.log.WaitDurable(lastLSN)
+	if syncErr != nil {
+		syncErr = p.setFatal(fmt.Errorf("log sync: %w", syncErr))
+	}
+	w.group, w.syncErr = live, syncErr
+	commitLeader := push(&p.commitQ, w)
+	p.logMu.Unlock()
+	if !commitLeader {
+		p.follow(w) // a commit-stage leader ahead publishes this group too
+		return
+	}
+
+	// ---- 3. commit ----
+	p.commitMu.Lock()
+	p.c.commitLeaders.Add(1)
+	groups := reverseGroups(p.commitQ.Swap(nil)) // w first
+	var (
+		n       int64
+		lastSeq int64
+	)
+	for g := groups; g != nil; g = g.nextGroup {
+		if g.syncErr != nil && p.chainErr == nil {
+			p.chainErr = g.syncErr
+		}
+		broken := p.chainErr
+		for m := g.group; m != nil; m = m.next {
+			if broken != nil {
+				// This group, or one before it, may not be durable: it
+				// must not become visible. Its records may be in the log.
+				m.seq, m.err = 0, broken
+				continue
+			}
+			if m.txn.Publish != nil {
+				m.txn.Publish()
+			}
+			lastSeq = m.seq
+			n++
+		}
+	}
+	if n > 0 {
+		p.c.commits.Add(n)
+		p.c.lastSeq.Store(lastSeq)
+	}
+	p.commitMu.Unlock()
+	p.wakeGroups(groups, w)
+}
+
+// flush is the flush stage, run under logMu: number, certify and encode
+// the members from head on, and append those that encoded with one
+// Log.Append. It splits the list into live (in the log, in sequence order)
+// and dead (failed, with err set) members.
+func (p *Pipeline) flush(head *waiter) (live *waiter, lastLSN uint64, dead *waiter) {
+	slots := p.slots[:0]
+	for m := head; m != nil; m = m.next {
+		slots = append(slots, slot{txn: m.txn})
+	}
+	ok := p.seq.assign(slots)
+	payloads := p.payloads[:0]
+	for i := range slots {
+		if slots[i].err == nil {
+			payloads = append(payloads, slots[i].payload)
+		}
+	}
+	var appendErr error
+	if ok > 0 {
+		lastLSN, appendErr = p.log.Append(p.term.Load(), payloads...)
+	}
+	clear(payloads) // the log has them now; keep no reference
+	p.payloads = payloads[:0]
+	switch {
+	case appendErr != nil && errors.Is(appendErr, ErrUncertain):
+		appendErr = p.setFatal(fmt.Errorf("log append: %w", appendErr))
+	case appendErr != nil:
+		p.seq.abort(slots) // give the numbers back: the next group reuses them
+		appendErr = fmt.Errorf("commit: log append: %w", appendErr)
+	}
+
+	var liveTail, deadTail *waiter
+	m := head
+	for i := range slots {
+		next := m.next
+		m.next = nil
+		sl := &slots[i]
+		switch {
+		case sl.err != nil:
+			m.err = sl.err
+		case appendErr != nil:
+			m.err = appendErr
+		default:
+			m.seq = sl.seq
+		}
+		if m.err != nil {
+			if dead == nil {
+				dead = m
+			} else {
+				deadTail.next = m
+			}
+			deadTail = m
+		} else {
+			if live == nil {
+				live = m
+			} else {
+				liveTail.next = m
+			}
+			liveTail = m
+		}
+		slots[i] = slot{}
+		m = next
+	}
+	p.slots = slots[:0]
+	if live != nil {
+		p.c.groups.Add(1)
+		p.c.appended.Add(int64(ok))
+		p.c.sizes[sizeBucket(ok)].Add(1)
+	}
+	return live, lastLSN, dead
+}
+
+// push pushes the group led by g onto the commit queue q (a stack of group
+// leaders, newest first, linked by nextGroup) and reports whether q was
+// empty: g then leads the commit stage.
+func push(q *atomic.Pointer[waiter], g *waiter) (leader bool) {
+	for {
+		top := q.Load()
+		g.nextGroup = top
+		if q.CompareAndSwap(top, g) {
+			return top == nil
+		}
+	}
+}
+
+// reverseGroups turns the commit queue (newest first) into sequence order.
+func reverseGroups(top *waiter) *waiter {
+	var head *waiter
+	for top != nil {
+		next := top.nextGroup
+		top.nextGroup = head
+		head = top
+		top = next
+	}
+	return head
+}
