@@ -13,8 +13,10 @@
 //     record (Txn.Encode) and appends the group with one Log.Append. Only one
 //     group is in the flush stage at a time, so sequence order is log order.
 //  2. Sync. The leader waits for the group's last log position to become
-//     durable (Log.WaitDurable): one wait for the whole group. The next
-//     group's leader may run its flush stage meanwhile.
+//     durable (Log.WaitDurable): one wait for the whole group. The flush and
+//     sync stages are held together by one group at a time: everyone who
+//     commits during the wait queues up and becomes the next group. Only the
+//     commit stage overlaps the next group's flush and sync.
 //  3. Commit. Groups take turns in sequence order: the leader waits for the
 //     previous group's commit stage, calls Txn.Publish for every member in
 //     sequence order, passes the turn on, and wakes its followers.
