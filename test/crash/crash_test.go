@@ -82,7 +82,7 @@ func TestCrashRecovery(t *testing.T) {
 		start := time.Now()
 		// Small checkpoints, so that kills also land during a checkpoint
 		// and recovery starts from one and replays the log after it.
-		s := testutil.StartServer(t, "--datadir", datadir, "--checkpoint-log-size", "48K")
+		s := testutil.StartServer(t, "--datadir", datadir, "--checkpoint-log-size", "16K")
 		admin := openDB(t, s, "")
 		conn := c.adminConn(admin)
 		if c.round == 1 {
@@ -110,7 +110,7 @@ func TestCrashRecovery(t *testing.T) {
 		rounds, seed, a, u, kept, lost, time.Since(began).Round(time.Millisecond))
 	// The rounds must have gone through checkpoints, not only the log.
 	if ckpts, _ := filepath.Glob(filepath.Join(datadir, "checkpoint", "checkpoint-*.ckpt")); len(ckpts) == 0 {
-		t.Errorf("no checkpoint was written in %d rounds (--checkpoint-log-size 48K)", rounds)
+		t.Errorf("no checkpoint was written in %d rounds (--checkpoint-log-size 16K)", rounds)
 	}
 }
 
