@@ -24,11 +24,10 @@ type Options struct {
 // Frontend is the SQL engine over lockstep storage: the go-mysql-server
 // engine, its catalog and the sessions' transactions.
 type Frontend struct {
-	store          *storage.Engine
-	provider       *provider
-	Engine         *sqle.Engine
-	lockingQueries *lockingQueries
-	user           string
+	store    *storage.Engine
+	provider *provider
+	Engine   *sqle.Engine
+	user     string
 
 	ddlMu  sync.Mutex // serialises logged DDL statements (see ddllog.go)
 	ddlLog DDLLogger
@@ -49,7 +48,7 @@ func New(opts Options) (*Frontend, error) {
 	if store == nil {
 		store = storage.New(opts.Storage)
 	}
-	fe := &Frontend{store: store, lockingQueries: newLockingQueries(), user: opts.User,
+	fe := &Frontend{store: store, user: opts.User,
 		sessions: map[uint32]*Session{}}
 	fe.provider = &provider{fe: fe, dbs: map[string]*Database{}}
 	if err := registerSystemVariables(fe); err != nil {

@@ -2,21 +2,23 @@ package sqlfront
 
 import (
 	"context"
+	"regexp"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
+	"lockstep/internal/storage"
 	"lockstep/internal/txn"
 )
 
 // parser wraps go-mysql-server's parser. The planner drops a SELECT's
-// locking clause, so the parser notes which query texts lock (FOR UPDATE,
-// LOCK IN SHARE MODE, FOR SHARE); table scans of such a query become
-// locking current reads. Prepared statements are parsed once at PREPARE,
-// so the note is kept per query text and found again at EXECUTE.
+// locking clause, so the parser tells the session that the statement it
+// parses locks (FOR UPDATE, LOCK IN SHARE MODE, FOR SHARE, with NOWAIT or
+// SKIP LOCKED): its table scans become locking current reads. A prepared
+// statement is parsed once, at PREPARE; at EXECUTE the session finds the
+// clause again in its own prepared statement (Session.lockIntent). Nothing
+// is kept per query text outside the session.
 type parser struct {
 	sql.Parser
 	fe *Frontend
@@ -26,23 +28,38 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) {
 	if stmt == nil || !mayLock(query) {
 		return
 	}
-	if _, ok := stmt.(*ast.Begin); ok && containsFold(query, "consistent snapshot") {
-		if sctx, ok := ctx.(*sql.Context); ok {
-			if s, ok := sctx.Session.(*Session); ok {
-				s.snapshotPid = sctx.Pid()
-			}
-		}
+	sctx, ok := ctx.(*sql.Context)
+	if !ok {
 		return
 	}
-	mode := lockModeOf(stmt)
-	if mode != 0 {
-		p.fe.lockingQueries.add(query, mode)
+	s, ok := sctx.Session.(*Session)
+	if !ok {
+		return
 	}
+	if _, ok := stmt.(*ast.Begin); ok && containsFold(query, "consistent snapshot") {
+		s.snapshotPid = sctx.Pid()
+		return
+	}
+	if in := intentOf(query, stmt); in.mode != 0 {
+		s.setLockIntent(sctx, in)
+	}
+}
+
+// intentOf is the locking intent of a statement parsed from query.
+func intentOf(query string, stmt ast.Statement) lockIntent {
+	mode, skip := lockModeOf(stmt)
+	if mode == 0 {
+		return lockIntent{}
+	}
+	in := lockIntent{mode: mode, policy: policyOf(query)}
+	if skip {
+		in.policy = storage.SkipLocked
+	}
+	return in
 }
 
 func (p *parser) ParseSimple(query string) (ast.Statement, error) {
 	st, err := p.Parser.ParseSimple(normaliseLocking(query))
-	p.note(nil, query, st)
 	return st, err
 }
 
@@ -75,7 +92,7 @@ func (p *parser) ParseOneWithOptions(ctx context.Context, query string, o ast.Pa
 // mayLock is a cheap filter: only texts with these words can lock or ask
 // for a snapshot, so most queries skip the AST walk.
 func mayLock(q string) bool {
-	return containsFold(q, "for ") || containsFold(q, "lock") || containsFold(q, "snapshot")
+	return containsFold(q, "update") || containsFold(q, "share") || containsFold(q, "lock") || containsFold(q, "snapshot")
 }
 
 // containsFold reports whether s contains sub (ASCII, case-insensitive).
@@ -89,13 +106,15 @@ func containsFold(s, sub string) bool {
 	return false
 }
 
-// lockModeOf returns the strongest locking clause in stmt's SELECTs.
-func lockModeOf(stmt ast.Statement) txn.LockMode {
-	var mode txn.LockMode
+// lockModeOf returns the strongest locking clause in stmt's SELECTs, and
+// whether it is FOR UPDATE SKIP LOCKED (the one option the parser keeps).
+func lockModeOf(stmt ast.Statement) (mode txn.LockMode, skipLocked bool) {
 	_ = ast.Walk(func(n ast.SQLNode) (bool, error) {
 		if sel, ok := n.(*ast.Select); ok {
 			switch sel.Lock {
-			case ast.ForUpdateStr, ast.ForUpdateSkipLockedStr:
+			case ast.ForUpdateSkipLockedStr:
+				mode, skipLocked = txn.LockX, true
+			case ast.ForUpdateStr:
 				mode = txn.LockX
 			case ast.ShareModeStr:
 				if mode == 0 {
@@ -105,66 +124,53 @@ func lockModeOf(stmt ast.Statement) txn.LockMode {
 		}
 		return true, nil
 	}, stmt)
-	return mode
+	return mode, skipLocked
 }
 
-// normaliseLocking rewrites MySQL 8's trailing FOR SHARE (which this parser
-// does not know) into the equivalent LOCK IN SHARE MODE. The clause is
-// found in q itself (ASCII, case-insensitively), so its offset is valid in
-// q whatever else the text holds.
+// lockingTail matches a statement's trailing locking clause that MySQL 8
+// accepts: FOR SHARE or FOR UPDATE, optionally with NOWAIT or SKIP LOCKED.
+var lockingTail = regexp.MustCompile(`(?is)\bfor\s+(share|update)(\s+(nowait|skip\s+locked))?[\s;]*$`)
+
+// normaliseLocking rewrites the locking clauses of MySQL 8 that this parser
+// does not know into ones it does: a trailing FOR SHARE [NOWAIT | SKIP
+// LOCKED] becomes LOCK IN SHARE MODE and FOR UPDATE NOWAIT becomes FOR
+// UPDATE (policyOf reads the option from the original text). Offsets are
+// taken in q itself, so they are valid whatever else the text holds.
 func normaliseLocking(q string) string {
-	const clause = "for share"
-	i := lastIndexFold(q, clause)
-	if i < 0 {
+	m := matchLockingTail(q)
+	if m == nil {
 		return q
 	}
-	rest := strings.ToLower(strings.TrimSpace(strings.TrimRight(q[i+len(clause):], "; \t\r\n")))
-	switch rest {
-	case "":
-		return q[:i] + "lock in share mode" + q[i+len(clause):]
-	case "nowait", "skip locked":
-		return q[:i] + "lock in share mode"
+	tail := m[3] // keep what follows the clause (and its option)
+	if m[6] >= 0 {
+		tail = m[7]
+	}
+	switch {
+	case strings.EqualFold(q[m[2]:m[3]], "share"):
+		return q[:m[0]] + "lock in share mode" + q[tail:]
+	case m[6] >= 0 && strings.EqualFold(q[m[6]:m[7]], "nowait"):
+		return q[:m[0]] + "for update" + q[tail:]
 	}
 	return q
 }
 
-// lastIndexFold is the offset of the last occurrence of sub in s (ASCII,
-// case-insensitive), or -1.
-func lastIndexFold(s, sub string) int {
-	for i := len(s) - len(sub); i >= 0; i-- {
-		if strings.EqualFold(s[i:i+len(sub)], sub) {
-			return i
-		}
+// policyOf reads a trailing NOWAIT or SKIP LOCKED of a locking clause.
+func policyOf(q string) storage.ReadPolicy {
+	m := matchLockingTail(q)
+	if m == nil || m[6] < 0 {
+		return storage.WaitLocked
 	}
-	return -1
+	if strings.EqualFold(q[m[6]:m[7]], "nowait") {
+		return storage.NoWait
+	}
+	return storage.SkipLocked
 }
 
-// lockingQueries remembers the texts of locking queries (bounded).
-type lockingQueries struct {
-	m sync.Map // string -> txn.LockMode
-	n atomic.Int64
-}
-
-const maxLockingQueries = 10000
-
-func newLockingQueries() *lockingQueries { return &lockingQueries{} }
-
-func (l *lockingQueries) add(q string, mode txn.LockMode) {
-	if l.n.Load() >= maxLockingQueries {
-		l.m.Clear()
-		l.n.Store(0)
+// matchLockingTail returns lockingTail's submatch offsets in q, or nil. A
+// cheap test keeps the regular expression off texts that cannot match.
+func matchLockingTail(q string) []int {
+	if !containsFold(q, "share") && !containsFold(q, "update") {
+		return nil
 	}
-	if _, loaded := l.m.LoadOrStore(q, mode); !loaded {
-		l.n.Add(1)
-	}
-}
-
-func (l *lockingQueries) lookup(q string) txn.LockMode {
-	if l.n.Load() == 0 {
-		return 0
-	}
-	if v, ok := l.m.Load(q); ok {
-		return v.(txn.LockMode)
-	}
-	return 0
+	return lockingTail.FindStringSubmatchIndex(q)
 }

@@ -29,9 +29,9 @@ type Session struct {
 
 	snapshotPid uint64 // START TRANSACTION WITH CONSISTENT SNAPSHOT in this statement
 
-	writers  int          // open UPDATE/DELETE editors (locking statements)
-	stmtPid  uint64       // statement the lock intent belongs to
-	stmtLock txn.LockMode // 0, LockS or LockX
+	writers  int        // open UPDATE/DELETE editors (locking statements)
+	stmtPid  uint64     // statement the lock intent belongs to
+	stmtLock lockIntent // how its reads lock
 
 	lastWarnings int64 // conditions raised by the previous statement (@@warning_count)
 
@@ -251,11 +251,19 @@ func (s *Session) SessionEnd() {
 	}
 }
 
+// lockIntent is how a statement's reads lock rows: mode 0 (consistent
+// reads), LockS or LockX, and what a read does on a row another
+// transaction holds (wait, NOWAIT, SKIP LOCKED).
+type lockIntent struct {
+	mode   txn.LockMode
+	policy storage.ReadPolicy
+}
+
 // setLockIntent records that the running statement's reads are locking.
-func (s *Session) setLockIntent(ctx *sql.Context, mode txn.LockMode) {
-	if s.stmtPid != ctx.Pid() || mode > s.stmtLock {
+func (s *Session) setLockIntent(ctx *sql.Context, in lockIntent) {
+	if s.stmtPid != ctx.Pid() || in.mode > s.stmtLock.mode {
 		s.stmtPid = ctx.Pid()
-		s.stmtLock = mode
+		s.stmtLock = in
 	}
 }
 
@@ -264,7 +272,7 @@ func (s *Session) setLockIntent(ctx *sql.Context, mode txn.LockMode) {
 func (s *Session) beginLockingWrite(ctx *sql.Context) {
 	// storageTx first: the first call of a statement resets writers.
 	tx := s.storageTx(ctx)
-	s.setLockIntent(ctx, txn.LockX)
+	s.setLockIntent(ctx, lockIntent{mode: txn.LockX})
 	s.writers++
 	tx.NewStatement()
 }
@@ -276,26 +284,34 @@ func (s *Session) endLockingWrite() {
 		s.writers--
 	}
 	if s.writers == 0 {
-		s.stmtPid, s.stmtLock = 0, 0
+		s.stmtPid, s.stmtLock = 0, lockIntent{}
 		if s.tx != nil && !s.tx.Done() {
 			s.tx.NewStatement()
 		}
 	}
 }
 
-// lockIntent returns the lock mode reads of the running statement take.
-func (s *Session) lockIntent(ctx *sql.Context) txn.LockMode {
+// lockIntent returns how the running statement's reads lock. A text query's
+// intent was recorded when it was parsed; an executed prepared statement is
+// not parsed again, so its intent is read from the session's own prepared
+// statement.
+func (s *Session) lockIntent(ctx *sql.Context) lockIntent {
 	if s.stmtPid == ctx.Pid() {
 		return s.stmtLock
 	}
-	if m := s.fe.lockingQueries.lookup(ctx.Query()); m != 0 {
-		s.setLockIntent(ctx, m)
-		return m
+	if q := ctx.Query(); mayLock(q) {
+		key := sql.RemoveSpaceAndDelimiter(q, ';')
+		if stmt, ok := s.fe.Engine.PreparedDataCache.GetCachedStmt(s.ID(), key); ok {
+			if in := intentOf(q, stmt); in.mode != 0 {
+				s.setLockIntent(ctx, in)
+				return in
+			}
+		}
 	}
 	if s.serial && ctx.GetIgnoreAutoCommit() {
-		return txn.LockS
+		return lockIntent{mode: txn.LockS}
 	}
-	return 0
+	return lockIntent{}
 }
 
 // handleTxError is called with every error from the storage layer. A
@@ -321,6 +337,8 @@ func mapError(err error) error {
 		return mysql.NewSQLError(mysql.ERLockDeadlock, mysql.SSLockDeadlock, "Deadlock found when trying to get lock; try restarting transaction")
 	case errors.Is(err, txn.ErrLockWaitTimeout):
 		return mysql.NewSQLError(mysql.ERLockWaitTimeout, "HY000", "Lock wait timeout exceeded; try restarting transaction")
+	case errors.Is(err, storage.ErrLockNowait):
+		return mysql.NewSQLError(3572, "HY000", "%s", storage.ErrLockNowait.Error())
 	case errors.Is(err, storage.ErrTableChanged):
 		return mysql.NewSQLError(1412, "HY000", "Table definition has changed, please retry transaction")
 	case errors.Is(err, context.Canceled):

@@ -23,11 +23,11 @@ func TestLockingWritesNest(t *testing.T) {
 		t.Fatalf("writers = %d after two editors, want 2", s.writers)
 	}
 	s.endLockingWrite()
-	if got := s.lockIntent(ctx); got != txn.LockX {
+	if got := s.lockIntent(ctx).mode; got != txn.LockX {
 		t.Fatalf("lock intent after the inner editor closed = %v, want X", got)
 	}
 	s.endLockingWrite()
-	if s.writers != 0 || s.stmtLock != 0 {
+	if s.writers != 0 || s.stmtLock.mode != 0 {
 		t.Fatalf("after both closed: writers %d, lock %v", s.writers, s.stmtLock)
 	}
 	s.rollbackTx()

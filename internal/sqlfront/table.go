@@ -146,7 +146,9 @@ func (it *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 				return nil, io.EOF
 			}
 			tx := it.s.storageTx(ctx)
-			it.cur = tx.Cursor(ctx, it.t.entry.store, it.idx, it.ranges[0], it.reverse, it.s.lockIntent(ctx))
+			in := it.s.lockIntent(ctx)
+			tx.ReadPolicy = in.policy
+			it.cur = tx.Cursor(ctx, it.t.entry.store, it.idx, it.ranges[0], it.reverse, in.mode)
 			it.ranges = it.ranges[1:]
 		}
 		_, row, ok, err := it.cur.Next()

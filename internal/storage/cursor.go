@@ -55,7 +55,9 @@ func (c *Cursor) Next() (pk, row []byte, ok bool, err error) {
 			c.pos++
 			row, found := cd.row, cd.found
 			if c.mode != 0 {
-				if err := c.tx.lock(c.ctx, c.t, PrimaryIndex, cd.rec.key, c.mode); err != nil {
+				if err := c.tx.lockRead(c.ctx, c.t, PrimaryIndex, cd.rec.key, c.mode); err == errSkipLocked {
+					continue
+				} else if err != nil {
 					return nil, nil, false, err
 				}
 				c.t.mu.RLock()

@@ -34,3 +34,11 @@ var ErrTableDropped = errors.New("table was dropped")
 
 // ErrTxDone is returned when a finished transaction is used.
 var ErrTxDone = errors.New("transaction already finished")
+
+// ErrLockNowait is returned by a locking read under the NoWait policy when a
+// row is locked by another transaction (MySQL's ER_LOCK_NOWAIT, 3572).
+var ErrLockNowait = errors.New("Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set.")
+
+// errSkipLocked tells a locking read under the SkipLocked policy to leave
+// the row out; it never reaches callers.
+var errSkipLocked = errors.New("row locked: skipped")

@@ -180,3 +180,64 @@ func TestSharedLocksDoNotBlockEachOther(t *testing.T) {
 		t.Fatal(r.err)
 	}
 }
+
+// TestReadPolicy: NOWAIT and SKIP LOCKED apply to locking reads only —
+// Get and cursors fail at once (NoWait) or leave the row out (SkipLocked)
+// when another transaction holds it — while writes still wait.
+func TestReadPolicy(t *testing.T) {
+	e := newTestEngine(t)
+	tb := newKTable(e, false)
+	seed(t, e, tb, 3, func(id int) int { return id * 10 })
+
+	holder := e.Begin(txn.RepeatableRead)
+	defer holder.Rollback()
+	get(t, holder, tb, 2, txn.LockX)
+
+	for _, mode := range []txn.LockMode{txn.LockS, txn.LockX} {
+		tx := e.Begin(txn.RepeatableRead)
+		tx.ReadPolicy = NoWait
+		start := time.Now()
+		if _, _, err := tx.Get(t.Context(), tb, tpk(2), mode); err != ErrLockNowait {
+			t.Fatalf("NoWait Get of a held row (mode %d): %v, want ErrLockNowait", mode, err)
+		}
+		c := tx.Cursor(t.Context(), tb, PrimaryIndex, Range{}, false, mode)
+		var err error
+		for err == nil {
+			var ok bool
+			if _, _, ok, err = c.Next(); !ok && err == nil {
+				t.Fatal("NoWait scan over a held row ended without an error")
+			}
+		}
+		if err != ErrLockNowait {
+			t.Fatalf("NoWait scan: %v, want ErrLockNowait", err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Fatalf("NoWait reads took %v", d)
+		}
+		if got := get(t, tx, tb, 1, mode); got != "k=10;v=v1" {
+			t.Fatalf("NoWait Get of a free row = %q", got)
+		}
+
+		tx.ReadPolicy = SkipLocked
+		if got := get(t, tx, tb, 2, mode); got != "" {
+			t.Fatalf("SkipLocked Get of a held row = %q, want nothing", got)
+		}
+		if got := scanIDs(t, tx, tb, PrimaryIndex, Range{}, false, mode); !slices.Equal(got, []int{1, 3}) {
+			t.Fatalf("SkipLocked scan = %v, want [1 3]", got)
+		}
+		if got := scanIDs(t, tx, tb, 0, Range{}, true, mode); !slices.Equal(got, []int{3, 1}) {
+			t.Fatalf("SkipLocked reverse index scan = %v, want [3 1]", got)
+		}
+
+		// A write under either policy waits for the lock (here until
+		// LockWait expires).
+		tx.LockWait = 50 * time.Millisecond
+		for _, p := range []ReadPolicy{NoWait, SkipLocked} {
+			tx.ReadPolicy = p
+			if err := tx.Delete(t.Context(), tb, 0, tpk(2)); err != txn.ErrLockWaitTimeout {
+				t.Fatalf("Delete of a held row under policy %d: %v, want ErrLockWaitTimeout", p, err)
+			}
+		}
+		tx.Rollback()
+	}
+}

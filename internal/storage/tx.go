@@ -30,6 +30,9 @@ type Tx struct {
 
 	// LockWait is how long a row lock request waits (innodb_lock_wait_timeout).
 	LockWait time.Duration
+	// ReadPolicy is how locking reads (Get and Cursor with a lock mode)
+	// treat a row locked by another transaction; writes always wait.
+	ReadPolicy ReadPolicy
 }
 
 // Begin starts a transaction at isolation level iso.
@@ -91,8 +94,37 @@ func (tx *Tx) visible(r *record) *version {
 	return nil
 }
 
+// ReadPolicy is what a locking read does when a row is locked by another
+// transaction (MySQL's FOR UPDATE / FOR SHARE options).
+type ReadPolicy uint8
+
+const (
+	// WaitLocked waits up to LockWait (the default).
+	WaitLocked ReadPolicy = iota
+	// NoWait fails at once with ErrLockNowait (NOWAIT).
+	NoWait
+	// SkipLocked leaves the row out of the result (SKIP LOCKED).
+	SkipLocked
+)
+
+// lock takes a row lock for a write: it waits up to LockWait.
 func (tx *Tx) lock(ctx context.Context, t *Table, idx int, key []byte, mode txn.LockMode) error {
 	return tx.e.Locks.Lock(ctx, tx.trx, t.lockKey(idx, key), mode, tx.LockWait)
+}
+
+// lockRead takes a locking read's row lock under tx.ReadPolicy.
+func (tx *Tx) lockRead(ctx context.Context, t *Table, idx int, key []byte, mode txn.LockMode) error {
+	if tx.ReadPolicy == WaitLocked {
+		return tx.lock(ctx, t, idx, key, mode)
+	}
+	err := tx.e.Locks.Lock(ctx, tx.trx, t.lockKey(idx, key), mode, 0)
+	if errors.Is(err, txn.ErrLockWaitTimeout) {
+		if tx.ReadPolicy == SkipLocked {
+			return errSkipLocked
+		}
+		return ErrLockNowait
+	}
+	return err
 }
 
 // Get reads the row with primary key pk. With mode 0 it is a consistent read
@@ -103,7 +135,9 @@ func (tx *Tx) Get(ctx context.Context, t *Table, pk []byte, mode txn.LockMode) (
 		return nil, false, ErrTxDone
 	}
 	if mode != 0 {
-		if err := tx.lock(ctx, t, PrimaryIndex, pk, mode); err != nil {
+		if err := tx.lockRead(ctx, t, PrimaryIndex, pk, mode); err == errSkipLocked {
+			return nil, false, nil
+		} else if err != nil {
 			return nil, false, err
 		}
 	} else {
