@@ -24,8 +24,16 @@ type parser struct {
 	fe *Frontend
 }
 
+// note runs on every parsed statement: it rewrites row IN lists
+// (rowin.go) and records the statement's locking intent on the session.
 func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) {
-	if stmt == nil || !mayLock(query) {
+	if stmt == nil {
+		return
+	}
+	if mayHaveRowIn(query) {
+		expandRowIn(stmt)
+	}
+	if !mayLock(query) {
 		return
 	}
 	sctx, ok := ctx.(*sql.Context)
@@ -60,6 +68,9 @@ func intentOf(query string, stmt ast.Statement) lockIntent {
 
 func (p *parser) ParseSimple(query string) (ast.Statement, error) {
 	st, err := p.Parser.ParseSimple(normaliseLocking(query))
+	if st != nil && mayHaveRowIn(query) {
+		expandRowIn(st)
+	}
 	return st, err
 }
 
