@@ -119,6 +119,14 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 }
 
 func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
+	if res, handled, err := h.fe.FastExecute(ctx, c.ConnectionID, p.StatementID, p.PrepareStmt, p.BindVars); handled {
+		if err == nil {
+			h.syncInTrans(c)
+			err = cb(res)
+		}
+		h.syncInTrans(c)
+		return mysqlError(p.PrepareStmt, err)
+	}
 	err := h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error {
 		h.syncInTrans(c)
 		fixExplainNulls(r)
@@ -130,6 +138,9 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.Pr
 
 func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p *mysql.PrepareData) ([]*querypb.Field, error) {
 	f, err := h.Handler.ComPrepare(ctx, c, query, p)
+	if err == nil {
+		h.fe.FastPrepare(c.ConnectionID, p.StatementID, p.PrepareStmt, f)
+	}
 	h.syncInTrans(c)
 	return f, mysqlError(query, err)
 }

@@ -37,6 +37,8 @@ type Frontend struct {
 
 	sessMu   sync.Mutex
 	sessions map[uint32]*Session // by connection id, for the protocol handler
+
+	fast fastCounters
 }
 
 // New builds a Frontend with an empty catalog.

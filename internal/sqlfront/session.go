@@ -36,6 +36,8 @@ type Session struct {
 	lastWarnings int64 // conditions raised by the previous statement (@@warning_count)
 
 	ddlHeld bool // the running statement is logged DDL and holds fe.ddlMu
+
+	sessionFast // prepared statements the fast path runs (fast.go)
 }
 
 type savepoint struct {

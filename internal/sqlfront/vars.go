@@ -33,6 +33,7 @@ func registerSystemVariables(fe *Frontend) error {
 			Type:    types.NewSystemIntType("warning_count", 0, math.MaxUint16, false),
 			Default: int64(0),
 		},
+		fastVariable(),
 		&sql.MysqlSystemVariable{
 			Name:    "innodb_lock_schedule_algorithm",
 			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Global),
@@ -126,6 +127,7 @@ func (fe *Frontend) StatusValues() map[string]int64 {
 	m["Lockstep_read_views_open"] = ss.ViewsOpen
 	m["Lockstep_trx_long_running"] = ss.LongActive
 	m["Lockstep_purge_limit"] = int64(ss.PurgeLimit)
+	fe.fastStatus(m)
 	if f := fe.extraStatus.Load(); f != nil {
 		(*f)(m)
 	}

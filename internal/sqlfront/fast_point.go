@@ -1,0 +1,413 @@
+package sqlfront
+
+import (
+	"context"
+	"encoding/binary"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"lockstep/internal/storage"
+	"lockstep/internal/txn"
+)
+
+// Point reads: SELECT cols FROM t WHERE pk1 = ? [AND pk2 = ? ...] [lock].
+
+// recognisePointSelect returns a plan for sel if it is a point read by the
+// whole primary key with parameter markers, or nil.
+func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *ast.Select, fields []*querypb.Field) *fastPlan {
+	if sel.With != nil || sel.GroupBy != nil || sel.Having != nil || sel.Window != nil ||
+		sel.OrderBy != nil || sel.Limit != nil || sel.Into != nil || sel.Where == nil ||
+		sel.QueryOpts.Distinct || sel.QueryOpts.SQLCalcFoundRows || len(sel.From) != 1 {
+		return nil
+	}
+	var lock lockIntent
+	switch sel.Lock {
+	case "":
+	case ast.ForUpdateStr:
+		lock.mode = txn.LockX
+	case ast.ShareModeStr:
+		lock.mode = txn.LockS
+	default:
+		return nil
+	}
+	lock.policy = policyOf(query)
+	te, ok := sel.From[0].(*ast.AliasedTableExpr)
+	if !ok || te.Partitions != nil || te.Hints != nil || te.AsOf != nil || te.Lateral {
+		return nil
+	}
+	tn, ok := te.Expr.(ast.TableName)
+	if !ok || !tn.SchemaQualifier.IsEmpty() {
+		return nil
+	}
+	p := &fastPlan{query: query, lock: lock, fields: fields, charset: ctx.GetCharacterSetResults()}
+	dbName := tn.DbQualifier.String()
+	if dbName == "" {
+		dbName = ctx.GetCurrentDatabase()
+		p.curDB = dbName
+		if dbName == "" {
+			return nil
+		}
+	}
+	p.dbKey, p.tableKey = strings.ToLower(dbName), strings.ToLower(tn.Name.String())
+	entry := fe.lookupEntry(p.dbKey, p.tableKey)
+	if entry == nil {
+		return nil
+	}
+	m := entry.load()
+	if m.hidden || len(m.pk.cols) == 0 {
+		return nil
+	}
+	p.meta = m
+	alias := tn.Name.String()
+	if !te.As.IsEmpty() {
+		alias = te.As.String()
+	}
+	qualifierOK := func(q ast.TableName) bool {
+		if q.IsEmpty() {
+			return true
+		}
+		if !q.DbQualifier.IsEmpty() && !strings.EqualFold(q.DbQualifier.String(), dbName) {
+			return false
+		}
+		return strings.EqualFold(q.Name.String(), alias)
+	}
+
+	// Output columns.
+	for _, se := range sel.SelectExprs {
+		switch x := se.(type) {
+		case *ast.StarExpr:
+			if !qualifierOK(x.TableName) {
+				return nil
+			}
+			for i := range m.schema.Schema {
+				p.cols = append(p.cols, i)
+			}
+		case *ast.AliasedExpr:
+			col, ok := x.Expr.(*ast.ColName)
+			if !ok || !qualifierOK(col.Qualifier) {
+				return nil
+			}
+			ord := m.colIndex(col.Name.String())
+			if ord < 0 {
+				return nil
+			}
+			p.cols = append(p.cols, ord)
+		default:
+			return nil
+		}
+	}
+	if len(p.cols) != len(fields) {
+		return nil
+	}
+	for _, ord := range p.cols {
+		p.maxOrd = max(p.maxOrd, ord)
+	}
+
+	// WHERE: pk1 = ? AND pk2 = ? ..., each key column once.
+	eqs := map[int]string{}
+	if !collectKeyEqualities(sel.Where.Expr, m, qualifierOK, eqs) || len(eqs) != len(m.pk.cols) {
+		return nil
+	}
+	for _, kc := range m.pk.cols {
+		name, ok := eqs[kc.ord]
+		if !ok || kc.prefix != 0 || !fastKeyType(kc.typ) {
+			return nil
+		}
+		p.params = append(p.params, name)
+	}
+	return p
+}
+
+// collectKeyEqualities walks a conjunction of `column = ?` terms into eqs
+// (column ordinal -> bind variable name). It fails on anything else, and
+// on a column named twice.
+func collectKeyEqualities(e ast.Expr, m *tableMeta, qualifierOK func(ast.TableName) bool, eqs map[int]string) bool {
+	switch x := e.(type) {
+	case *ast.AndExpr:
+		return collectKeyEqualities(x.Left, m, qualifierOK, eqs) && collectKeyEqualities(x.Right, m, qualifierOK, eqs)
+	case *ast.ParenExpr:
+		return collectKeyEqualities(x.Expr, m, qualifierOK, eqs)
+	case *ast.ComparisonExpr:
+		if x.Operator != ast.EqualStr || x.Escape != nil {
+			return false
+		}
+		col, ok := x.Left.(*ast.ColName)
+		val, ok2 := x.Right.(*ast.SQLVal)
+		if !ok || !ok2 {
+			col, ok = x.Right.(*ast.ColName)
+			val, ok2 = x.Left.(*ast.SQLVal)
+		}
+		if !ok || !ok2 || val.Type != ast.ValArg || !qualifierOK(col.Qualifier) {
+			return false
+		}
+		ord := m.colIndex(col.Name.String())
+		if ord < 0 {
+			return false
+		}
+		if _, dup := eqs[ord]; dup {
+			return false
+		}
+		eqs[ord] = strings.TrimPrefix(string(val.Val), ":")
+		return true
+	}
+	return false
+}
+
+// fastKeyType reports the key column types the fast path binds values to:
+// integers and non-binary strings.
+func fastKeyType(t sql.Type) bool {
+	if types.IsInteger(t) {
+		return true
+	}
+	if types.IsText(t) {
+		return true
+	}
+	return false
+}
+
+// lookupEntry returns the table entry of db.table (lower-cased), or nil.
+func (fe *Frontend) lookupEntry(dbKey, tableKey string) *tableEntry {
+	fe.provider.mu.RLock()
+	db := fe.provider.dbs[dbKey]
+	fe.provider.mu.RUnlock()
+	if db == nil {
+		return nil
+	}
+	db.mu.RLock()
+	te := db.tables[tableKey]
+	db.mu.RUnlock()
+	return te
+}
+
+// appendBoundKey appends the key encoding of bound value bv for key column
+// kc. ok is false when the fast path does not bind such a value (go-
+// mysql-server must run the statement); none is true when no row can
+// match (NULL, or an integer out of the column's range).
+func appendBoundKey(b []byte, kc *keyColumn, bv *querypb.BindVariable) (out []byte, none, ok bool) {
+	if bv == nil {
+		return nil, false, false
+	}
+	if bv.Type == querypb.Type_NULL_TYPE {
+		return b, true, true
+	}
+	if types.IsInteger(kc.typ) {
+		if !sqltypes.IsIntegral(bv.Type) {
+			return nil, false, false
+		}
+		var (
+			neg bool
+			n   int64  // the value when neg
+			u   uint64 // the value when !neg
+			err error
+		)
+		if sqltypes.IsUnsigned(bv.Type) {
+			u, err = strconv.ParseUint(string(bv.Value), 10, 64)
+		} else if n, err = strconv.ParseInt(string(bv.Value), 10, 64); n < 0 {
+			neg = true
+		} else {
+			u = uint64(n)
+		}
+		if err != nil {
+			return nil, false, false
+		}
+		if types.IsUnsigned(kc.typ) {
+			if neg || u > unsignedMax(kc.typ) {
+				return b, true, true
+			}
+			b = append(b, keyNotNull)
+			return binary.BigEndian.AppendUint64(b, u), false, true
+		}
+		lo, hi := intRange(kc.typ)
+		switch {
+		case neg && n < lo, !neg && u > uint64(hi):
+			return b, true, true
+		case !neg:
+			n = int64(u)
+		}
+		b = append(b, keyNotNull)
+		return appendIntKey(b, n), false, true
+	}
+	// A string column compares a string value by the column's collation.
+	// The protocol layer delivers every string parameter as VARBINARY,
+	// whatever type the client declared, and go-mysql-server compares it
+	// by the column's collation too; so does the fast path. (MySQL would
+	// compare a parameter the client declared binary byte by byte.)
+	switch bv.Type {
+	case querypb.Type_VARBINARY, querypb.Type_VARCHAR, querypb.Type_CHAR, querypb.Type_TEXT:
+	default:
+		return nil, false, false
+	}
+	b = append(b, keyNotNull)
+	out, err := kc.appendStringKey(b, string(bv.Value))
+	if err != nil {
+		return nil, false, false
+	}
+	return out, false, true
+}
+
+// intRange is the value range of a signed integer column type.
+func intRange(t sql.Type) (lo, hi int64) {
+	switch t.Type() {
+	case sqltypes.Int8:
+		return math.MinInt8, math.MaxInt8
+	case sqltypes.Int16:
+		return math.MinInt16, math.MaxInt16
+	case sqltypes.Int24:
+		return -1 << 23, 1<<23 - 1
+	case sqltypes.Int32:
+		return math.MinInt32, math.MaxInt32
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+// unsignedMax is the largest value of an unsigned integer column type.
+func unsignedMax(t sql.Type) uint64 {
+	switch t.Type() {
+	case sqltypes.Uint8:
+		return math.MaxUint8
+	case sqltypes.Uint16:
+		return math.MaxUint16
+	case sqltypes.Uint24:
+		return 1<<24 - 1
+	case sqltypes.Uint32:
+		return math.MaxUint32
+	}
+	return math.MaxUint64
+}
+
+// runPointSelect executes a point read plan.
+func (s *Session) runPointSelect(ctx context.Context, p *fastPlan, bind map[string]*querypb.BindVariable) (*sqltypes.Result, bool, error) {
+	sctx := s.fastContext()
+	if p.curDB != "" && !strings.EqualFold(sctx.GetCurrentDatabase(), p.curDB) {
+		return nil, false, nil
+	}
+	if sctx.GetCharacterSetResults() != p.charset {
+		return nil, false, nil
+	}
+	entry := s.fe.lookupEntry(p.dbKey, p.tableKey)
+	if entry == nil || entry.load() != p.meta {
+		return nil, false, nil
+	}
+	// Transaction state: autocommit outside BEGIN runs the read on its own;
+	// inside BEGIN it joins the session's transaction. Autocommit off
+	// without BEGIN is left to go-mysql-server (it opens the transaction).
+	explicit := s.GetIgnoreAutoCommit()
+	if !explicit && !s.autocommit() {
+		return nil, false, nil
+	}
+	if explicit && s.GetTransaction() == nil {
+		return nil, false, nil
+	}
+
+	var keyBuf [64]byte
+	key := keyBuf[:0]
+	none := false
+	for i := range p.meta.pk.cols {
+		var ok, n bool
+		key, n, ok = appendBoundKey(key, &p.meta.pk.cols[i], bind[p.params[i]])
+		if !ok {
+			return nil, false, nil
+		}
+		none = none || n
+	}
+
+	lock := p.lock
+	if lock.mode == 0 && s.serial && explicit {
+		lock.mode = txn.LockS
+	}
+	s.ClearWarnings()
+	res := &sqltypes.Result{Fields: p.fields}
+	if !none {
+		tx := s.fastStatementTx(explicit)
+		tx.ReadPolicy = lock.policy
+		row, found, err := tx.Get(ctx, entry.store, key, lock.mode)
+		if err == nil && found {
+			var vals []sqltypes.Value
+			vals, err = p.resultRow(sctx, row)
+			if err == nil {
+				res.Rows = [][]sqltypes.Value{vals}
+			}
+		}
+		s.endFastStatement(explicit, err)
+		if err != nil {
+			return nil, true, s.handleTxError(sctx, err)
+		}
+	}
+	s.SetLastQueryInfoInt(sql.RowCount, -1)
+	s.SetLastQueryInfoInt(sql.FoundRows, int64(len(res.Rows)))
+	sql.IncrementStatusVariable(sctx, "Questions", 1)
+	sql.IncrementStatusVariable(sctx, "Com_select", 1)
+	return res, true, nil
+}
+
+// resultRow converts a stored row to the plan's output values.
+func (p *fastPlan) resultRow(ctx *sql.Context, stored []byte) ([]sqltypes.Value, error) {
+	row, err := decodeRow(stored, p.maxOrd+1)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sqltypes.Value, len(p.cols))
+	for i, ord := range p.cols {
+		v := row[ord]
+		if v == nil {
+			out[i] = sqltypes.NULL
+			continue
+		}
+		out[i], err = p.meta.schema.Schema[ord].Type.SQL(ctx, nil, v)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// fastStatementTx returns the storage transaction a fast statement runs
+// in and starts the statement, as StartTransaction and storageTx do for
+// go-mysql-server's statements: inside BEGIN the session's transaction; in
+// autocommit mode a new one, at the isolation level the session variables
+// say.
+func (s *Session) fastStatementTx(explicit bool) *storage.Tx {
+	ctx := s.fastContext()
+	if explicit {
+		if s.tx == nil || s.tx.Done() {
+			s.tx = s.fe.store.Begin(s.iso)
+		}
+	} else {
+		if s.tx != nil && !s.tx.Done() {
+			s.rollbackTx() // left over from a failed statement (see CommandEnd)
+		}
+		s.iso, s.serial = s.isolationFromVars(ctx)
+		s.savepts = nil
+		s.tx = s.fe.store.Begin(s.iso)
+	}
+	s.lastPid = 0
+	s.writers = 0
+	s.tx.NewStatement()
+	s.tx.LockWait = s.lockWait(ctx)
+	return s.tx
+}
+
+// endFastStatement ends a fast statement as CommandEnd and go-mysql-
+// server's autocommit do: an autocommit statement's transaction commits
+// (or rolls back on error); inside BEGIN the statement ends.
+func (s *Session) endFastStatement(explicit bool, err error) {
+	if s.tx == nil || s.tx.Done() {
+		return
+	}
+	if explicit {
+		s.tx.EndStatement()
+		return
+	}
+	if err != nil {
+		s.rollbackTx()
+		return
+	}
+	_ = s.commitTx(nil)
+}
