@@ -12,8 +12,10 @@
 # with MDB_BINLOG=1 also the binary log (ROW format) with sync_binlog=1, which is
 # lockstep's durability (one log, fsynced per commit group). LS_CONFIGS lists the
 # lockstep configurations to run, space-separated NAME:ARGS with ARGS
-# comma-separated serve flags (default "lockstep:", the defaults); each starts
-# on a fresh data directory. All get 4 tables x 100,000 rows.
+# comma-separated serve flags (default "lockstep:", the defaults); an ARGS item
+# @VAR=VALUE is run as SET GLOBAL VAR=VALUE once the server is up (e.g.
+# "lockstep-nofast:@lockstep_fast_path=OFF"). Each starts on a fresh data
+# directory. All get 4 tables x 100,000 rows.
 # Results: CSV in $OUT/results.csv and a ratio table on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -72,15 +74,23 @@ LS_PID=
 trap '[ -n "$LS_PID" ] && kill $LS_PID 2>/dev/null || true; [ -f "$OUT/mdb.pid" ] && kill "$(cat "$OUT/mdb.pid")" 2>/dev/null || true' EXIT
 for conf in $LS_CONFIGS; do
   name=${conf%%:*}
-  args=${conf#*:}
+  args=
+  globals=
+  IFS=, read -ra items <<< "${conf#*:}"
+  for it in "${items[@]}"; do
+    case "$it" in
+      @*) globals="$globals SET GLOBAL ${it#@};" ;;
+      ?*) args="$args,$it" ;;
+    esac
+  done
   rm -rf "$OUT/ls-data-$name"
   # shellcheck disable=SC2086
   "$OUT/lockstep" serve --datadir "$OUT/ls-data-$name" --port "$LS_PORT" ${args//,/ } > "$OUT/$name.log" 2>&1 &
   LS_PID=$!
   for i in $(seq 1 60); do mysql -h127.0.0.1 -P"$LS_PORT" -uroot -e "SELECT 1" >/dev/null 2>&1 && break; sleep 0.5; done
-  mysql -h127.0.0.1 -P"$LS_PORT" -uroot -e "CREATE DATABASE sbtest"
+  mysql -h127.0.0.1 -P"$LS_PORT" -uroot -e "$globals CREATE DATABASE sbtest"
   matrix "$name" --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$LS_PORT" --mysql-user=root --mysql-db=sbtest
-  mysql -h127.0.0.1 -P"$LS_PORT" -uroot -e "SHOW GLOBAL STATUS WHERE Variable_name LIKE 'Binlog%' OR Variable_name LIKE 'Lockstep_group_commit%' OR Variable_name LIKE 'Lockstep_log%' OR Variable_name LIKE 'Lockstep_commits_per%'" > "$OUT/$name-status.txt" 2>&1 || true
+  mysql -h127.0.0.1 -P"$LS_PORT" -uroot -e "SHOW GLOBAL STATUS WHERE Variable_name LIKE 'Binlog%' OR Variable_name LIKE 'Lockstep_group_commit%' OR Variable_name LIKE 'Lockstep_log%' OR Variable_name LIKE 'Lockstep_commits_per%' OR Variable_name LIKE 'Lockstep_fast%'" > "$OUT/$name-status.txt" 2>&1 || true
   kill "$LS_PID"; wait "$LS_PID" 2>/dev/null || true
   LS_PID=
 done
