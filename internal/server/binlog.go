@@ -2,11 +2,14 @@ package server
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/binlogreplication"
 	"github.com/dolthub/vitess/go/mysql"
 
+	"lockstep/internal/config"
 	"lockstep/internal/sqlfront"
 )
 
@@ -51,11 +54,39 @@ func (b binlogStatus) GetBinaryLogStatus(*sql.Context) ([]binlogreplication.Bina
 var errNoBinlogDump = mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
 	"This version of lockstep doesn't yet support 'MySQL binary log replication from lockstep'")
 
-// installIdentity sets @@server_uuid and the binary log status source.
+// installIdentity installs the binary log status source and the
+// variables answered from this server's log: @@server_uuid and
+// @@gtid_executed.
 func installIdentity(fe *sqlfront.Frontend, d *durable) error {
-	if err := sql.SystemVariables.SetGlobal(sql.NewEmptyContext(), "server_uuid", d.uuid); err != nil {
-		return fmt.Errorf("set server_uuid: %w", err)
-	}
 	fe.Engine.Analyzer.Catalog.BinlogPrimaryController = binlogStatus{d: d}
+	return installServerVars(fe, map[string]func() any{
+		"server_uuid":   func() any { return d.uuid },
+		"gtid_executed": func() any { return d.gtidExecuted() },
+	})
+}
+
+// installConfigVars installs the variables answered from the server's
+// options: each server in a process reports its own.
+func installConfigVars(fe *sqlfront.Frontend, cfg config.Config, port int) error {
+	datadir, err := filepath.Abs(cfg.Datadir)
+	if err != nil {
+		datadir = cfg.Datadir
+	}
+	syncBinlog, rowImage := int64(cfg.SyncBinlog), strings.ToUpper(cfg.RowImage)
+	return installServerVars(fe, map[string]func() any{
+		"sync_binlog":                  func() any { return syncBinlog },
+		"binlog_row_image":             func() any { return rowImage },
+		"port":                         func() any { return int64(port) },
+		"datadir":                      func() any { return datadir + string(filepath.Separator) },
+		"lockstep_group_commit_wakeup": func() any { return cfg.GroupCommitWakeup },
+	})
+}
+
+func installServerVars(fe *sqlfront.Frontend, vars map[string]func() any) error {
+	for name, f := range vars {
+		if err := fe.SetServerVariable(name, f); err != nil {
+			return fmt.Errorf("install @@%s: %w", name, err)
+		}
+	}
 	return nil
 }

@@ -181,7 +181,6 @@ func openDurable(cfg config.Config, fe *sqlfront.Frontend, w io.Writer) (*durabl
 	fe.Storage().SetMinimalImages(cfg.RowImage == "minimal")
 	fe.Storage().SetCommitter(d)
 	fe.SetDDLLogger(d)
-	fe.SetGTIDExecuted(d.gtidExecuted)
 	fe.SetExtraStatus(d.status)
 	if err := installIdentity(fe, d); err != nil {
 		d.close()

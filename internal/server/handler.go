@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 
-	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
@@ -31,7 +30,7 @@ func wrapHandlerFor(fe *sqlfront.Frontend) func(mysql.Handler) (mysql.Handler, e
 // statement of a "transaction" committed on its own).
 func (h *handler) NewConnection(c *mysql.Conn) {
 	h.Handler.NewConnection(c)
-	resetFlags(c)
+	h.resetFlags(c)
 }
 
 // ComResetConnection (mysql_reset_connection) returns the session to its
@@ -39,27 +38,20 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 func (h *handler) ComResetConnection(c *mysql.Conn) error {
 	err := h.Handler.ComResetConnection(c)
 	if err == nil {
-		resetFlags(c)
+		h.resetFlags(c)
 	}
 	return err
 }
 
-func resetFlags(c *mysql.Conn) {
+// resetFlags sets the flags of a new session: autocommit as this server's
+// @@global.autocommit says (each server in a process has its own).
+func (h *handler) resetFlags(c *mysql.Conn) {
 	c.StatusFlags &^= mysql.ServerInTransaction
-	if globalAutocommit() {
+	if h.fe.GlobalAutocommit() {
 		c.StatusFlags |= mysql.ServerStatusAutocommit
 	} else {
 		c.StatusFlags &^= mysql.ServerStatusAutocommit
 	}
-}
-
-func globalAutocommit() bool {
-	_, v, ok := sql.SystemVariables.GetGlobal("autocommit")
-	if !ok {
-		return true
-	}
-	on, err := sql.ConvertToBool(sql.NewEmptyContext(), v)
-	return err != nil || on
 }
 
 // syncInTrans sets SERVER_STATUS_IN_TRANS as MySQL does. go-mysql-server

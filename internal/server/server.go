@@ -64,6 +64,14 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
+	port := cfg.Port
+	if a, ok := ln.Addr().(*net.TCPAddr); ok {
+		port = a.Port
+	}
+	if err := installConfigVars(fe, cfg, port); err != nil {
+		ln.Close()
+		return err
+	}
 	srv, err := gmsserver.NewServerWithHandler(gmsserver.Config{
 		Protocol: "tcp",
 		Address:  ln.Addr().String(),

@@ -170,6 +170,3 @@ func (fe *Frontend) RecoverCounters() error {
 	}
 	return nil
 }
-
-// SetGTIDExecuted installs what @@gtid_executed reports.
-func (fe *Frontend) SetGTIDExecuted(f func() string) { fe.gtid.Store(&f) }

@@ -8,6 +8,7 @@ import (
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/vitess/go/mysql"
 
 	"lockstep/internal/storage"
@@ -33,7 +34,8 @@ type Frontend struct {
 	ddlLog DDLLogger
 
 	extraStatus atomic.Pointer[func(map[string]int64)]
-	gtid        atomic.Pointer[func() string] // @@gtid_executed
+	vars        serverVars   // this server's values of per-server variables (servervars.go)
+	connections atomic.Int64 // connections opened (SHOW STATUS Connections)
 
 	sessMu   sync.Mutex
 	sessions map[uint32]*Session // by connection id, for the protocol handler
@@ -53,11 +55,9 @@ func New(opts Options) (*Frontend, error) {
 	fe := &Frontend{store: store, user: opts.User,
 		sessions: map[uint32]*Session{}}
 	fe.provider = &provider{fe: fe, dbs: map[string]*Database{}}
-	if err := registerSystemVariables(fe); err != nil {
-		return nil, err
-	}
-	registerStatusVariables(fe)
-	a := analyzer.NewDefault(fe.provider)
+	registerSystemVariables()
+	a := analyzer.NewBuilder(fe.provider).AddPreAnalyzeRule(globalVarsRuleID, globalVarsRule).Build()
+	a.ExecBuilder = rowexec.NewOverrideBuilder(execOverride{fe: fe})
 	fe.Engine = sqle.New(a, &sqle.Config{})
 	fe.Engine.Parser = &parser{Parser: sql.GlobalParser, fe: fe}
 	mdb := a.Catalog.MySQLDb
@@ -84,7 +84,13 @@ func (fe *Frontend) NewSession(ctx context.Context, conn *mysql.Conn, addr strin
 	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
 	base := sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID)
 	s := &Session{BaseSession: base, fe: fe, connID: conn.ConnectionID}
+	if err := fe.initSessionVars(s); err != nil {
+		return nil, err
+	}
 	fe.sessMu.Lock()
+	if _, reset := fe.sessions[conn.ConnectionID]; !reset {
+		fe.connections.Add(1) // not COM_RESET_CONNECTION, which replaces the session
+	}
 	fe.sessions[conn.ConnectionID] = s
 	fe.sessMu.Unlock()
 	return s, nil
@@ -113,6 +119,7 @@ func (fe *Frontend) InTransaction(connID uint32) (inTrans, ok bool) {
 func (fe *Frontend) NewLocalContext(ctx context.Context) *sql.Context {
 	base := sql.NewBaseSessionWithClientServer("local", sql.Client{User: fe.user, Address: "localhost"}, 0)
 	s := &Session{BaseSession: base, fe: fe}
+	_ = fe.initSessionVars(s) // values this server already accepted with SET GLOBAL
 	c := sql.NewContext(ctx, sql.WithSession(s))
 	c.Session.SetPrivilegeSet(nil, 0)
 	c.SetCurrentDatabase("")

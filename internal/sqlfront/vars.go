@@ -3,28 +3,50 @@ package sqlfront
 import (
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/go-mysql-server/sql/variables"
 
 	"lockstep/internal/txn"
 )
 
+// Definitions are registered in go-mysql-server's process-wide registry
+// once per process; ownedVars, built with them and never changed after, are
+// those whose global values each server keeps (servervars.go).
+var (
+	registerOnce sync.Once
+	ownedVars    map[string]*serverVar
+)
+
 // registerSystemVariables installs lockstep's system variables: the real
-// innodb_lock_wait_timeout (go-mysql-server pins it to 1) and
+// innodb_lock_wait_timeout (go-mysql-server pins it to 1),
 // innodb_lock_schedule_algorithm (fcfs | cats), which picks lock-sys's
-// grant order.
-func registerSystemVariables(fe *Frontend) error {
-	variables.InitSystemVariables()
-	sql.SystemVariables.AddSystemVariables([]sql.SystemVariable{
-		&sql.MysqlSystemVariable{
+// grant order, autocommit's per-server global value, and the read-only
+// variables the server answers from its own state.
+func registerSystemVariables() {
+	registerOnce.Do(func() {
+		vars := lockstepVariables()
+		owned := make(map[string]*serverVar)
+		for _, v := range vars {
+			if sv, ok := v.(*serverVar); ok {
+				owned[sv.key] = sv
+			}
+		}
+		ownedVars = owned
+		sql.SystemVariables.AddSystemVariables(vars)
+	})
+}
+
+func lockstepVariables() []sql.SystemVariable {
+	return []sql.SystemVariable{
+		perServer(&sql.MysqlSystemVariable{
 			Name:    "innodb_lock_wait_timeout",
 			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
 			Dynamic: true,
 			Type:    types.NewSystemIntType("innodb_lock_wait_timeout", 1, 1073741824, false),
 			Default: int64(50),
-		},
+		}),
 		// Read-only, per session: served by Session.GetSessionVariable.
 		&sql.MysqlSystemVariable{
 			Name:    "warning_count",
@@ -34,59 +56,52 @@ func registerSystemVariables(fe *Frontend) error {
 			Default: int64(0),
 		},
 		fastVariable(),
-		&sql.MysqlSystemVariable{
-			Name:    "innodb_lock_schedule_algorithm",
-			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Global),
+		perServer(&sql.MysqlSystemVariable{
+			Name:          "innodb_lock_schedule_algorithm",
+			Scope:         sql.GetMysqlScope(sql.SystemVariableScope_Global),
+			Dynamic:       true,
+			Type:          types.NewSystemEnumType("innodb_lock_schedule_algorithm", "fcfs", "cats"),
+			Default:       "fcfs",
+			NotifyChanged: setLockSchedule,
+		}),
+		// go-mysql-server's definition, with a per-server global value.
+		perServer(&sql.MysqlSystemVariable{
+			Name:    "autocommit",
+			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
 			Dynamic: true,
-			Type:    types.NewSystemEnumType("innodb_lock_schedule_algorithm", "fcfs", "cats"),
-			Default: "fcfs",
-			NotifyChanged: func(_ *sql.Context, _ sql.SystemVariableScope, v sql.SystemVarValue) error {
-				if s, ok := v.Val.(string); ok && strings.EqualFold(s, "cats") {
-					fe.store.Locks.SetPolicy(txn.CATS)
-				} else {
-					fe.store.Locks.SetPolicy(txn.FIFO)
-				}
-				return nil
-			},
-		},
-	})
+			Type:    types.NewSystemBoolType("autocommit"),
+			Default: int8(1),
+		}),
+		fromServer(&sql.MysqlSystemVariable{Name: "server_uuid",
+			Type: types.NewSystemStringType("server_uuid"), Default: ""}),
+		fromServer(&sql.MysqlSystemVariable{Name: "gtid_executed",
+			Type: types.NewSystemStringType("gtid_executed"), Default: ""}),
+		fromServer(&sql.MysqlSystemVariable{Name: "sync_binlog",
+			Type: types.NewSystemIntType("sync_binlog", 0, math.MaxUint32, false), Default: int64(1)}),
+		fromServer(&sql.MysqlSystemVariable{Name: "binlog_row_image",
+			Type: types.NewSystemEnumType("binlog_row_image", "MINIMAL", "FULL", "NOBLOB"), Default: "FULL"}),
+		fromServer(&sql.MysqlSystemVariable{Name: "port",
+			Type: types.NewSystemIntType("port", 0, 65535, false), Default: int64(3306)}),
+		fromServer(&sql.MysqlSystemVariable{Name: "datadir",
+			Type: types.NewSystemStringType("datadir"), Default: ""}),
+		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_group_commit_wakeup",
+			Type: types.NewSystemEnumType("lockstep_group_commit_wakeup", "targeted", "broadcast"), Default: "targeted"}),
+	}
+}
+
+// setLockSchedule applies SET GLOBAL innodb_lock_schedule_algorithm to the
+// lock-sys of the server the statement runs on.
+func setLockSchedule(ctx *sql.Context, scope sql.SystemVariableScope, v sql.SystemVarValue) error {
+	fe := frontendOf(ctx)
+	if fe == nil || !scope.IsGlobalOnly() {
+		return nil
+	}
+	if s, ok := v.Val.(string); ok && strings.EqualFold(s, "cats") {
+		fe.store.Locks.SetPolicy(txn.CATS)
+	} else {
+		fe.store.Locks.SetPolicy(txn.FIFO)
+	}
 	return nil
-}
-
-// statusRegistry adds lockstep's live counters to go-mysql-server's status
-// variables (SHOW [GLOBAL] STATUS).
-type statusRegistry struct {
-	sql.StatusVariableRegistry
-	fe *Frontend
-}
-
-func registerStatusVariables(fe *Frontend) {
-	variables.InitStatusVariables()
-	if _, ok := sql.StatusVariables.(*statusRegistry); ok {
-		sql.StatusVariables.(*statusRegistry).fe = fe
-		return
-	}
-	sql.StatusVariables = &statusRegistry{StatusVariableRegistry: sql.StatusVariables, fe: fe}
-}
-
-func (r *statusRegistry) NewGlobalMap() map[string]sql.StatusVarValue {
-	m := r.StatusVariableRegistry.NewGlobalMap()
-	for name, v := range r.fe.StatusValues() {
-		m[name] = &sql.ImmutableStatusVarValue{
-			Var: &sql.MySQLStatusVariable{Name: name, Scope: sql.StatusVariableScope_Global,
-				Type: types.NewSystemIntType(name, 0, math.MaxInt64, false), Default: int64(0)},
-			Val: v,
-		}
-	}
-	return m
-}
-
-func (r *statusRegistry) GetGlobal(name string) (sql.StatusVariable, interface{}, bool) {
-	if v, ok := r.fe.StatusValues()[name]; ok {
-		return &sql.MySQLStatusVariable{Name: name, Scope: sql.StatusVariableScope_Global,
-			Type: types.NewSystemIntType(name, 0, math.MaxInt64, false)}, v, true
-	}
-	return r.StatusVariableRegistry.GetGlobal(name)
 }
 
 // StatusValues returns lockstep's status counters by MySQL name.
@@ -127,6 +142,7 @@ func (fe *Frontend) StatusValues() map[string]int64 {
 	m["Lockstep_read_views_open"] = ss.ViewsOpen
 	m["Lockstep_trx_long_running"] = ss.LongActive
 	m["Lockstep_purge_limit"] = int64(ss.PurgeLimit)
+	m["Threads_connected"], m["Connections"] = fe.connStats()
 	fe.fastStatus(m)
 	if f := fe.extraStatus.Load(); f != nil {
 		(*f)(m)

@@ -64,15 +64,25 @@ func (s *Session) ClearWarnings() {
 }
 
 // GetSessionVariable serves @@warning_count from the diagnostics of the
-// previous statement; everything else is go-mysql-server's.
+// previous statement and the global-only per-server variables from this
+// server (servervars.go); everything else is go-mysql-server's.
 func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}, error) {
 	if strings.EqualFold(name, "warning_count") {
 		return s.lastWarnings, nil
 	}
-	if strings.EqualFold(name, "gtid_executed") {
-		if f := s.fe.gtid.Load(); f != nil {
-			return (*f)(), nil
-		}
+	if def := ownedVar(name); def != nil && def.Scope.Type == sql.SystemVariableScope_Global {
+		v, _ := s.fe.GlobalVariable(name) // a global-only variable: this server's value
+		return v, nil
 	}
 	return s.BaseSession.GetSessionVariable(ctx, name)
+}
+
+// GetAllSessionVariables is SHOW [SESSION] VARIABLES: go-mysql-server's
+// session values, with this server's values of its global-only variables.
+func (s *Session) GetAllSessionVariables() map[string]any {
+	m := s.BaseSession.GetAllSessionVariables()
+	for k, v := range s.fe.ownGlobals(true) {
+		m[k] = v
+	}
+	return m
 }

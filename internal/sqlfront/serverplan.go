@@ -1,0 +1,134 @@
+package sqlfront
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+)
+
+// How statements reach this server's values (servervars.go) where
+// go-mysql-server would read its process-wide registries.
+
+// globalVarsRuleID names globalVarsRule among the analyzer's rules; it is
+// far above go-mysql-server's own ids.
+const globalVarsRuleID analyzer.RuleId = 1 << 20
+
+// globalVarsRule gives each @@global.name of a per-server variable the
+// scope that reads this server's value: go-mysql-server's planner builds
+// every @@global reference with its own global scope, which reads the
+// process-wide registry. It runs before the other rules, so that a filter
+// folded into a constant folds this server's value. (go-mysql-server
+// analyzes a single-table UPDATE or DELETE with a fixed list of rules
+// that leaves this one out: there @@global.name still reads the default.)
+func globalVarsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if ctx == nil || !strings.Contains(ctx.Query(), "@@") {
+		return n, transform.SameTree, nil
+	}
+	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		sv, ok := e.(*expression.SystemVar)
+		if !ok {
+			return e, transform.SameTree, nil
+		}
+		if ms, ok := sv.Scope.(*sql.MysqlScope); !ok || ms.Type != sql.SystemVariableScope_Global || ownedVar(sv.Name) == nil {
+			return e, transform.SameTree, nil
+		}
+		out := *sv
+		out.Scope = ownScope{global: true}
+		return &out, transform.NewTree, nil
+	})
+}
+
+// execOverride runs SHOW [GLOBAL] STATUS and SHOW GLOBAL VARIABLES with
+// this server's values; go-mysql-server builds everything else (it asks
+// the override first for every node, and a nil iterator means "not mine").
+type execOverride struct{ fe *Frontend }
+
+var _ sql.NodeExecBuilder = execOverride{}
+
+func (o execOverride) Build(ctx *sql.Context, n sql.Node, _ sql.Row) (sql.RowIter, error) {
+	switch n := n.(type) {
+	case *plan.ShowStatus:
+		// The scope is unexported; the node is a comparable struct.
+		return o.fe.showStatus(ctx, *n == *plan.NewShowStatus(true)), nil
+	case *plan.ShowVariables:
+		if n.Global {
+			return o.fe.showGlobalVariables(ctx, n.Filter)
+		}
+	}
+	return nil, nil
+}
+
+// showStatus is SHOW [GLOBAL] STATUS: go-mysql-server's counters (shared
+// by the process, see docs/isolation.md) with this server's on top.
+func (fe *Frontend) showStatus(ctx *sql.Context, global bool) sql.RowIter {
+	m := map[string]any{}
+	for k, v := range sql.StatusVariables.NewGlobalMap() {
+		m[k] = v.Value()
+	}
+	if !global {
+		for k, v := range ctx.Session.GetAllStatusVariables(ctx) {
+			m[k] = v.Value()
+		}
+	}
+	for k, v := range fe.StatusValues() {
+		m[k] = v
+	}
+	return sortedRows(m)
+}
+
+// showGlobalVariables is SHOW GLOBAL VARIABLES [LIKE | WHERE]: the
+// registry's global values with this server's on top, filtered as
+// go-mysql-server filters them (on the lower-case name).
+func (fe *Frontend) showGlobalVariables(ctx *sql.Context, filter sql.Expression) (sql.RowIter, error) {
+	m := sql.SystemVariables.GetAllGlobalVariables()
+	for k, v := range fe.ownGlobals(false) {
+		m[k] = v
+	}
+	if filter != nil {
+		for k := range m {
+			res, err := filter.Eval(ctx, sql.Row{strings.ToLower(k)})
+			if err != nil {
+				return nil, err
+			}
+			keep, _, err := types.Boolean.Convert(ctx, res)
+			if err != nil {
+				ctx.Warn(1292, "%s", err.Error())
+				delete(m, k)
+				continue
+			}
+			if b, _ := keep.(int8); b == 0 {
+				delete(m, k)
+			}
+		}
+	}
+	return sortedRows(m), nil
+}
+
+func sortedRows(m map[string]any) sql.RowIter {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	rows := make([]sql.Row, len(names))
+	for i, k := range names {
+		rows[i] = sql.Row{k, m[k]}
+	}
+	return sql.RowsToRowIter(rows...)
+}
+
+// connStats are this server's Threads_connected and Connections:
+// go-mysql-server counts both for the whole process, and resets them when
+// any engine is created.
+func (fe *Frontend) connStats() (connected, connections int64) {
+	fe.sessMu.Lock()
+	connected = int64(len(fe.sessions))
+	fe.sessMu.Unlock()
+	return connected, fe.connections.Load()
+}
