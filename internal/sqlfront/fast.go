@@ -31,9 +31,11 @@ import (
 // column, a string for a string column); otherwise go-mysql-server runs
 // the statement as if the plan did not exist.
 //
-// Recognised today: SELECT of columns by equality on every primary key
-// column with parameter markers, optionally FOR UPDATE / FOR SHARE /
-// LOCK IN SHARE MODE, in autocommit mode or inside BEGIN ... COMMIT.
+// Recognised today, with parameter markers, in autocommit mode or inside
+// BEGIN ... COMMIT: SELECT of columns by equality on every primary key
+// column, optionally FOR UPDATE / LOCK IN SHARE MODE (fast_point.go); and
+// SELECT [DISTINCT] of columns by a BETWEEN range of a one-column integer
+// primary key, optionally ORDER BY output columns (fast_range.go).
 
 // fastVar is the global variable that turns the fast path on and off.
 const fastVar = "lockstep_fast_path"
@@ -56,6 +58,7 @@ type fastPlan struct {
 	fields   []*querypb.Field
 	charset  sql.CharacterSetID // character_set_results at PREPARE
 	maxOrd   int                // highest ordinal decoded
+	rng      *rangeSpec         // a range read; nil for a point read
 }
 
 // fastCounters are the fast path's counters (SHOW STATUS Lockstep_fast_path_*).
@@ -191,7 +194,7 @@ func (fe *Frontend) FastExecute(ctx context.Context, connID, stmtID uint32, quer
 		fe.fast.fallbacks.Add(1)
 		return nil, false, nil
 	}
-	res, handled, err = s.runPointSelect(ctx, p, bind)
+	res, handled, err = s.runFast(ctx, p, bind)
 	if handled {
 		fe.fast.hits.Add(1)
 	} else {

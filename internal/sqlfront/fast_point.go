@@ -23,8 +23,7 @@ import (
 // whole primary key with parameter markers, or nil.
 func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *ast.Select, fields []*querypb.Field) *fastPlan {
 	if sel.With != nil || sel.GroupBy != nil || sel.Having != nil || sel.Window != nil ||
-		sel.OrderBy != nil || sel.Limit != nil || sel.Into != nil || sel.Where == nil ||
-		sel.QueryOpts.Distinct || sel.QueryOpts.SQLCalcFoundRows || len(sel.From) != 1 {
+		sel.Into != nil || sel.Where == nil || sel.QueryOpts.SQLCalcFoundRows || len(sel.From) != 1 {
 		return nil
 	}
 	var lock lockIntent
@@ -108,6 +107,16 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 	}
 	for _, ord := range p.cols {
 		p.maxOrd = max(p.maxOrd, ord)
+	}
+
+	if _, ok := sel.Where.Expr.(*ast.RangeCond); ok {
+		if !recogniseRange(sel, p, qualifierOK) {
+			return nil
+		}
+		return p
+	}
+	if sel.OrderBy != nil || sel.Limit != nil || sel.QueryOpts.Distinct {
+		return nil
 	}
 
 	// WHERE: pk1 = ? AND pk2 = ? ..., each key column once.
@@ -282,8 +291,8 @@ func unsignedMax(t sql.Type) uint64 {
 	return math.MaxUint64
 }
 
-// runPointSelect executes a point read plan.
-func (s *Session) runPointSelect(ctx context.Context, p *fastPlan, bind map[string]*querypb.BindVariable) (*sqltypes.Result, bool, error) {
+// runFast executes a plan: the checks every shape shares, then the shape.
+func (s *Session) runFast(ctx context.Context, p *fastPlan, bind map[string]*querypb.BindVariable) (*sqltypes.Result, bool, error) {
 	sctx := s.fastContext()
 	if p.curDB != "" && !strings.EqualFold(sctx.GetCurrentDatabase(), p.curDB) {
 		return nil, false, nil
@@ -305,7 +314,15 @@ func (s *Session) runPointSelect(ctx context.Context, p *fastPlan, bind map[stri
 	if explicit && s.GetTransaction() == nil {
 		return nil, false, nil
 	}
+	if p.rng != nil {
+		return s.runRange(ctx, p, entry, bind, explicit)
+	}
+	return s.runPointSelect(ctx, p, entry, bind, explicit)
+}
 
+// runPointSelect executes a point read plan.
+func (s *Session) runPointSelect(ctx context.Context, p *fastPlan, entry *tableEntry, bind map[string]*querypb.BindVariable, explicit bool) (*sqltypes.Result, bool, error) {
+	sctx := s.fastContext()
 	var keyBuf [64]byte
 	key := keyBuf[:0]
 	none := false

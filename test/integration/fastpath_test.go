@@ -100,6 +100,8 @@ func TestFastPathSameResults(t *testing.T) {
 		"INSERT INTO t_ci VALUES ('Alice',1), ('bob',2)",
 		"CREATE TABLE t_c (w INT, d TINYINT UNSIGNED, o BIGINT, v TEXT, PRIMARY KEY (w, d, o))",
 		"INSERT INTO t_c VALUES (1,2,3,'x'), (1,2,4,'y'), (2,255,-1,NULL)",
+		"CREATE TABLE t_r (id INT PRIMARY KEY, k INT, c VARCHAR(10) COLLATE utf8mb4_0900_ai_ci)",
+		"INSERT INTO t_r VALUES (1,5,'b'), (2,3,'A'), (3,5,'a'), (4,NULL,NULL), (5,1,'c'), (6,3,'B'), (7,NULL,'b')",
 	} {
 		s.exec(q)
 	}
@@ -120,7 +122,22 @@ func TestFastPathSameResults(t *testing.T) {
 		{"SELECT v, k FROM t_ci WHERE k = ?", [][]any{{"alice"}, {"ALICE "}, {"Bob"}, {"bób"}, {"carol"}}},
 		{"SELECT v FROM t_c WHERE w = ? AND d = ? AND o = ?", [][]any{{1, 2, 3}, {1, 2, 4}, {2, 255, -1}, {2, 256, -1}, {1, -2, 3}, {1, 2, nil}}},
 		{"SELECT v, o FROM t_c WHERE (o = ? AND w = ?) AND d = ?", [][]any{{3, 1, 2}, {-1, 2, 255}}},
-		// Not point reads by the whole key: go-mysql-server runs them.
+		// Primary key ranges.
+		{"SELECT v FROM t_int WHERE id BETWEEN ? AND ?", [][]any{{-3, 1}, {1, -3}, {0, 0}, {nil, 2}, {-3000000000, 3000000000},
+			{int64(math.MinInt64), int64(math.MaxInt64)}, {2, uint64(math.MaxUint64)}, {"1", 2}, {1.5, 2}}},
+		{"SELECT v, id FROM t_int WHERE id BETWEEN ? AND ? ORDER BY v", [][]any{{-5, 5}, {1, 2}}},
+		{"SELECT * FROM t_int WHERE id BETWEEN ? AND ? ORDER BY v DESC", [][]any{{-5, 5}}},
+		{"SELECT v FROM t_tiny WHERE id BETWEEN ? AND ?", [][]any{{-200, 200}, {128, 300}, {-300, -129}, {127, 127}, {-128, -128}}},
+		{"SELECT v FROM t_u WHERE id BETWEEN ? AND ?", [][]any{{-5, 1}, {1, uint64(math.MaxUint64)}, {0, -1}}},
+		{"SELECT DISTINCT k FROM t_r WHERE id BETWEEN ? AND ? ORDER BY k", [][]any{{1, 7}, {2, 3}}},
+		{"SELECT DISTINCT k FROM t_r WHERE id BETWEEN ? AND ? ORDER BY k DESC", [][]any{{1, 7}}},
+		{"SELECT k, id FROM t_r WHERE id BETWEEN ? AND ? ORDER BY k DESC, id", [][]any{{1, 7}}},
+		{"SELECT c, id FROM t_r WHERE id BETWEEN ? AND ? ORDER BY c, id", [][]any{{1, 7}}},
+		{"SELECT DISTINCT c FROM t_r WHERE id BETWEEN ? AND ? ORDER BY c", [][]any{{1, 7}}},
+		// Not point reads by the whole key or key ranges: go-mysql-server runs them.
+		{"SELECT SUM(k) FROM t_r WHERE id BETWEEN ? AND ?", [][]any{{1, 7}}},
+		{"SELECT DISTINCT k, c FROM t_r WHERE id BETWEEN ? AND ? ORDER BY k", [][]any{{1, 7}}},
+		{"SELECT k FROM t_r WHERE id BETWEEN ? AND ? LIMIT 2", [][]any{{1, 7}}},
 		{"SELECT v FROM t_c WHERE w = ? AND d = ?", [][]any{{1, 2}}},
 		{"SELECT v FROM t_int WHERE id = ? AND n = 1", [][]any{{1}}},
 		{"SELECT v FROM t_int WHERE id = ? LIMIT 1", [][]any{{1}}},
@@ -162,8 +179,8 @@ func TestFastPathSameResults(t *testing.T) {
 		}
 	}
 	// Every integer- or string-bound point read above ran on the fast path.
-	if onHits < 45 {
-		t.Errorf("fast path ran %d of the statements, want at least 45", onHits)
+	if onHits < 70 {
+		t.Errorf("fast path ran %d of the statements, want at least 70", onHits)
 	}
 	t.Logf("%d statements, %d on the fast path", len(on), onHits)
 }

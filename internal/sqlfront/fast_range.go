@@ -1,0 +1,273 @@
+package sqlfront
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"lockstep/internal/storage"
+	"lockstep/internal/txn"
+)
+
+// Primary key range reads:
+//
+//	SELECT [DISTINCT] cols FROM t WHERE pk BETWEEN ? AND ? [ORDER BY col [ASC|DESC], ...]
+//
+// for a table whose primary key is one integer column (sysbench's range
+// statements). Rows are read in key order; ORDER BY on other columns sorts
+// them with the column types' own comparison (collations included), stably,
+// so ties keep key order; DISTINCT drops a row equal (by the same
+// comparison) to the previous one in ORDER BY order, so it needs an ORDER BY
+// over every output column.
+
+// rangeSpec is the range part of a fastPlan.
+type rangeSpec struct {
+	lo, hi   string     // bind variable names of the bounds
+	order    []orderKey // ORDER BY, output column positions
+	distinct bool
+}
+
+type orderKey struct {
+	pos  int // index into fastPlan.cols
+	desc bool
+}
+
+// recogniseRange fills p.rng from sel's WHERE, DISTINCT and ORDER BY; it
+// reports false when they do not have the shape above.
+func recogniseRange(sel *ast.Select, p *fastPlan, qualifierOK func(ast.TableName) bool) bool {
+	m := p.meta
+	if len(m.pk.cols) != 1 || !types.IsInteger(m.pk.cols[0].typ) || sel.Limit != nil || sel.Lock != "" {
+		return false
+	}
+	rc, ok := sel.Where.Expr.(*ast.RangeCond)
+	if !ok || rc.Operator != ast.BetweenStr {
+		return false
+	}
+	col, ok := rc.Left.(*ast.ColName)
+	if !ok || !qualifierOK(col.Qualifier) || m.colIndex(col.Name.String()) != m.pk.cols[0].ord {
+		return false
+	}
+	from, ok1 := rc.From.(*ast.SQLVal)
+	to, ok2 := rc.To.(*ast.SQLVal)
+	if !ok1 || !ok2 || from.Type != ast.ValArg || to.Type != ast.ValArg {
+		return false
+	}
+	spec := &rangeSpec{
+		lo:       strings.TrimPrefix(string(from.Val), ":"),
+		hi:       strings.TrimPrefix(string(to.Val), ":"),
+		distinct: sel.QueryOpts.Distinct,
+	}
+	for _, o := range sel.OrderBy {
+		c, ok := o.Expr.(*ast.ColName)
+		if !ok || !qualifierOK(c.Qualifier) {
+			return false
+		}
+		ord := m.colIndex(c.Name.String())
+		pos := -1
+		for i, oc := range p.cols {
+			if oc == ord {
+				pos = i
+				break
+			}
+		}
+		typ := m.schema.Schema[ord].Type
+		if pos < 0 || types.IsJSON(typ) {
+			return false
+		}
+		if sel.QueryOpts.Distinct && types.IsText(typ) {
+			if st, ok := typ.(sql.StringType); !ok || !strings.HasSuffix(st.Collation().Name(), "_bin") {
+				// go-mysql-server's DISTINCT compares strings byte by byte,
+				// not by the collation (MySQL: by the collation); keep
+				// both paths alike until that is fixed.
+				return false
+			}
+		}
+		spec.order = append(spec.order, orderKey{pos: pos, desc: o.Direction == ast.DescScr})
+	}
+	if spec.distinct {
+		// Equal rows must be adjacent: the ORDER BY covers every output
+		// column.
+		covered := make([]bool, len(p.cols))
+		for _, o := range spec.order {
+			covered[o.pos] = true
+		}
+		for _, c := range covered {
+			if !c {
+				return false
+			}
+		}
+	}
+	p.rng = spec
+	return true
+}
+
+// boundKey returns the key of an integer bound for the primary key column,
+// clamped to the column's range; empty is true when the bound excludes
+// every row (NULL; a lower bound above the column's maximum, an upper bound
+// below its minimum). ok is false for a value the fast path does not bind.
+func boundKey(kc *keyColumn, bv *querypb.BindVariable, upper bool) (key []byte, empty, ok bool) {
+	if bv == nil {
+		return nil, false, false
+	}
+	if bv.Type == querypb.Type_NULL_TYPE {
+		return nil, true, true
+	}
+	if types.IsUnsigned(kc.typ) && len(bv.Value) > 0 && bv.Value[0] == '-' {
+		// go-mysql-server finds no row for a negative bound on an unsigned
+		// column (MySQL compares numerically); the fast path leaves such a
+		// range to it, so both paths answer alike.
+		return nil, false, false
+	}
+	k, none, ok := appendBoundKey(nil, kc, bv)
+	if !ok {
+		return nil, false, false
+	}
+	if !none {
+		return k, false, true
+	}
+	// Out of the column's range: either every row or none is on this side.
+	neg := len(bv.Value) > 0 && bv.Value[0] == '-'
+	switch {
+	case upper && neg, !upper && !neg:
+		return nil, true, true
+	}
+	return nil, false, true // unbounded on this side
+}
+
+// runRange executes a range plan.
+func (s *Session) runRange(ctx context.Context, p *fastPlan, entry *tableEntry, bind map[string]*querypb.BindVariable, explicit bool) (*sqltypes.Result, bool, error) {
+	kc := &p.meta.pk.cols[0]
+	lo, emptyLo, ok := boundKey(kc, bind[p.rng.lo], false)
+	if !ok {
+		return nil, false, nil
+	}
+	hi, emptyHi, ok := boundKey(kc, bind[p.rng.hi], true)
+	if !ok {
+		return nil, false, nil
+	}
+	if hi != nil {
+		hi = append(hi, 0) // inclusive: just past the key
+	}
+	sctx := s.fastContext()
+	mode := txn.LockMode(0)
+	if s.serial && explicit {
+		mode = txn.LockS
+	}
+	s.ClearWarnings()
+	res := &sqltypes.Result{Fields: p.fields}
+	if !emptyLo && !emptyHi && (lo == nil || hi == nil || string(lo) < string(hi)) {
+		tx := s.fastStatementTx(explicit)
+		tx.ReadPolicy = storage.WaitLocked
+		rows, err := scanRange(sctx, tx, entry.store, p, storage.Range{Lo: lo, Hi: hi}, mode)
+		if err == nil {
+			rows, err = p.rng.finish(sctx, p, rows)
+		}
+		if err == nil {
+			res.Rows, err = p.encodeRows(sctx, rows)
+		}
+		s.endFastStatement(explicit, err)
+		if err != nil {
+			return nil, true, s.handleTxError(sctx, err)
+		}
+	}
+	s.SetLastQueryInfoInt(sql.RowCount, -1)
+	s.SetLastQueryInfoInt(sql.FoundRows, int64(len(res.Rows)))
+	sql.IncrementStatusVariable(sctx, "Questions", 1)
+	sql.IncrementStatusVariable(sctx, "Com_select", 1)
+	return res, true, nil
+}
+
+// scanRange reads the rows of rng in key order as the plan's output values.
+func scanRange(ctx *sql.Context, tx *storage.Tx, t *storage.Table, p *fastPlan, rng storage.Range, mode txn.LockMode) ([]sql.Row, error) {
+	cur := tx.Cursor(ctx, t, storage.PrimaryIndex, rng, false, mode)
+	var out []sql.Row
+	for {
+		_, stored, ok, err := cur.Next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return out, nil
+		}
+		row, err := decodeRow(stored, p.maxOrd+1)
+		if err != nil {
+			return nil, err
+		}
+		vals := make(sql.Row, len(p.cols))
+		for i, ord := range p.cols {
+			vals[i] = row[ord]
+		}
+		out = append(out, vals)
+	}
+}
+
+// finish applies ORDER BY and DISTINCT.
+func (r *rangeSpec) finish(ctx *sql.Context, p *fastPlan, rows []sql.Row) ([]sql.Row, error) {
+	if len(r.order) == 0 || len(rows) < 2 {
+		return rows, nil
+	}
+	var cmpErr error
+	compare := func(a, b sql.Row) int {
+		for _, o := range r.order {
+			var c int
+			switch x, y := a[o.pos], b[o.pos]; {
+			case x == nil && y == nil:
+			case x == nil:
+				c = -1 // NULL first in ascending order, as MySQL sorts
+			case y == nil:
+				c = 1
+			default:
+				var err error
+				c, err = p.meta.schema.Schema[p.cols[o.pos]].Type.Compare(ctx, x, y)
+				if err != nil && cmpErr == nil {
+					cmpErr = err
+				}
+			}
+			if c != 0 {
+				if o.desc {
+					return -c
+				}
+				return c
+			}
+		}
+		return 0
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return compare(rows[i], rows[j]) < 0 })
+	if r.distinct {
+		kept := rows[:1]
+		for _, row := range rows[1:] {
+			if compare(kept[len(kept)-1], row) != 0 {
+				kept = append(kept, row)
+			}
+		}
+		rows = kept
+	}
+	return rows, cmpErr
+}
+
+// encodeRows converts output values to protocol values.
+func (p *fastPlan) encodeRows(ctx *sql.Context, rows []sql.Row) ([][]sqltypes.Value, error) {
+	out := make([][]sqltypes.Value, len(rows))
+	for i, row := range rows {
+		vals := make([]sqltypes.Value, len(row))
+		for j, v := range row {
+			if v == nil {
+				vals[j] = sqltypes.NULL
+				continue
+			}
+			var err error
+			vals[j], err = p.meta.schema.Schema[p.cols[j]].Type.SQL(ctx, nil, v)
+			if err != nil {
+				return nil, err
+			}
+		}
+		out[i] = vals
+	}
+	return out, nil
+}
