@@ -91,7 +91,12 @@ func fixExplainNulls(r *sqltypes.Result) {
 }
 
 func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) error {
-	err := h.Handler.ComQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
+	res, handled, err, learn := h.fe.FastQuery(ctx, c.ConnectionID, query)
+	if handled {
+		return h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
+	}
+	err = h.Handler.ComQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
+		learnFields(&learn, r)
 		h.syncInTrans(c)
 		fixExplainNulls(r)
 		return cb(r, more)
@@ -101,7 +106,14 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) (string, error) {
+	// The fast path takes single statements only (normaliseText refuses a
+	// text with a second statement), so nothing remains after it.
+	res, handled, err, learn := h.fe.FastQuery(ctx, c.ConnectionID, query)
+	if handled {
+		return "", h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
+	}
 	rest, err := h.Handler.ComMultiQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
+		learnFields(&learn, r)
 		h.syncInTrans(c)
 		fixExplainNulls(r)
 		return cb(r, more)
@@ -110,14 +122,29 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	return rest, mysqlError(query, err)
 }
 
+// fastResult sends a result the fast path produced, with the status flags
+// set as for any statement.
+func (h *handler) fastResult(c *mysql.Conn, query string, res *sqltypes.Result, err error, send func(*sqltypes.Result) error) error {
+	if err == nil {
+		h.syncInTrans(c)
+		err = send(res)
+	}
+	h.syncInTrans(c)
+	return mysqlError(query, err)
+}
+
+// learnFields hands the fields of go-mysql-server's first result set to
+// the fast path's learn function (see sqlfront.FastQuery), once.
+func learnFields(learn *func([]*querypb.Field), r *sqltypes.Result) {
+	if *learn != nil && r.Fields != nil {
+		(*learn)(r.Fields)
+		*learn = nil
+	}
+}
+
 func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
 	if res, handled, err := h.fe.FastExecute(ctx, c.ConnectionID, p.StatementID, p.PrepareStmt, p.BindVars); handled {
-		if err == nil {
-			h.syncInTrans(c)
-			err = cb(res)
-		}
-		h.syncInTrans(c)
-		return mysqlError(p.PrepareStmt, err)
+		return h.fastResult(c, p.PrepareStmt, res, err, cb)
 	}
 	err := h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error {
 		h.syncInTrans(c)

@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -66,6 +67,8 @@ type fastCounters struct {
 	plans     atomic.Int64 // statements recognised at PREPARE
 	hits      atomic.Int64 // executions the fast path ran
 	fallbacks atomic.Int64 // executions of a recognised statement left to go-mysql-server
+	textHits  atomic.Int64 // hits that were text queries
+	off       atomic.Bool  // lockstep_fast_path = OFF on this server
 }
 
 // fastStatus adds the fast path's counters to m.
@@ -73,33 +76,34 @@ func (fe *Frontend) fastStatus(m map[string]int64) {
 	m["Lockstep_fast_path_plans"] = fe.fast.plans.Load()
 	m["Lockstep_fast_path_hits"] = fe.fast.hits.Load()
 	m["Lockstep_fast_path_fallbacks"] = fe.fast.fallbacks.Load()
+	m["Lockstep_fast_path_text_hits"] = fe.fast.textHits.Load()
 }
 
-// fastOn reads the lockstep_fast_path global variable.
-func fastOn() bool {
-	_, v, ok := sql.SystemVariables.GetGlobal(fastVar)
-	if !ok {
-		return false
-	}
-	switch x := v.(type) {
-	case int8:
-		return x != 0
-	case int64:
-		return x != 0
-	case bool:
-		return x
-	}
-	return false
-}
+// fastOn reports this server's lockstep_fast_path.
+func (fe *Frontend) fastOn() bool { return !fe.fast.off.Load() }
 
+// fastVariable defines lockstep_fast_path: a global variable whose value is
+// per server (servervars.go); setting it flips the server's switch.
 func fastVariable() sql.SystemVariable {
-	return &sql.MysqlSystemVariable{
+	return perServer(&sql.MysqlSystemVariable{
 		Name:    fastVar,
 		Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Global),
 		Dynamic: true,
 		Type:    types.NewSystemBoolType(fastVar),
 		Default: int8(1),
-	}
+		NotifyChanged: func(ctx *sql.Context, scope sql.SystemVariableScope, v sql.SystemVarValue) error {
+			fe := frontendOf(ctx)
+			if fe == nil || !scope.IsGlobalOnly() {
+				return nil
+			}
+			on, err := sql.ConvertToBool(ctx, v.Val)
+			if err != nil {
+				return err
+			}
+			fe.fast.off.Store(!on)
+			return nil
+		},
+	})
 }
 
 // session returns the session of connection connID, or nil.
@@ -171,6 +175,10 @@ type sessionFast struct {
 	fastMu    sync.Mutex
 	fastPlans map[uint32]*fastPlan
 	fastCtx   *sql.Context
+	// textPlans maps a normalised text query to its plan, or to nil when
+	// the text is not a fast shape. Used only by the connection's own
+	// goroutine.
+	textPlans map[string]*fastPlan
 }
 
 // FastExecute runs statement stmtID of connection connID with its bound
@@ -190,7 +198,7 @@ func (fe *Frontend) FastExecute(ctx context.Context, connID, stmtID uint32, quer
 	if p.query != query {
 		return nil, false, nil
 	}
-	if !fastOn() {
+	if !fe.fastOn() {
 		fe.fast.fallbacks.Add(1)
 		return nil, false, nil
 	}
@@ -201,4 +209,57 @@ func (fe *Frontend) FastExecute(ctx context.Context, connID, stmtID uint32, quer
 		fe.fast.fallbacks.Add(1)
 	}
 	return res, handled, err
+}
+
+// FastQuery runs text query of connection connID on the fast path if its
+// normalised text has a plan whose result metadata is known. When it
+// returns handled false with a learn function, go-mysql-server must run the
+// query and learn must be called with the fields of its result, so the
+// next query of the same shape runs on the fast path.
+func (fe *Frontend) FastQuery(ctx context.Context, connID uint32, query string) (res *sqltypes.Result, handled bool, err error, learn func([]*querypb.Field)) {
+	if !mayBeFast(query) || !fe.fastOn() {
+		return nil, false, nil, nil
+	}
+	s := fe.session(connID)
+	if s == nil {
+		return nil, false, nil, nil
+	}
+	norm, binds, ok := normaliseText(query)
+	if !ok {
+		return nil, false, nil, nil
+	}
+	p, known := s.textPlans[norm]
+	if !known {
+		if s.textPlans == nil || len(s.textPlans) >= maxTextPlans {
+			s.textPlans = map[string]*fastPlan{}
+		}
+		p = fe.recognise(s.fastContext(), norm, nil)
+		s.textPlans[norm] = p
+		if p == nil {
+			return nil, false, nil, nil
+		}
+		fe.fast.plans.Add(1)
+	}
+	if p == nil {
+		return nil, false, nil, nil
+	}
+	if p.fields == nil {
+		return nil, false, nil, func(fields []*querypb.Field) {
+			if len(fields) == len(p.cols) {
+				p.fields = fields
+			}
+		}
+	}
+	bind := make(map[string]*querypb.BindVariable, len(binds))
+	for i, b := range binds {
+		bind["v"+strconv.Itoa(i+1)] = b
+	}
+	res, handled, err = s.runFast(ctx, p, bind)
+	if handled {
+		fe.fast.hits.Add(1)
+		fe.fast.textHits.Add(1)
+	} else {
+		fe.fast.fallbacks.Add(1)
+	}
+	return res, handled, err, nil
 }

@@ -102,8 +102,8 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 			return nil
 		}
 	}
-	if len(p.cols) != len(fields) {
-		return nil
+	if fields != nil && len(p.cols) != len(fields) {
+		return nil // (nil: a text query's plan, whose fields are learned later)
 	}
 	for _, ord := range p.cols {
 		p.maxOrd = max(p.maxOrd, ord)
