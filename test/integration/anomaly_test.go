@@ -174,13 +174,8 @@ var anomalyCases = []struct {
 		t2.exec("UPDATE t SET v = 5 WHERE id = 1")
 		got := t1.int("SELECT v FROM t WHERE id = 1")
 		t1.exec("COMMIT")
+		// (Under RR this was a known gap until 2026-11-23, found fixed.)
 		if want := lv.pick(4, 5); got != want {
-			if !lv.rc {
-				knownGap(t, "under RR a first read of an empty table does not open the ReadView: "+
-					"a later read of another table sees a commit made after it (v=%d, want %d). "+
-					"Repro: CREATE TABLE e (id INT PRIMARY KEY); T1: BEGIN; SELECT * FROM e; "+
-					"T2: UPDATE t SET v=5 WHERE id=1; T1: SELECT v FROM t WHERE id=1 -- MySQL: old v", got, want)
-			}
 			t.Fatalf("v = %d, want %d", got, want)
 		}
 	}},
@@ -198,14 +193,9 @@ var anomalyCases = []struct {
 		got := t1.int("SELECT v FROM t WHERE id = 1")
 		n := t1.int("SELECT COUNT(*) FROM t")
 		t1.exec("COMMIT")
-		if want := lv.pick(1, 2); got != want || n != lv.pick(1, 2) {
-			if !lv.rc {
-				knownGap(t, "START TRANSACTION WITH CONSISTENT SNAPSHOT does not take the ReadView at once: "+
-					"the first read sees a commit made after it (v=%d, rows=%d; MySQL: v=1, rows=1). "+
-					"Repro: T1: START TRANSACTION WITH CONSISTENT SNAPSHOT; T2: UPDATE t SET v=2 WHERE id=1; "+
-					"T1: SELECT v FROM t WHERE id=1", got, n)
-			}
-			t.Fatalf("v = %d, rows = %d; want %d, %d", got, n, want, lv.pick(1, 2))
+		// (Under RR this was a known gap until 2026-11-23, found fixed.)
+		if want := lv.pick(1, 2); got != want || n != want {
+			t.Fatalf("v = %d, rows = %d; want %d, %d", got, n, want, want)
 		}
 	}},
 
