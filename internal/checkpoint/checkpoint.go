@@ -4,7 +4,8 @@
 //
 // A checkpoint holds the position (the last sequence number it contains and
 // the server's GTID set), the catalog as SQL statements that recreate it
-// (databases, tables with their durable ids and definition versions, views,
+// (databases, tables with their durable ids, definition versions and
+// storage descriptors, views,
 // triggers, routines, events), and every table's committed rows as they
 // stand in one ReadView. It is written to a temporary file while writes go
 // on, fsynced, and renamed into place: a crash during a checkpoint leaves
@@ -16,8 +17,10 @@
 // Format: a stream of frames, each a type byte, a uvarint length, the body
 // and a CRC32C of type, length and body. The first frame is the header
 // (magic, format version, sequence number, GTID text); then catalog
-// statements, table starts, row frames (primary key, row), and a final
-// end frame with the counts. A file without its end frame is incomplete
+// statements, table starts (durable id, definition version and, from
+// format version 2, the table's storage descriptor as storage.TableDesc
+// encodes it), row frames (primary key, row), and a final end frame with
+// the counts. Version 1 files (no descriptors) are still read. A file without its end frame is incomplete
 // and is never used.
 package checkpoint
 
@@ -36,8 +39,9 @@ import (
 )
 
 const (
-	magic         = "LOCKSTEP-CKPT"
-	formatVersion = 1
+	magic            = "LOCKSTEP-CKPT"
+	formatVersion    = 2 // written; minFormatVersion..formatVersion are read
+	minFormatVersion = 1
 
 	frameHeader byte = 1
 	frameSQL    byte = 2
@@ -65,10 +69,13 @@ type Statement struct {
 	SQL      string
 }
 
-// Table starts a table's rows: its durable id and definition version.
+// Table starts a table's rows: its durable id, definition version and
+// storage descriptor (storage.TableDesc's encoding; nil in a version 1
+// file). The package does not interpret the descriptor.
 type Table struct {
 	ID      uint64
 	Version uint64
+	Desc    []byte
 }
 
 // Writer writes one checkpoint file.
@@ -112,7 +119,8 @@ func (w *Writer) SQL(s Statement) error {
 // Table starts table t; the rows that follow belong to it.
 func (w *Writer) Table(t Table) error {
 	b := binary.AppendUvarint(w.buf[:0], t.ID)
-	w.buf = binary.AppendUvarint(b, t.Version)
+	b = binary.AppendUvarint(b, t.Version)
+	w.buf = appendString(b, string(t.Desc))
 	w.tables++
 	w.frame(frameTable, w.buf)
 	return w.err
@@ -256,8 +264,9 @@ func Read(path string, v Visitor) (Header, error) {
 	if typ != frameHeader || len(body) < len(magic)+1 || string(body[:len(magic)]) != magic {
 		return h, r.corrupt("not a lockstep checkpoint")
 	}
-	if body[len(magic)] != formatVersion {
-		return h, fmt.Errorf("checkpoint %s: format version %d is not supported by this binary (%d)", path, body[len(magic)], formatVersion)
+	version := body[len(magic)]
+	if version < minFormatVersion || version > formatVersion {
+		return h, fmt.Errorf("checkpoint %s: format version %d is not supported by this binary (%d-%d)", path, version, minFormatVersion, formatVersion)
 	}
 	d := body[len(magic)+1:]
 	seq, d, ok := uvarint(d)
@@ -290,12 +299,20 @@ func Read(path string, v Visitor) (Header, error) {
 		case frameTable:
 			id, rest, ok := uvarint(body)
 			ver, rest, ok2 := uvarint(rest)
+			var desc []byte
+			if version >= 2 && ok && ok2 {
+				var d string
+				d, rest, ok = str(rest)
+				if d != "" {
+					desc = []byte(d)
+				}
+			}
 			if !ok || !ok2 || len(rest) != 0 {
 				return h, r.corrupt("bad table frame")
 			}
 			tables++
 			if v.Table != nil {
-				if err := v.Table(Table{ID: id, Version: ver}); err != nil {
+				if err := v.Table(Table{ID: id, Version: ver, Desc: desc}); err != nil {
 					return h, err
 				}
 			}

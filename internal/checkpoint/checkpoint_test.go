@@ -1,6 +1,8 @@
 package checkpoint
 
 import (
+	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -16,7 +18,7 @@ func write(t *testing.T, dir string, seq int64, rows int) string {
 	}
 	must(t, w.SQL(Statement{SQL: "CREATE DATABASE d"}))
 	must(t, w.SQL(Statement{Database: "d", SQL: "CREATE TABLE t (id INT PRIMARY KEY)"}))
-	must(t, w.Table(Table{ID: 1, Version: 3}))
+	must(t, w.Table(Table{ID: 1, Version: 3, Desc: []byte("descriptor")}))
 	for i := 0; i < rows; i++ {
 		must(t, w.Row([]byte(fmt.Sprintf("pk%05d", i)), []byte(fmt.Sprintf("row%d", i))))
 	}
@@ -66,7 +68,7 @@ func TestRoundTripAndLatest(t *testing.T) {
 		},
 	})
 	must(t, err)
-	if h.Seq != 10 || h.GTID != "u:1-10" || len(sqls) != 2 || sqls[1].Database != "d" || len(tables) != 1 || tables[0].Version != 3 || rows != 1000 {
+	if h.Seq != 10 || h.GTID != "u:1-10" || len(sqls) != 2 || sqls[1].Database != "d" || len(tables) != 1 || tables[0].Version != 3 || string(tables[0].Desc) != "descriptor" || rows != 1000 {
 		t.Fatalf("read back %+v %v %v %d", h, sqls, tables, rows)
 	}
 	must(t, RemoveOlder(dir, p))
@@ -92,5 +94,29 @@ func TestDamageIsDetected(t *testing.T) {
 				t.Fatalf("Read of a damaged file: %v", err)
 			}
 		})
+	}
+}
+
+// TestReadsVersion1: a version 1 file (table frames without descriptors)
+// still loads; its tables have no descriptor.
+func TestReadsVersion1(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "checkpoint-00000000000000000007.ckpt")
+	f, err := os.Create(p)
+	must(t, err)
+	w := &Writer{f: f, w: bufio.NewWriter(f)}
+	w.frame(frameHeader, appendString(binary.AppendUvarint(append([]byte(magic), 1), 7), "u:1-7"))
+	w.frame(frameSQL, appendString(appendString(nil, ""), "CREATE DATABASE d"))
+	w.frame(frameTable, binary.AppendUvarint(binary.AppendUvarint(nil, 4), 2))
+	w.frame(frameRow, append(appendString(nil, "pk"), "row"...))
+	w.frame(frameEnd, binary.AppendUvarint(binary.AppendUvarint(nil, 1), 1))
+	must(t, w.w.Flush())
+	must(t, f.Close())
+	must(t, w.err)
+	var tables []Table
+	h, err := Read(p, Visitor{Table: func(tb Table) error { tables = append(tables, tb); return nil }})
+	must(t, err)
+	if h.Seq != 7 || len(tables) != 1 || tables[0].ID != 4 || tables[0].Version != 2 || tables[0].Desc != nil {
+		t.Fatalf("read back %+v %+v", h, tables)
 	}
 }

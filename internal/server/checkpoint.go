@@ -75,7 +75,8 @@ func (d *durable) checkpoint(fe *sqlfront.Frontend) (string, error) {
 	ctx := context.Background()
 	for _, it := range items {
 		if it.Table != nil {
-			if err := w.Table(checkpoint.Table{ID: uint64(it.Table.ID()), Version: it.Version}); err != nil {
+			t := checkpoint.Table{ID: uint64(it.Table.ID()), Version: it.Version, Desc: it.Table.Desc().Marshal(nil)}
+			if err := w.Table(t); err != nil {
 				w.Abort()
 				return "", err
 			}
@@ -166,6 +167,9 @@ func loadCheckpoint(dir string, fe *sqlfront.Frontend, w io.Writer) (int64, erro
 				if err != nil {
 					return err
 				}
+				if err := checkRestoredDesc(t, pending.Desc); err != nil {
+					return fmt.Errorf("checkpoint %s: %w", path, err)
+				}
 				cur, pending = t, nil
 			}
 			return nil
@@ -184,4 +188,23 @@ func loadCheckpoint(dir string, fe *sqlfront.Frontend, w io.Writer) (int64, erro
 	fmt.Fprintf(w, "lockstep: recovery: loaded checkpoint at sequence number %d (%d rows) in %v\n",
 		h.Seq, rows, time.Since(start).Round(time.Millisecond))
 	return h.Seq, nil
+}
+
+// checkRestoredDesc checks that table t, just recreated from its catalog
+// statement, computes keys as the table the checkpoint was written from did
+// (enc: that table's descriptor; empty in checkpoints that predate
+// descriptors). The rows that follow are indexed with t's keys.
+func checkRestoredDesc(t *storage.Table, enc []byte) error {
+	if len(enc) == 0 {
+		return nil
+	}
+	want, err := storage.UnmarshalTableDesc(enc)
+	if err != nil {
+		return fmt.Errorf("table %s (id %d): %w", t.Name(), t.ID(), err)
+	}
+	if got := t.Desc(); !got.SameKeys(want) {
+		return fmt.Errorf("table %s (id %d): the definition its CREATE TABLE gives computes other keys than the one checkpointed (%+v, checkpointed %+v)",
+			t.Name(), t.ID(), got, want)
+	}
+	return nil
 }

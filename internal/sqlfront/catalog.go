@@ -173,7 +173,14 @@ func (d *Database) createTable(ctx *sql.Context, name string, schema sql.Primary
 		extra = append(extra, im)
 	}
 	m.indexes = extra
-	store := d.fe.store.NewTable(name, m.indexSpecs())
+	desc, err := m.tableDesc()
+	if err != nil {
+		return err
+	}
+	store, err := d.fe.store.NewTable(name, desc)
+	if err != nil {
+		return err
+	}
 	m.version = store.Version()
 	te := &tableEntry{store: store}
 	te.meta.Store(m)

@@ -286,8 +286,12 @@ func (t *Table) alter(ctx *sql.Context, old *tableMeta, newSchema sql.PrimaryKey
 		}
 		m.indexes = append(m.indexes, nm)
 	}
+	desc, err := m.tableDesc()
+	if err != nil {
+		return err
+	}
 	n := len(old.schema.Schema)
-	err := te.store.Rewrite(func(b []byte) ([]byte, error) {
+	err = te.store.Rewrite(func(b []byte) ([]byte, error) {
 		row, err := decodeRow(b, n)
 		if err != nil {
 			return nil, err
@@ -297,7 +301,7 @@ func (t *Table) alter(ctx *sql.Context, old *tableMeta, newSchema sql.PrimaryKey
 			return nil, err
 		}
 		return encodeRow(nil, nr)
-	}, m.indexSpecs())
+	}, desc)
 	if err != nil {
 		return err
 	}
@@ -327,16 +331,20 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 		return err
 	}
 	m.indexes = append(m.indexes, im)
-	specs := m.indexSpecs()
+	desc, err := m.tableDesc()
+	if err != nil {
+		return err
+	}
+	added := desc.Indexes[len(m.indexes)-1]
 	if !m.hidden {
-		err = te.store.AddIndex(specs[len(specs)-1])
+		err = te.store.AddIndex(added)
 	} else {
 		if im.unique {
-			err = te.store.CheckUnique(specs[len(m.indexes)-1])
+			err = te.store.CheckUnique(added)
 		}
 		if err == nil {
 			// Keep the hidden content index last: rebuild every index.
-			err = te.store.Rewrite(func(b []byte) ([]byte, error) { return b, nil }, specs)
+			err = te.store.Rewrite(func(b []byte) ([]byte, error) { return b, nil }, desc)
 		}
 	}
 	if err != nil {
@@ -391,6 +399,9 @@ func (t *Table) RenameIndex(ctx *sql.Context, from, to string) error {
 	i := old.indexByName(from)
 	if i < 0 {
 		return sql.ErrIndexNotFound.New(from)
+	}
+	if err := te.store.RenameIndex(i, to); err != nil {
+		return err
 	}
 	m := old.clone()
 	m.indexes[i].name = to

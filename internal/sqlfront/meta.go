@@ -9,6 +9,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"lockstep/internal/storage"
+	"lockstep/internal/storage/rowenc"
 )
 
 // tableEntry is a table's slot in its database: the storage table and the
@@ -90,7 +91,7 @@ func (m *tableMeta) setSchema(s sql.PrimaryKeySchema) {
 	m.pk = keyCodec{}
 	m.hidden = len(s.PkOrdinals) == 0
 	for _, ord := range s.PkOrdinals {
-		m.pk.cols = append(m.pk.cols, newKeyColumn(ord, s.Schema[ord].Type, 0))
+		m.pk.add(newKeyColumn(ord, s.Schema[ord].Type, 0))
 	}
 }
 
@@ -126,7 +127,7 @@ func (m *tableMeta) newIndexMeta(def sql.IndexDef) (indexMeta, error) {
 		if !keyable(typ) {
 			return indexMeta{}, fmt.Errorf("lockstep cannot index column %s of type %s", c.Name, typ.String())
 		}
-		im.codec.cols = append(im.codec.cols, newKeyColumn(ord, typ, int(c.Length)))
+		im.codec.add(newKeyColumn(ord, typ, int(c.Length)))
 	}
 	return im, nil
 }
@@ -138,44 +139,6 @@ func (m *tableMeta) indexByName(name string) int {
 		}
 	}
 	return -1
-}
-
-// maxOrd is the highest column ordinal a codec reads (decoding stops there).
-func (kc *keyCodec) maxOrd() int {
-	m := -1
-	for _, c := range kc.cols {
-		if c.ord > m {
-			m = c.ord
-		}
-	}
-	return m
-}
-
-// indexSpecs builds the storage index specs for the current definition.
-func (m *tableMeta) indexSpecs() []storage.IndexSpec {
-	specs := make([]storage.IndexSpec, len(m.indexes))
-	for i := range m.indexes {
-		ix := m.indexes[i]
-		n := ix.codec.maxOrd() + 1
-		specs[i] = storage.IndexSpec{
-			Name:   ix.name,
-			Unique: ix.unique,
-			Key: func(b []byte) ([]byte, bool, error) {
-				row, err := decodeRow(b, n)
-				if err != nil {
-					return nil, false, err
-				}
-				return ix.codec.encode(nil, row)
-			},
-		}
-	}
-	if m.hidden {
-		specs = append(specs, storage.IndexSpec{
-			Name: "lockstep_row_content",
-			Key:  func(b []byte) ([]byte, bool, error) { return contentKey(b), false, nil },
-		})
-	}
-	return specs
 }
 
 // pkOf encodes the primary key of row. Tables without a declared primary
@@ -196,4 +159,4 @@ func (m *tableMeta) pkOf(te *tableEntry, row sql.Row, newRowID bool) ([]byte, er
 func (m *tableMeta) contentIndex() int { return len(m.indexes) }
 
 // contentKey is a row's key in the hidden content index.
-func contentKey(enc []byte) []byte { return appendEscaped(nil, string(enc)) }
+func contentKey(enc []byte) []byte { return rowenc.ContentKey(enc) }

@@ -2,12 +2,12 @@ package storage
 
 // Benchmarks of the storage engine over sysbench-shaped data.
 //
-// Rows are encoded the way internal/sqlfront encodes a sysbench sbtest row
+// Rows are encoded the way internal/storage/rowenc encodes a sysbench sbtest row
 // (id INT, k INT, c CHAR(120), pad CHAR(60)): per column a type tag, ints
 // as zig-zag varints, strings length-prefixed. With c of 119 characters and
 // pad of 59 that is 190 bytes for ids below 2^20. Primary and secondary
 // keys are 9 bytes (0x01 then 8 big-endian bytes, sign bit flipped), as
-// sqlfront's key encoding gives for a non-NULL INT.
+// rowenc's key encoding gives for a non-NULL INT.
 //
 //	go test -run '^$' -bench . -benchtime ... -cpu 1,2 ./internal/storage
 //
@@ -23,13 +23,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dolthub/go-mysql-server/sql"
+
 	"lockstep/internal/txn"
 )
 
 const (
 	sbRows    = 100_000
-	sbTagI32  = 3  // sqlfront's tagInt32
-	sbTagStr  = 11 // sqlfront's tagString
+	sbTagI32  = 3  // rowenc's tagInt32
+	sbTagStr  = 11 // rowenc's tagString
 	sbCLen    = 119
 	sbPadLen  = 59
 	sbLoadTxn = 1000 // rows per loading transaction
@@ -81,30 +83,31 @@ func sbRow(rng *rand.Rand, id, k int) []byte {
 
 var errSbRow = errors.New("bad sysbench row")
 
-// sbKIndex extracts k from an encoded sysbench row.
-var sbKIndex = IndexSpec{Name: "k_1", Key: func(row []byte) ([]byte, bool, error) {
-	if len(row) < 2 || row[0] != sbTagI32 {
-		return nil, false, errSbRow
+// sbDesc describes sbtest1 (id INT, k INT, c CHAR(120), pad CHAR(60)),
+// with the k_1 index on k when withK.
+func sbDesc(withK bool) *TableDesc {
+	d := &TableDesc{
+		Columns: []ColumnDesc{
+			{Name: "id", Kind: KindInt, Type: "int"},
+			{Name: "k", Kind: KindInt, Type: "int"},
+			{Name: "c", Kind: KindText, Collation: sql.Collation_Default, Type: "char(120)"},
+			{Name: "pad", Kind: KindText, Collation: sql.Collation_Default, Type: "char(60)"},
+		},
+		PrimaryKey: []KeyPart{{Column: 0}},
 	}
-	_, n := binary.Varint(row[1:])
-	if n <= 0 || len(row) < 2+n || row[1+n] != sbTagI32 {
-		return nil, false, errSbRow
+	if withK {
+		d.Indexes = []IndexDesc{{Name: "k_1", Parts: []KeyPart{{Column: 1}}}}
 	}
-	k, m := binary.Varint(row[2+n:])
-	if m <= 0 {
-		return nil, false, errSbRow
-	}
-	return sbKey(int(k)), false, nil
-}}
+	return d
+}
 
 // loadSysbench creates sbtest with rows ids 1..rows, k random in 1..rows,
 // committed sbLoadTxn rows per transaction, then purges.
 func loadSysbench(b testing.TB, e *Engine, rows int, withK bool) *Table {
-	var specs []IndexSpec
-	if withK {
-		specs = []IndexSpec{sbKIndex}
+	tb, err := e.NewTable("sbtest1", sbDesc(withK))
+	if err != nil {
+		b.Fatal(err)
 	}
-	tb := e.NewTable("sbtest1", specs)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for lo := 1; lo <= rows; lo += sbLoadTxn {
 		tx := e.Begin(txn.RepeatableRead)
@@ -370,17 +373,22 @@ func BenchmarkRangeScan100(b *testing.B) {
 }
 
 // TestSysbenchRowShape keeps the benchmark's row encoding honest: 190-byte
-// rows, 9-byte keys, k extracted by the index spec.
+// rows, 9-byte keys, k and id extracted through the descriptor.
 func TestSysbenchRowShape(t *testing.T) {
+	tb, err := newTestEngine(t).NewTable("sbtest1", sbDesc(true))
+	must(t, err)
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, id := range []int{1, 63, 64, 99_999, 100_000} {
 		row := sbRow(rng, id, 100_000)
 		if len(row) > 190 || (id >= 1<<13 && len(row) != 190) {
 			t.Fatalf("id %d: row is %d bytes", id, len(row))
 		}
-		k, _, err := sbKIndex.Key(row)
+		k, _, err := tb.secs[0].key(row)
 		if err != nil || string(k) != string(sbKey(100_000)) {
 			t.Fatalf("id %d: k key %x, %v", id, k, err)
+		}
+		if pk, err := tb.PrimaryKeyOf(row); err != nil || string(pk) != string(sbKey(id)) {
+			t.Fatalf("id %d: primary key %x, %v", id, pk, err)
 		}
 		if got, _ := decodeSbK(row); got != 100_000 {
 			t.Fatalf("decodeSbK = %d", got)

@@ -61,14 +61,14 @@ func (tx *Tx) buildRecord(rec *CommitRecord, minimal bool) {
 		}
 		scratch = rec.addHash(scratch, t.id, PrimaryIndex, r.key)
 		for i, s := range t.secs {
-			if !s.spec.Unique {
+			if !s.ix.Unique {
 				continue
 			}
 			for _, img := range [2]*version{before, head} {
 				if img == nil || img.del || (img == before && !existed) {
 					continue
 				}
-				if k, null, err := s.spec.Key(img.row); err == nil && !null {
+				if k, null, err := s.key(img.row); err == nil && !null {
 					scratch = rec.addHash(scratch, t.id, i, k)
 				}
 			}
@@ -134,7 +134,7 @@ func (t *Table) apply(id txn.ID, c *logrec.Change) (*record, error) {
 		keys = make([][]byte, 0, 4)
 		t.mu.RLock()
 		for _, s := range t.secs {
-			k, _, err := s.spec.Key(c.After)
+			k, _, err := s.key(c.After)
 			if err != nil {
 				t.mu.RUnlock()
 				return nil, fmt.Errorf("storage: apply to %s: index key: %w", t.name, err)
@@ -209,7 +209,7 @@ func (t *Table) LoadRow(pk, row []byte) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for i, s := range t.secs {
-		k, _, err := s.spec.Key(row)
+		k, _, err := s.key(row)
 		if err != nil {
 			return fmt.Errorf("storage: load into %s: index key: %w", t.name, err)
 		}

@@ -175,7 +175,7 @@ func TestCursorSnapshotAcrossBatches(t *testing.T) {
 				if !ok {
 					break
 				}
-				if string(row) != "k="+strconv.Itoa(batchK(tid(pk)))+";v=v" {
+				if rowStr(row) != "k="+strconv.Itoa(batchK(tid(pk)))+";v=v" {
 					t.Fatalf("row %d is %q", tid(pk), row)
 				}
 				got = append(got, tid(pk))

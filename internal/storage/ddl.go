@@ -11,20 +11,25 @@ import (
 // AddIndex builds a secondary index over every version of every row, so
 // consistent reads through it see exactly what they see through the primary
 // key. A unique index fails with *DuplicateKeyError if two live rows share a
-// non-NULL key.
-func (t *Table) AddIndex(spec IndexSpec) error {
+// non-NULL key. The index becomes the table's last.
+func (t *Table) AddIndex(ix IndexDesc) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := &secIndex{spec: spec, tree: newSecTree()}
+	d := t.descLocked()
+	d.Indexes = append(d.Indexes, ix)
+	if err := d.Validate(); err != nil {
+		return fmt.Errorf("storage: adding index %s to %s: %w", ix.Name, t.name, err)
+	}
+	s := newSecIndex(d, d.Indexes[len(d.Indexes)-1])
 	var err error
 	t.pk.Scan(func(r *record) bool {
 		for v := r.head; v != nil; v = v.prev {
 			if v.del {
 				continue
 			}
-			k, _, kerr := spec.Key(v.row)
+			k, _, kerr := s.key(v.row)
 			if kerr != nil {
-				err = kerr
+				err = fmt.Errorf("storage: adding index %s to %s: %w", ix.Name, t.name, kerr)
 				return false
 			}
 			s.add(k, r)
@@ -34,8 +39,8 @@ func (t *Table) AddIndex(spec IndexSpec) error {
 	if err != nil {
 		return err
 	}
-	if spec.Unique {
-		if err := t.checkUniqueBuild(spec); err != nil {
+	if ix.Unique {
+		if err := t.checkUniqueBuild(s); err != nil {
 			return err
 		}
 	}
@@ -44,13 +49,17 @@ func (t *Table) AddIndex(spec IndexSpec) error {
 	return nil
 }
 
-// CheckUnique reports (as *DuplicateKeyError) whether spec's key would be
-// duplicated by the table's rows, counting uncommitted versions as
+// CheckUnique reports (as *DuplicateKeyError) whether index ix's key would
+// be duplicated by the table's rows, counting uncommitted versions as
 // checkUniqueBuild does. For callers that rebuild indexes with Rewrite.
-func (t *Table) CheckUnique(spec IndexSpec) error {
+func (t *Table) CheckUnique(ix IndexDesc) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.checkUniqueBuild(spec)
+	d := &TableDesc{Columns: t.cols, Indexes: []IndexDesc{ix}}
+	if err := d.Validate(); err != nil {
+		return fmt.Errorf("storage: checking index %s of %s: %w", ix.Name, t.name, err)
+	}
+	return t.checkUniqueBuild(newSecIndex(d, ix))
 }
 
 // checkUniqueBuild fails if two rows could both be live with the same
@@ -60,7 +69,7 @@ func (t *Table) CheckUnique(spec IndexSpec) error {
 // not wait for such transactions (there is no metadata lock yet), so this is
 // conservative: it can refuse an index MySQL would build after waiting.
 // Caller holds t.mu for writing.
-func (t *Table) checkUniqueBuild(spec IndexSpec) error {
+func (t *Table) checkUniqueBuild(s *secIndex) error {
 	probe := t.e.Sys.Begin()
 	view := probe.ReadView()
 	defer probe.Finish()
@@ -69,14 +78,14 @@ func (t *Table) checkUniqueBuild(spec IndexSpec) error {
 	t.pk.Scan(func(r *record) bool {
 		for v := r.head; v != nil; v = v.prev {
 			if !v.del {
-				k, null, kerr := spec.Key(v.row)
+				k, null, kerr := s.key(v.row)
 				if kerr != nil {
-					err = kerr
+					err = fmt.Errorf("storage: checking index %s of %s: %w", s.ix.Name, t.name, kerr)
 					return false
 				}
 				if !null {
 					if o, ok := owner[string(k)]; ok && o != r {
-						err = &DuplicateKeyError{Table: t.name, Index: len(t.secs), Name: spec.Name, Key: k, Existing: v.row}
+						err = &DuplicateKeyError{Table: t.name, Index: len(t.secs), Name: s.ix.Name, Key: k, Existing: v.row}
 						return false
 					}
 					owner[string(k)] = r
@@ -91,6 +100,18 @@ func (t *Table) checkUniqueBuild(spec IndexSpec) error {
 	return err
 }
 
+// RenameIndex renames secondary index i. Keys do not change, so neither
+// does the table version.
+func (t *Table) RenameIndex(i int, name string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if i < 0 || i >= len(t.secs) {
+		return fmt.Errorf("storage: table %s has no index %d", t.name, i)
+	}
+	t.secs[i].ix.Name = name
+	return nil
+}
+
 // DropIndex removes secondary index i; later indexes shift down by one.
 func (t *Table) DropIndex(i int) error {
 	t.mu.Lock()
@@ -103,10 +124,14 @@ func (t *Table) DropIndex(i int) error {
 	return nil
 }
 
-// Rewrite converts every version of every row with fn (ADD/DROP COLUMN) and
-// rebuilds the secondary indexes from specs. Versions keep their
-// transaction ids, so visibility and undo are unchanged.
-func (t *Table) Rewrite(fn func(row []byte) ([]byte, error), specs []IndexSpec) error {
+// Rewrite converts every version of every row with fn (ADD/DROP COLUMN),
+// installs the new definition d and rebuilds the secondary indexes from it.
+// Versions keep their transaction ids, so visibility and undo are
+// unchanged.
+func (t *Table) Rewrite(fn func(row []byte) ([]byte, error), d *TableDesc) error {
+	if err := d.Validate(); err != nil {
+		return fmt.Errorf("storage: rewriting %s: %w", t.name, err)
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	// Convert into a copy first so a failure leaves the table untouched.
@@ -132,17 +157,14 @@ func (t *Table) Rewrite(fn func(row []byte) ([]byte, error), specs []IndexSpec) 
 	for v, row := range conv {
 		v.row = row
 	}
-	t.secs = t.secs[:0]
-	for _, s := range specs {
-		t.secs = append(t.secs, &secIndex{spec: s, tree: newSecTree()})
-	}
+	t.setDesc(d)
 	t.pk.Scan(func(r *record) bool {
 		for v := r.head; v != nil; v = v.prev {
 			if v.del {
 				continue
 			}
 			for _, s := range t.secs {
-				if k, _, kerr := s.spec.Key(v.row); kerr == nil {
+				if k, _, kerr := s.key(v.row); kerr == nil {
 					s.add(k, r)
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"lockstep/internal/storage/rowenc"
 	"lockstep/internal/txn"
 )
 
@@ -43,9 +44,8 @@ func TestAddIndexOverVersions(t *testing.T) {
 	fresh := e.Begin(txn.RepeatableRead)
 	defer fresh.Rollback()
 	vRange := func(v string) Range {
-		lo := append(append([]byte{0x01}, v...), 0x00)
-		hi := append(append([]byte{0x01}, v...), 0x01)
-		return Range{Lo: lo, Hi: hi}
+		k := tiv(v)
+		return Range{Lo: k, Hi: rowenc.PrefixEnd(k)}
 	}
 	for _, c := range []struct {
 		name string
@@ -118,7 +118,7 @@ func TestAddUniqueIndex(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := newTestEngine(t)
-			tb := e.NewTable("t", nil)
+			tb := newTable(e, "t")
 			old := e.Begin(txn.RepeatableRead)
 			defer old.Rollback()
 			get(t, old, tb, 1, 0) // a view from before any row: keeps every version
@@ -148,7 +148,7 @@ func TestAddUniqueIndex(t *testing.T) {
 }
 
 // TestRewrite: Rewrite converts every version (old views see converted old
-// versions), rebuilds the indexes from the new specs, bumps the version so
+// versions), rebuilds the indexes from the new descriptor, bumps the version so
 // writes encoded for the old definition fail; a failing conversion changes
 // nothing.
 func TestRewrite(t *testing.T) {
@@ -168,7 +168,7 @@ func TestRewrite(t *testing.T) {
 			return nil, boom
 		}
 		return append(row, "!"...), nil
-	}, []IndexSpec{vIndex("v")})
+	}, testDesc(vIndex("v")))
 	if err != boom {
 		t.Fatalf("Rewrite: %v, want boom", err)
 	}
@@ -187,7 +187,7 @@ func TestRewrite(t *testing.T) {
 		}
 		return trow(k, strings.ToUpper(v)), nil
 	}
-	must(t, tb.Rewrite(conv, []IndexSpec{vIndex("V")}))
+	must(t, tb.Rewrite(conv, testDesc(vIndex("V"))))
 	if tb.Version() != ver+1 {
 		t.Fatalf("Version %d, want %d", tb.Version(), ver+1)
 	}
@@ -230,7 +230,7 @@ func TestStaleTableVersion(t *testing.T) {
 		{"AddIndex", func() error { return tb.AddIndex(vIndex("v")) }},
 		{"DropIndex", func() error { return tb.DropIndex(1) }},
 		{"Rewrite", func() error {
-			return tb.Rewrite(func(r []byte) ([]byte, error) { return r, nil }, []IndexSpec{kIndex("k", false)})
+			return tb.Rewrite(func(r []byte) ([]byte, error) { return r, nil }, testDesc(kIndex("k", false)))
 		}},
 	}
 	for _, d := range ddls {
@@ -537,7 +537,7 @@ func TestAutoIncrementConcurrentExplicit(t *testing.T) {
 // end up with two live rows under one key when that delete rolls back.
 func TestAddUniqueIndexWithPendingDelete(t *testing.T) {
 	e := newTestEngine(t)
-	tb := e.NewTable("t", nil)
+	tb := newTable(e, "t")
 	autocommit(t, e, func(w *Tx) { ins(t, w, tb, 1, 5, "a") })
 	deleter := e.Begin(txn.RepeatableRead)
 	del(t, deleter, tb, 1) // uncommitted

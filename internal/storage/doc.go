@@ -3,11 +3,17 @@
 // undo for statement and transaction rollback, and purge of versions that no
 // ReadView can see any more.
 //
-// It works on bytes: the caller (internal/sqlfront) encodes primary keys,
-// rows and secondary-index keys; storage orders, versions, locks and purges
-// them. It does not parse SQL, does not know column types, and does not
-// decide commit order or durability — a Committer (the commit pipeline) is
-// handed every read-write transaction at its commit point and publishes it.
+// It works on bytes: the caller (internal/sqlfront) encodes rows and primary
+// keys (with internal/storage/rowenc); storage orders, versions, locks and
+// purges them. Each table has a schema descriptor (TableDesc: columns with
+// their kind and collation, the primary key, the secondary indexes), which
+// the caller builds and storage keeps; storage computes every secondary
+// index key from it, so recovery and a replica's applier need no SQL layer
+// to install rows. The descriptor has a versioned binary encoding
+// (Marshal, UnmarshalTableDesc) that checkpoints carry. Storage does not
+// parse SQL and does not decide commit order or durability — a Committer
+// (the commit pipeline) is handed every read-write transaction at its
+// commit point and publishes it.
 //
 // Invariants:
 //   - A row's version chain is ordered newest first. A transaction only adds a

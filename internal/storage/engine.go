@@ -2,6 +2,7 @@ package storage
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -126,19 +127,23 @@ func (e *Engine) SetCommitter(c Committer) {
 // out of commit records, full (false, the default) keeps them.
 func (e *Engine) SetMinimalImages(on bool) { e.minimal.Store(on) }
 
-// NewTable creates an empty table with the given secondary indexes. Its id
+// NewTable creates an empty table with definition d (its columns, primary
+// key and secondary indexes; storage computes index keys from it). Its id
 // is durable: tables are numbered in creation order, and recovery, which
 // replays the same DDL in the same order, numbers them the same way
-// (NextTableID lets it check).
-func (e *Engine) NewTable(name string, indexes []IndexSpec) *Table {
-	t := &Table{id: e.nextTable.Add(1), name: name, e: e, pk: newPKTree(), version: 1}
-	for _, s := range indexes {
-		t.secs = append(t.secs, &secIndex{spec: s, tree: newSecTree()})
+// (NextTableID lets it check). An invalid descriptor is an error and uses
+// no id.
+func (e *Engine) NewTable(name string, d *TableDesc) (*Table, error) {
+	if err := d.Validate(); err != nil {
+		return nil, fmt.Errorf("storage: creating table %s: %w", name, err)
 	}
+	t := &Table{name: name, e: e, pk: newPKTree(), version: 1}
+	t.setDesc(d)
+	t.id = e.nextTable.Add(1)
 	e.regMu.Lock()
 	e.tables[t.id] = t
 	e.regMu.Unlock()
-	return t
+	return t, nil
 }
 
 // NextTableID is the id the next NewTable will give.

@@ -2,15 +2,15 @@ package storage
 
 // Shared helpers of the storage tests.
 //
-// The tests use a tiny encoding of their own:
+// The tests use one table shape, described by testDesc:
 //
-//	primary key  8-byte big-endian id
-//	row          "k=<int>;v=<string>" (k may be NULL: "k=NULL;v=...")
-//	index "k"    0x01 then k as 8 big-endian bytes with the sign bit flipped,
-//	             or the single byte 0x00 when k is NULL (hasNull = true)
-//
-// Index keys are self-delimiting (the tag byte fixes the length), as
-// IndexSpec requires.
+//	primary key  8-byte big-endian id (given by the test, as for a table
+//	             keyed by hidden row ids)
+//	row          (k BIGINT NULL, v VARBINARY), encoded by rowenc; rowStr
+//	             shows it as "k=<int>;v=<string>" (k may be "NULL")
+//	index "k"    rowenc's key of k: 0x01 then 8 big-endian bytes with the
+//	             sign bit flipped, or the single byte 0x00 for NULL
+//	index "v"    rowenc's key of v: 0x01, v escaped, 0x00 0x01
 //
 // A few helpers look inside the package (chain length, index entry counts)
 // so that purge and undo can be checked directly as well as through
@@ -22,10 +22,12 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/dolthub/go-mysql-server/sql"
+
+	"lockstep/internal/storage/rowenc"
 	"lockstep/internal/txn"
 )
 
@@ -39,22 +41,51 @@ func tpk(id int) []byte {
 
 func tid(pk []byte) int { return int(binary.BigEndian.Uint64(pk)) }
 
-func trow(k int, v string) []byte { return []byte("k=" + strconv.Itoa(k) + ";v=" + v) }
+func encTestRow(k interface{}, v string) []byte {
+	b, err := rowenc.EncodeRow(nil, sql.Row{k, []byte(v)})
+	if err != nil {
+		panic(err) // the values are always encodable
+	}
+	return b
+}
 
-func trowNull(v string) []byte { return []byte("k=NULL;v=" + v) }
+func trow(k int, v string) []byte { return encTestRow(int64(k), v) }
 
-// parseRow splits a test row into k (null reports k=NULL) and v.
+func trowNull(v string) []byte { return encTestRow(nil, v) }
+
+// parseRow decodes a test row into k (null reports k=NULL) and v.
 func parseRow(row []byte) (k int, null bool, v string, err error) {
-	ks, vs, ok := strings.Cut(string(row), ";")
-	if !ok || !strings.HasPrefix(ks, "k=") || !strings.HasPrefix(vs, "v=") {
-		return 0, false, "", fmt.Errorf("bad test row %q", row)
+	vals, err := rowenc.DecodeRow(row, 2)
+	if err != nil {
+		return 0, false, "", err
 	}
-	v = vs[2:]
-	if ks[2:] == "NULL" {
-		return 0, true, v, nil
+	vb, ok := vals[1].([]byte)
+	if !ok {
+		return 0, false, "", fmt.Errorf("bad test row %x", row)
 	}
-	k, err = strconv.Atoi(ks[2:])
-	return k, false, v, err
+	if vals[0] == nil {
+		return 0, true, string(vb), nil
+	}
+	ki, ok := vals[0].(int64)
+	if !ok {
+		return 0, false, "", fmt.Errorf("bad test row %x", row)
+	}
+	return int(ki), false, string(vb), nil
+}
+
+// rowStr shows a test row as "k=<int>;v=<string>"; nil is "".
+func rowStr(row []byte) string {
+	if row == nil {
+		return ""
+	}
+	k, null, v, err := parseRow(row)
+	if err != nil {
+		return fmt.Sprintf("<%v>", err)
+	}
+	if null {
+		return "k=NULL;v=" + v
+	}
+	return "k=" + strconv.Itoa(k) + ";v=" + v
 }
 
 // tik is the index key of k in the "k" index.
@@ -65,31 +96,37 @@ func tik(k int) []byte {
 	return b
 }
 
-// kIndex is an IndexSpec over the k field of a test row.
-func kIndex(name string, unique bool) IndexSpec {
-	return IndexSpec{Name: name, Unique: unique, Key: func(row []byte) ([]byte, bool, error) {
-		k, null, _, err := parseRow(row)
-		if err != nil {
-			return nil, false, err
-		}
-		if null {
-			return []byte{0x00}, true, nil
-		}
-		return tik(k), false, nil
-	}}
+// tiv is the index key of v in the "v" index.
+func tiv(v string) []byte { return rowenc.AppendEscaped([]byte{0x01}, v) }
+
+// testDesc describes the test table with the given secondary indexes.
+func testDesc(indexes ...IndexDesc) *TableDesc {
+	return &TableDesc{
+		Columns: []ColumnDesc{
+			{Name: "k", Kind: KindInt, Nullable: true, Type: "bigint"},
+			{Name: "v", Kind: KindBinary, Collation: sql.Collation_binary, Type: "varbinary(255)"},
+		},
+		Indexes: indexes,
+	}
 }
 
-// vIndex is a non-unique IndexSpec over the v field: 0x01, v, 0x00 (test
-// values never contain a zero byte, so the key is self-delimiting).
-func vIndex(name string) IndexSpec {
-	return IndexSpec{Name: name, Key: func(row []byte) ([]byte, bool, error) {
-		_, _, v, err := parseRow(row)
-		if err != nil {
-			return nil, false, err
-		}
-		b := append([]byte{0x01}, v...)
-		return append(b, 0x00), false, nil
-	}}
+// kIndex is an index over the k column of a test row.
+func kIndex(name string, unique bool) IndexDesc {
+	return IndexDesc{Name: name, Unique: unique, Parts: []KeyPart{{Column: 0}}}
+}
+
+// vIndex is a non-unique index over the v column.
+func vIndex(name string) IndexDesc {
+	return IndexDesc{Name: name, Parts: []KeyPart{{Column: 1}}}
+}
+
+// newTable creates a test table with the given indexes.
+func newTable(e *Engine, name string, indexes ...IndexDesc) *Table {
+	tb, err := e.NewTable(name, testDesc(indexes...))
+	if err != nil {
+		panic(err) // the test descriptors are valid
+	}
+	return tb
 }
 
 func newTestEngine(t testing.TB) *Engine {
@@ -101,7 +138,7 @@ func newTestEngine(t testing.TB) *Engine {
 
 // newKTable creates table "t" with one index "k" (unique or not).
 func newKTable(e *Engine, unique bool) *Table {
-	return e.NewTable("t", []IndexSpec{kIndex("k", unique)})
+	return newTable(e, "t", kIndex("k", unique))
 }
 
 func must(t testing.TB, err error) {
@@ -158,7 +195,7 @@ func get(t testing.TB, tx *Tx, tb *Table, id int, mode txn.LockMode) string {
 	if !ok {
 		return ""
 	}
-	return string(row)
+	return rowStr(row)
 }
 
 // scan returns "id:row" for every row a cursor yields.
@@ -172,7 +209,7 @@ func scan(t testing.TB, tx *Tx, tb *Table, idx int, rng Range, reverse bool, mod
 		if !ok {
 			return out
 		}
-		out = append(out, strconv.Itoa(tid(pk))+":"+string(row))
+		out = append(out, strconv.Itoa(tid(pk))+":"+rowStr(row))
 	}
 }
 

@@ -75,7 +75,7 @@ func TestLockingReadBlocks(t *testing.T) {
 		if !ok {
 			return "", err
 		}
-		return string(row), err
+		return rowStr(row), err
 	}
 	viaCursor := func(idx int, rng Range, rev bool) reader {
 		return func(tx *Tx, tb *Table, mode txn.LockMode) (string, error) {
@@ -87,7 +87,7 @@ func TestLockingReadBlocks(t *testing.T) {
 					return s, err
 				}
 				if tid(pk) == 1 {
-					s = string(row)
+					s = rowStr(row)
 				}
 			}
 		}

@@ -425,7 +425,7 @@ func TestCommitterChanges(t *testing.T) {
 		if _, dup := got[tid(c.PK)]; dup {
 			t.Fatalf("two changes for row %d", tid(c.PK))
 		}
-		got[tid(c.PK)] = ch{c.Op, string(c.Before), string(c.After)}
+		got[tid(c.PK)] = ch{c.Op, rowStr(c.Before), rowStr(c.After)}
 	}
 	want := map[int]ch{
 		4: {logrec.OpInsert, "", "k=41;v=b"},
@@ -445,7 +445,7 @@ func TestCommitterChanges(t *testing.T) {
 	tx = e.Begin(txn.RepeatableRead)
 	upd(t, tx, tb, 3, 31, "m")
 	commit(t, tx)
-	if c := fc.recs[len(fc.recs)-1].Changes[0]; !fc.recs[len(fc.recs)-1].Minimal || c.Before != nil || string(c.After) != "k=31;v=m" {
+	if c := fc.recs[len(fc.recs)-1].Changes[0]; !fc.recs[len(fc.recs)-1].Minimal || c.Before != nil || rowStr(c.After) != "k=31;v=m" {
 		t.Fatalf("minimal image change %+v", c)
 	}
 	e.SetMinimalImages(false)

@@ -106,7 +106,7 @@ func (e *Engine) purgeRecord(t *Table, r *record, limit txn.ID) {
 			continue
 		}
 		for i, s := range t.secs {
-			if k, _, err := s.spec.Key(v.row); err == nil {
+			if k, _, err := s.key(v.row); err == nil {
 				t.dropEntryUnlessUsed(i, r, k)
 			}
 		}

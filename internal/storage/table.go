@@ -10,17 +10,6 @@ import (
 	"lockstep/internal/txn"
 )
 
-// IndexSpec describes a secondary index. Key extracts the index key from an
-// encoded row; the caller encodes it so that byte order is the index order
-// and no key is a prefix of another key of the same index (each column is
-// self-delimiting). hasNull reports a NULL in a key column: such rows are
-// indexed but never conflict in a unique index (MySQL semantics).
-type IndexSpec struct {
-	Name   string
-	Unique bool
-	Key    func(row []byte) (key []byte, hasNull bool, err error)
-}
-
 // version is one version of a row. Versions are immutable once published
 // except for prev, which purge may cut (under the table latch).
 //
@@ -46,8 +35,11 @@ type secEntry struct {
 	rec *record
 }
 
+// secIndex is one secondary index: its descriptor, the key it computes
+// from a row, and its entries.
 type secIndex struct {
-	spec IndexSpec
+	ix IndexDesc
+	keyer
 	tree *btree.BTreeG[secEntry]
 }
 
@@ -66,9 +58,12 @@ type Table struct {
 	name string
 	e    *Engine
 
-	mu      sync.RWMutex // guards pk, secs, chain heads and prev links
+	mu      sync.RWMutex // guards pk, secs, the definition, chain heads and prev links
 	pk      *btree.BTreeG[*record]
 	secs    []*secIndex
+	cols    []ColumnDesc // the definition (see TableDesc; indexes are in secs)
+	pkParts []KeyPart
+	pkKey   keyer
 	version uint64 // bumped by every DDL that changes the row format or indexes
 	dropped bool
 
@@ -99,7 +94,7 @@ func (t *Table) IndexNames() []string {
 	defer t.mu.RUnlock()
 	names := make([]string, len(t.secs))
 	for i, s := range t.secs {
-		names[i] = s.spec.Name
+		names[i] = s.ix.Name
 	}
 	return names
 }
@@ -193,7 +188,7 @@ func (s *secIndex) add(k []byte, r *record) {
 
 // hasKey reports whether row's key in this index is key.
 func (s *secIndex) hasKey(row, key []byte) bool {
-	k, _, err := s.spec.Key(row)
+	k, _, err := s.key(row)
 	return err == nil && bytes.Equal(k, key)
 }
 

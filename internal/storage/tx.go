@@ -188,16 +188,16 @@ func (tx *Tx) indexKeys(ctx context.Context, t *Table, row []byte, uniqueOnly bo
 	keys, nulls := make([][]byte, len(t.secs)), make([]bool, len(t.secs))
 	var toLock []string
 	for i, s := range t.secs {
-		if uniqueOnly && !s.spec.Unique {
+		if uniqueOnly && !s.ix.Unique {
 			continue
 		}
-		k, null, err := s.spec.Key(row)
+		k, null, err := s.key(row)
 		if err != nil {
 			t.mu.RUnlock()
 			return nil, nil, err
 		}
 		keys[i], nulls[i] = k, null
-		if s.spec.Unique && !null {
+		if s.ix.Unique && !null {
 			toLock = append(toLock, t.lockKey(i, k))
 		}
 	}
@@ -213,7 +213,7 @@ func (tx *Tx) indexKeys(ctx context.Context, t *Table, row []byte, uniqueOnly bo
 func (tx *Tx) dupErr(t *Table, idx int, key, existing []byte) error {
 	name := "PRIMARY"
 	if idx != PrimaryIndex {
-		name = t.secs[idx].spec.Name
+		name = t.secs[idx].ix.Name
 	}
 	return &DuplicateKeyError{Table: t.name, Index: idx, Name: name, Key: key, Existing: existing}
 }
@@ -222,7 +222,7 @@ func (tx *Tx) dupErr(t *Table, idx int, key, existing []byte) error {
 // with the same key. Caller holds t.mu.
 func (tx *Tx) uniqueConflict(t *Table, keys [][]byte, nulls []bool, self *record) error {
 	for i, s := range t.secs {
-		if !s.spec.Unique || nulls[i] {
+		if !s.ix.Unique || nulls[i] {
 			continue
 		}
 		if row := t.liveConflict(i, keys[i], self); row != nil {
@@ -387,7 +387,7 @@ func (tx *Tx) undoOne(u undoEntry) {
 			t.rows.Add(-1)
 		}
 		for i, s := range t.secs {
-			if k, _, err := s.spec.Key(v.row); err == nil {
+			if k, _, err := s.key(v.row); err == nil {
 				t.dropEntryUnlessUsed(i, r, k)
 			}
 		}

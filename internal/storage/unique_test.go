@@ -115,7 +115,7 @@ func TestDuplicateKey(t *testing.T) {
 			if !bytes.Equal(d.Key, c.want.key) {
 				t.Errorf("Key = %x, want %x", d.Key, c.want.key)
 			}
-			if string(d.Existing) != c.want.existing {
+			if rowStr(d.Existing) != c.want.existing {
 				t.Errorf("Existing = %q, want %q", d.Existing, c.want.existing)
 			}
 			if d.Error() == "" {
