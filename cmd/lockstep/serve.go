@@ -48,6 +48,8 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 		{config.KeyLogCompression, "bool", "ON", "zstd-compress log records above the threshold"},
 		{config.KeyLogCompressMin, "bytes", fmt.Sprint(def.LogCompressMin), "size above which a log record is compressed"},
 		{config.KeyCheckpointLogSize, "bytes", "256M", "write a checkpoint (and drop the log it covers) after this much log; 0 = never"},
+		{config.KeyLogRetentionSize, "bytes", "0", "keep at least this much log from before the last checkpoint (for replicas); 0 = only what recovery needs"},
+		{config.KeyLogSegmentSize, "bytes", "64M", "start a new log segment file after this many bytes (4K..1G)"},
 	}
 	flags := map[string]*optionFlag{}
 	var configFile string

@@ -37,6 +37,8 @@ type Config struct {
 	LogCompression    bool   // --log-compression: zstd for large log records (default on)
 	LogCompressMin    int    // --log-compression-threshold: bytes above which a record is compressed
 	CheckpointLogSize int64  // --checkpoint-log-size: checkpoint after this many log bytes (0: never)
+	LogRetentionSize  int64  // --log-retention-size: log bytes kept before a checkpoint, for replicas (0: none)
+	LogSegmentSize    int64  // --log-segment-size: the log starts a new segment file after this many bytes
 }
 
 // Option names, shared by flags and option-file keys.
@@ -54,11 +56,20 @@ const (
 	KeyLogCompression    = "log-compression"
 	KeyLogCompressMin    = "log-compression-threshold"
 	KeyCheckpointLogSize = "checkpoint-log-size"
+	KeyLogRetentionSize  = "log-retention-size"
+	KeyLogSegmentSize    = "log-segment-size"
+)
+
+// Limits of --log-segment-size.
+const (
+	MinLogSegmentSize = 4 << 10
+	MaxLogSegmentSize = 1 << 30
 )
 
 // Keys lists every option name in the order they are documented.
 var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword,
-	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin, KeyCheckpointLogSize}
+	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin, KeyCheckpointLogSize,
+	KeyLogRetentionSize, KeyLogSegmentSize}
 
 // Default returns the embedded defaults: data in ./lockstep-data, listening on
 // 127.0.0.1:3306, account root with no password.
@@ -76,6 +87,7 @@ func Default() Config {
 		LogCompression:    true,
 		LogCompressMin:    4096,
 		CheckpointLogSize: 256 << 20,
+		LogSegmentSize:    64 << 20,
 	}
 }
 
@@ -152,6 +164,18 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("invalid checkpoint-log-size %q: %v", value, err)
 		}
 		c.CheckpointLogSize = n
+	case KeyLogRetentionSize:
+		n, err := parseSize(value)
+		if err != nil {
+			return fmt.Errorf("invalid log-retention-size %q: %v", value, err)
+		}
+		c.LogRetentionSize = n
+	case KeyLogSegmentSize:
+		n, err := parseSize(value)
+		if err != nil || n < MinLogSegmentSize || n > MaxLogSegmentSize {
+			return fmt.Errorf("invalid log-segment-size %q: must be a byte count from 4K to 1G", value)
+		}
+		c.LogSegmentSize = n
 	default:
 		return fmt.Errorf("%w %q", ErrUnknownKey, key)
 	}
@@ -219,6 +243,12 @@ func (c Config) Validate() error {
 	}
 	if err := validateHost(c.BindAddress); err != nil {
 		return err
+	}
+	if c.LogSegmentSize != 0 && (c.LogSegmentSize < MinLogSegmentSize || c.LogSegmentSize > MaxLogSegmentSize) {
+		return fmt.Errorf("invalid log-segment-size %d: must be 4K..1G", c.LogSegmentSize)
+	}
+	if c.LogRetentionSize < 0 {
+		return fmt.Errorf("invalid log-retention-size %d: must be >= 0", c.LogRetentionSize)
 	}
 	return nil
 }

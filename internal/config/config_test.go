@@ -10,7 +10,8 @@ import (
 
 func TestDefault(t *testing.T) {
 	want := Config{Datadir: "./lockstep-data", BindAddress: "127.0.0.1", Port: 3306, User: "root", Password: "",
-		SyncBinlog: 1, RowImage: "full", GroupCommitWakeup: "targeted", LogCompression: true, LogCompressMin: 4096, CheckpointLogSize: 256 << 20}
+		SyncBinlog: 1, RowImage: "full", GroupCommitWakeup: "targeted", LogCompression: true, LogCompressMin: 4096, CheckpointLogSize: 256 << 20,
+		LogSegmentSize: 64 << 20}
 	if got := Default(); got != want {
 		t.Fatalf("Default() = %+v, want %+v", got, want)
 	}
@@ -39,6 +40,12 @@ func TestSet(t *testing.T) {
 		{key: "port", value: "-1", wantErr: "invalid port -1"},
 		{key: "port", value: "", wantErr: "not a number"},
 		{key: "prot", value: "1", wantErr: `unknown option "prot"`},
+		{key: "log-retention-size", value: "64M", want: func(c *Config) { c.LogRetentionSize = 64 << 20 }},
+		{key: "log_retention_size", value: "0", want: func(c *Config) {}},
+		{key: "log-retention-size", value: "-1", wantErr: "invalid log-retention-size"},
+		{key: "log-segment-size", value: "4K", want: func(c *Config) { c.LogSegmentSize = 4 << 10 }},
+		{key: "log-segment-size", value: "1000", wantErr: "must be a byte count from 4K to 1G"},
+		{key: "log-segment-size", value: "2G", wantErr: "must be a byte count from 4K to 1G"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key+"="+tt.value, func(t *testing.T) {

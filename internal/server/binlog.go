@@ -79,6 +79,7 @@ func installConfigVars(fe *sqlfront.Frontend, cfg config.Config, port int) error
 		"port":                         func() any { return int64(port) },
 		"datadir":                      func() any { return datadir + string(filepath.Separator) },
 		"lockstep_group_commit_wakeup": func() any { return cfg.GroupCommitWakeup },
+		"lockstep_log_retention_size":  func() any { return cfg.LogRetentionSize },
 	})
 }
 

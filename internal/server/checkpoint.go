@@ -14,6 +14,7 @@ import (
 	logrec "lockstep/internal/record"
 	"lockstep/internal/sqlfront"
 	"lockstep/internal/storage"
+	"lockstep/internal/txlog"
 	"lockstep/internal/txn"
 )
 
@@ -104,7 +105,7 @@ func (d *durable) checkpoint(fe *sqlfront.Frontend) (string, error) {
 	if err := checkpoint.RemoveOlder(d.checkpointDir(), path); err != nil {
 		return path, err
 	}
-	if err := d.log.TruncatePrefix(uint64(seq) + 1); err != nil {
+	if err := d.log.TruncatePrefix(retainFrom(d.log.Segments(), uint64(seq)+1, d.retain)); err != nil {
 		return path, fmt.Errorf("checkpoint: truncating the log: %w", err)
 	}
 	d.ckpt.count.Add(1)
@@ -112,6 +113,27 @@ func (d *durable) checkpoint(fe *sqlfront.Frontend) (string, error) {
 	d.ckpt.lastRows.Store(rows)
 	d.ckpt.lastNs.Store(int64(time.Since(start)))
 	return path, nil
+}
+
+// retainFrom is where the log may be cut after a checkpoint that covers
+// the records before index before, keeping --log-retention-size: whole
+// segments older than the one holding before, newest first, until they
+// add up to at least retain bytes. (TruncatePrefix always keeps the segment
+// holding before and the one being written.)
+func retainFrom(segs []txlog.SegmentInfo, before uint64, retain int64) uint64 {
+	if retain <= 0 {
+		return before
+	}
+	k := 0 // the first segment TruncatePrefix(before) keeps
+	for k < len(segs)-1 && segs[k+1].First <= before {
+		k++
+	}
+	var kept int64
+	for i := k - 1; i >= 0 && kept < retain; i-- {
+		kept += segs[i].Bytes
+		before = segs[i].First
+	}
+	return before
 }
 
 // checkpointLoop checkpoints whenever the log has grown by more than every

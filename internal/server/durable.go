@@ -29,6 +29,7 @@ type durable struct {
 	log     *txlog.Log
 	uuid    string
 	datadir string
+	retain  int64 // --log-retention-size
 
 	ckpt     checkpointStats
 	ckptStop chan struct{}
@@ -115,6 +116,10 @@ func (d *durable) status(m map[string]int64) {
 	m["Lockstep_log_appends"] = int64(ls.Appends)
 	m["Lockstep_log_wait_wakeups"] = int64(ls.Wakeups)
 	m["Lockstep_log_wait_wakeups_done"] = int64(ls.WakeupsDone)
+	if segs := d.log.Segments(); len(segs) > 0 {
+		m["Lockstep_log_segments"] = int64(len(segs))
+		m["Lockstep_log_first_index"] = int64(segs[0].First)
+	}
 	if ps.Groups > 0 && ls.Fsyncs > 0 {
 		m["Lockstep_commits_per_fsync_x100"] = ps.Commits * 100 / int64(ls.Fsyncs)
 	}
@@ -133,6 +138,12 @@ func (d *durable) status(m map[string]int64) {
 // then starts the commit pipeline and installs it as storage's Committer
 // and sqlfront's DDL logger. Progress goes to w.
 func openDurable(cfg config.Config, fe *sqlfront.Frontend, w io.Writer) (*durable, error) {
+	return openDurableFS(cfg, fe, w, nil)
+}
+
+// openDurableFS is openDurable with the log's file layer (nil: the
+// operating system's); tests inject faults through it.
+func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txlog.FS) (*durable, error) {
 	uuid, err := loadServerUUID(cfg.Datadir)
 	if err != nil {
 		return nil, err
@@ -143,6 +154,8 @@ func openDurable(cfg config.Config, fe *sqlfront.Frontend, w io.Writer) (*durabl
 		Compression:       cfg.LogCompression,
 		CompressThreshold: cfg.LogCompressMin,
 		SyncMode:          txlog.SyncAlways,
+		SegmentSize:       cfg.LogSegmentSize,
+		FS:                fs,
 	}
 	if cfg.SyncBinlog == 0 {
 		opts.SyncMode = txlog.SyncPeriodic
@@ -175,7 +188,7 @@ func openDurable(cfg config.Config, fe *sqlfront.Frontend, w io.Writer) (*durabl
 		l.Close()
 		return nil, err
 	}
-	d := &durable{p: p, log: l, uuid: uuid, datadir: cfg.Datadir,
+	d := &durable{p: p, log: l, uuid: uuid, datadir: cfg.Datadir, retain: cfg.LogRetentionSize,
 		ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
 	go d.checkpointLoop(fe, cfg.CheckpointLogSize, w, d.ckptStop)
 	fe.Storage().SetMinimalImages(cfg.RowImage == "minimal")

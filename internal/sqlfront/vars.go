@@ -86,6 +86,8 @@ func lockstepVariables() []sql.SystemVariable {
 			Type: types.NewSystemStringType("datadir"), Default: ""}),
 		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_group_commit_wakeup",
 			Type: types.NewSystemEnumType("lockstep_group_commit_wakeup", "targeted", "broadcast"), Default: "targeted"}),
+		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_log_retention_size",
+			Type: types.NewSystemIntType("lockstep_log_retention_size", 0, math.MaxInt64, false), Default: int64(0)}),
 	}
 }
 

@@ -178,6 +178,27 @@ func (l *Log) TruncatePrefix(before uint64) error {
 	return nil
 }
 
+// SegmentInfo describes one segment file.
+type SegmentInfo struct {
+	Name  string // file name, without the directory
+	First uint64 // index of its first record
+	Last  uint64 // index of its last record written (First-1 if none)
+	Bytes int64  // file size up to the end of that record
+}
+
+// Segments lists the segments, oldest first; the last one is being
+// written. A caller of TruncatePrefix can use it to keep more than it must
+// (a retention size).
+func (l *Log) Segments() []SegmentInfo {
+	l.segMu.RLock()
+	defer l.segMu.RUnlock()
+	out := make([]SegmentInfo, len(l.segs))
+	for i, s := range l.segs {
+		out[i] = SegmentInfo{Name: s.name, First: s.first, Last: s.last, Bytes: s.size}
+	}
+	return out
+}
+
 // Reset empties the log so that the next record appended gets index next,
 // with prevTerm as the term of next-1 (what Term(next-1) returns): a raft
 // follower installing a snapshot at index next-1. In three durable steps,
