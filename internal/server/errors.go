@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/dolthub/vitess/go/mysql"
@@ -49,6 +50,10 @@ var statesByNum = map[int]string{
 // gmsPrefixes are go-mysql-server's wordings in front of a MySQL message.
 var gmsPrefixes = []string{"duplicate primary key given: ", "duplicate unique key given: "}
 
+// wrappedSQLError matches the text of a *mysql.SQLError inside another
+// error's message.
+var wrappedSQLError = regexp.MustCompile(`^(.*) \(errno (\d+)\) \(sqlstate (\w{5})\)$`)
+
 var dropDB = regexp.MustCompile(`(?is)^\s*drop\s+(database|schema)\s`)
 var dropTable = regexp.MustCompile(`(?is)^\s*drop\s+(temporary\s+)?table\s`)
 
@@ -62,6 +67,13 @@ func mysqlError(query string, err error) error {
 		se = &mysql.SQLError{Num: mysql.ERUnknownError, State: mysql.SSUnknownSQLState, Message: err.Error()}
 	}
 	num, state, msg := se.Num, se.State, strings.TrimPrefix(strings.TrimPrefix(se.Message, "unknown error: "), "Code: INVALID_ARGUMENT\n")
+	if m := wrappedSQLError.FindStringSubmatch(msg); num == mysql.ERUnknownError && m != nil {
+		// A MySQL error go-mysql-server wrapped as text (e.g. one a
+		// parser hook returned): unwrap it.
+		if n, err := strconv.Atoi(m[2]); err == nil {
+			num, state, msg = n, m[3], m[1]
+		}
+	}
 	if num == mysql.ERUnknownError {
 		for _, r := range errRules {
 			if r.re.MatchString(msg) {

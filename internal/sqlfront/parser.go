@@ -25,32 +25,48 @@ type parser struct {
 }
 
 // note runs on every parsed statement: it rewrites row IN lists
-// (rowin.go) and records the statement's locking intent on the session.
-func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) {
+// (rowin.go), records the statement's locking intent on the session, and
+// notes a SET TRANSACTION for the next transaction only (settx.go), whose
+// error (1568 inside a transaction) it returns.
+func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) error {
 	if stmt == nil {
-		return
+		return nil
 	}
 	if mayHaveRowIn(query) {
 		expandRowIn(stmt)
 	}
-	if !mayLock(query) {
-		return
+	setTx := mayBeSet(query)
+	if !setTx && !mayLock(query) {
+		return nil
 	}
 	sctx, ok := ctx.(*sql.Context)
 	if !ok {
-		return
+		return nil
 	}
 	s, ok := sctx.Session.(*Session)
 	if !ok {
-		return
+		return nil
+	}
+	if setTx {
+		if nextTxSet(query, stmt) {
+			return s.beginNextTxSet(sctx)
+		}
+		return nil
 	}
 	if _, ok := stmt.(*ast.Begin); ok && containsFold(query, "consistent snapshot") {
 		s.snapshotPid = sctx.Pid()
-		return
+		return nil
 	}
 	if in := intentOf(query, stmt); in.mode != 0 {
 		s.setLockIntent(sctx, in)
 	}
+	return nil
+}
+
+// mayBeSet is a cheap filter for SET statements.
+func mayBeSet(q string) bool {
+	q = strings.TrimLeft(q, " \t\r\n")
+	return len(q) > 4 && strings.EqualFold(q[:3], "set") && containsFold(q, "transaction")
 }
 
 // intentOf is the locking intent of a statement parsed from query.
@@ -76,20 +92,26 @@ func (p *parser) ParseSimple(query string) (ast.Statement, error) {
 
 func (p *parser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
 	st, q, rem, err := p.Parser.Parse(ctx, normaliseLocking(query), multi)
-	p.note(ctx, query, st)
+	if nerr := p.note(ctx, query, st); nerr != nil && err == nil {
+		return nil, q, rem, nerr
+	}
 	return st, q, rem, err
 }
 
 func (p *parser) ParseWithOptions(ctx context.Context, query string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
 	st, q, rem, err := p.Parser.ParseWithOptions(ctx, normaliseLocking(query), delim, multi, o)
-	p.note(ctx, query, st)
+	if nerr := p.note(ctx, query, st); nerr != nil && err == nil {
+		return nil, q, rem, nerr
+	}
 	return st, q, rem, err
 }
 
 func (p *parser) ParseOneWithOptions(ctx context.Context, query string, o ast.ParserOptions) (ast.Statement, int, error) {
 	nq := normaliseLocking(query)
 	st, n, err := p.Parser.ParseOneWithOptions(ctx, nq, o)
-	p.note(ctx, query, st)
+	if nerr := p.note(ctx, query, st); nerr != nil && err == nil {
+		return nil, 0, nerr
+	}
 	if nq != query && n > 0 {
 		// Map the end offset back onto the caller's text.
 		n += len(query) - len(nq)

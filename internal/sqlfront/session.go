@@ -37,6 +37,8 @@ type Session struct {
 
 	ddlHeld bool // the running statement is logged DDL and holds fe.ddlMu
 
+	nextTx nextTxState // SET TRANSACTION for the next transaction only (settx.go)
+
 	sessionFast // prepared statements the fast path runs (fast.go)
 }
 
@@ -63,11 +65,20 @@ func (t *Transaction) IsReadOnly() bool { return t.readOnly }
 // SERIALIZABLE is REPEATABLE READ whose plain reads inside an explicit
 // transaction lock rows in share mode, as InnoDB does.
 func (s *Session) isolationFromVars(ctx *sql.Context) (txn.Isolation, bool) {
+	if level := s.nextTx.take(ctx.Pid()); level != "" {
+		return isolationOf(level) // SET TRANSACTION without a scope (settx.go)
+	}
 	v, err := s.GetSessionVariable(ctx, "transaction_isolation")
 	if err != nil {
 		return txn.RepeatableRead, false
 	}
 	level, _ := v.(string) // an enum variable: always a string
+	return isolationOf(level)
+}
+
+// isolationOf maps a transaction_isolation value to the storage level and
+// the SERIALIZABLE flag.
+func isolationOf(level string) (txn.Isolation, bool) {
 	switch {
 	case strings.EqualFold(level, "READ-COMMITTED"), strings.EqualFold(level, "READ-UNCOMMITTED"):
 		return txn.ReadCommitted, false
@@ -210,6 +221,7 @@ func (s *Session) CommandBegin() error { return nil }
 // so its locks do not outlive the statement.
 func (s *Session) CommandEnd() {
 	s.endDDL()
+	s.finishNextTxSet()
 	s.lastPid = 0
 	if s.tx == nil || s.tx.Done() {
 		return
