@@ -116,6 +116,7 @@ func (d *durable) status(m map[string]int64) {
 	m["Lockstep_log_appends"] = int64(ls.Appends)
 	m["Lockstep_log_wait_wakeups"] = int64(ls.Wakeups)
 	m["Lockstep_log_wait_wakeups_done"] = int64(ls.WakeupsDone)
+	m["Lockstep_log_disk_full_resumes"] = int64(ls.DiskFullResumes)
 	if segs := d.log.Segments(); len(segs) > 0 {
 		m["Lockstep_log_segments"] = int64(len(segs))
 		m["Lockstep_log_first_index"] = int64(segs[0].First)
@@ -183,7 +184,7 @@ func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txl
 	if cfg.GroupCommitWakeup == "broadcast" {
 		wake = commit.Broadcast
 	}
-	p, err := commit.New(commit.Options{Log: l, Wakeup: wake, NextSeq: lastSeq + 1})
+	p, err := commit.New(commit.Options{Log: durableLog{l}, Wakeup: wake, NextSeq: lastSeq + 1})
 	if err != nil {
 		l.Close()
 		return nil, err

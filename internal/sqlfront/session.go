@@ -153,7 +153,16 @@ func (s *Session) commitTx(ctx context.Context) error {
 }
 
 func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
-	return s.commitTx(ctx)
+	err := s.commitTx(ctx)
+	if err != nil {
+		// The transaction ended with its failed commit (rolled back, or
+		// with an unknown outcome): as in MySQL, the session is no longer
+		// in it, and the next statement runs in autocommit mode (if on).
+		// go-mysql-server leaves its transaction open when COMMIT fails.
+		ctx.SetIgnoreAutoCommit(false)
+		ctx.SetTransaction(nil)
+	}
+	return err
 }
 
 func (s *Session) Rollback(ctx *sql.Context, _ sql.Transaction) error {

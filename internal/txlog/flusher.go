@@ -1,6 +1,9 @@
 package txlog
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // flusherLoop is the flusher goroutine. In SyncAlways mode the writer kicks
 // it after every write and it fsyncs whatever has been written by then (so
@@ -49,6 +52,22 @@ func (l *Log) flush() {
 	if err != nil || l.fsyncFailed.Load() {
 		return
 	}
-	l.durable.Store(target)
-	l.durableWaits.notify(d, target)
+	if storeMax(&l.durable, target) {
+		l.durableWaits.notify(d, target)
+	}
+}
+
+// storeMax stores v in a if it is larger (ResumeAfterDiskFull moves the
+// positions on while the flusher may be finishing an older fsync) and
+// reports whether it did.
+func storeMax(a *atomic.Uint64, v uint64) bool {
+	for {
+		old := a.Load()
+		if v <= old {
+			return false
+		}
+		if a.CompareAndSwap(old, v) {
+			return true
+		}
+	}
 }

@@ -100,7 +100,10 @@ func (l *Log) setFailure(err error, limit uint64) {
 // durable position and no fsync is attempted again.
 func (l *Log) syncFile(f File, name string) error {
 	if l.fsyncFailed.Load() {
-		return l.fail.Load().err
+		if f := l.fail.Load(); f != nil {
+			return f.err
+		}
+		return fmt.Errorf("%w: an earlier fsync failed", ErrLogFailed)
 	}
 	err := f.Sync()
 	l.st.fsyncs.Add(1)

@@ -17,6 +17,7 @@ type counters struct {
 	spaceWaits  atomic.Uint64
 	compressed  atomic.Uint64
 	segments    atomic.Uint64
+	resumes     atomic.Uint64
 }
 
 // Stats is a snapshot of the log's counters since Open. Each field is read
@@ -50,6 +51,9 @@ type Stats struct {
 	Compressed uint64
 	// SegmentsCreated counts segments created since Open.
 	SegmentsCreated uint64
+	// DiskFullResumes counts ResumeAfterDiskFull calls that took the log
+	// out of a disk-full failure.
+	DiskFullResumes uint64
 	// WrittenLSN and DurableLSN are the log positions written to the
 	// operating system and fsynced.
 	WrittenLSN, DurableLSN uint64
@@ -71,6 +75,7 @@ func (l *Log) Stats() Stats {
 		SpaceWaits:      c.spaceWaits.Load(),
 		Compressed:      c.compressed.Load(),
 		SegmentsCreated: c.segments.Load(),
+		DiskFullResumes: c.resumes.Load(),
 		WrittenLSN:      l.written.Load(),
 		DurableLSN:      l.durable.Load(),
 	}

@@ -29,14 +29,19 @@ type pendingRec struct {
 	off, endOff int64 // file offsets of the record and just past it
 }
 
-// ctlOp runs fn on the writer goroutine (TruncateSuffix, Reset).
+// ctlOp runs fn on the writer goroutine (TruncateSuffix, Reset, and,
+// with whenFailed, ResumeAfterDiskFull).
 type ctlOp struct {
-	fn    func() error
-	reply chan error
+	fn         func() error
+	reply      chan error
+	whenFailed bool // run it even when the log has failed
 }
 
 func (l *Log) control(fn func() error) error {
-	op := ctlOp{fn: fn, reply: make(chan error, 1)}
+	return l.controlOp(ctlOp{fn: fn, reply: make(chan error, 1)})
+}
+
+func (l *Log) controlOp(op ctlOp) error {
 	select {
 	case l.ctl <- op:
 	case <-l.writerDone:
@@ -64,7 +69,11 @@ func (l *Log) writerLoop() {
 			case <-l.stop:
 				return
 			case op := <-l.ctl:
-				op.reply <- f.err
+				if op.whenFailed {
+					op.reply <- op.fn()
+				} else {
+					op.reply <- f.err
+				}
 			}
 			continue
 		}
