@@ -3,7 +3,6 @@ package sqlfront
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
@@ -245,16 +244,4 @@ func (fe *Frontend) ownGlobals(globalOnly bool) map[string]any {
 		m[k], _ = fe.GlobalVariable(k)
 	}
 	return m
-}
-
-// OwnedVariables lists the per-server variables, sorted (for docs and
-// tests).
-func OwnedVariables() []string {
-	registerSystemVariables()
-	names := make([]string, 0, len(ownedVars))
-	for k := range ownedVars {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
 }
