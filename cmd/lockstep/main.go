@@ -1,7 +1,8 @@
 // Command lockstep is the one lockstep binary.
 //
-//	lockstep serve [flags]   start a server (see `lockstep serve --help`)
-//	lockstep version         print the version
+//	lockstep serve [flags]        start a server (see `lockstep serve --help`)
+//	lockstep bench tpcc [flags]   run TPC-C against a MySQL-protocol server
+//	lockstep version              print the version
 //
 // Exit codes: 0 success (including a clean shutdown on SIGINT/SIGTERM);
 // 1 runtime failure of a server that was correctly configured (for example
@@ -104,8 +105,8 @@ func newRootCmd(stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return err // a usage error: exit 2, printed as one line by run
 	})
-	root.AddCommand(newServeCmd(stderr), newVersionCmd())
-	// Reserved for later: `lockstep demo` and `lockstep bench` (DESIGN.md).
+	root.AddCommand(newServeCmd(stderr), newBenchCmd(), newVersionCmd())
+	// Reserved for later: `lockstep demo` (DESIGN.md).
 	return root
 }
 

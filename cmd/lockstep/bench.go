@@ -1,0 +1,122 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"lockstep/internal/bench"
+)
+
+// secondsFlag is a duration flag that also takes a plain number of seconds
+// ("60" or "60s", "1m30s").
+type secondsFlag struct{ d *time.Duration }
+
+func (f secondsFlag) String() string {
+	if f.d == nil {
+		return "0s"
+	}
+	return f.d.String()
+}
+
+func (f secondsFlag) Set(s string) error {
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		*f.d = time.Duration(n * float64(time.Second))
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (60, 60s, 1m30s)", s)
+	}
+	*f.d = d
+	return nil
+}
+
+func (f secondsFlag) Type() string { return "duration" }
+
+func newBenchCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Run a benchmark against a MySQL-protocol server (lockstep or another)",
+		Long: "Run a benchmark client against any server that speaks the MySQL protocol.\n\n" +
+			"Benchmarks:\n  tpcc   TPC-C's five transactions, with the specification's consistency checks",
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return errors.New("bench: name a benchmark (tpcc); see 'lockstep bench --help'")
+			}
+			return fmt.Errorf("bench: unknown benchmark %q (available: tpcc)", args[0])
+		},
+	}
+	cmd.AddCommand(newBenchTPCCCmd())
+	return cmd
+}
+
+func newBenchTPCCCmd() *cobra.Command {
+	cfg := bench.Config{
+		DSN:            "root@tcp(127.0.0.1:3306)/tpcc",
+		Warehouses:     1,
+		Threads:        4,
+		Duration:       60 * time.Second,
+		Warmup:         10 * time.Second,
+		ReportInterval: 10 * time.Second,
+		ScaleDown:      1,
+		Check:          true,
+	}
+	var seed int64
+	cmd := &cobra.Command{
+		Use:   "tpcc",
+		Short: "TPC-C: load, run the five transactions, check consistency",
+		Long: "Run TPC-C's five transactions (New-Order, Payment, Order-Status, Delivery,\n" +
+			"Stock-Level) in the 45/43/4/4/4 mix against the database named in --dsn, one\n" +
+			"connection per thread, with server-side prepared statements and no think\n" +
+			"times. Reports tpmC (New-Order transactions per minute of the measured\n" +
+			"window), latency percentiles per transaction type, retries on deadlock (1213)\n" +
+			"and lock wait timeout (1205), errors, and the consistency conditions of the\n" +
+			"specification's Clause 3.3.2 with PASS/FAIL.\n\n" +
+			"Exit status: 0 when every check passed and no transaction failed; 1 when a\n" +
+			"check failed, a transaction failed with an unexpected error, or the server\n" +
+			"could not be used; 2 for a usage error.",
+		Example: "  lockstep bench tpcc --dsn 'root@tcp(127.0.0.1:3306)/tpcc' --warehouses 4 --load --duration 0\n" +
+			"  lockstep bench tpcc --dsn 'root@tcp(127.0.0.1:3306)/tpcc' --warehouses 4 --threads 16 --duration 60s --warmup 10s\n" +
+			"  lockstep bench tpcc --scale-down 100 --warehouses 2 --load --duration 10",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg.Seed = uint64(seed)
+			cfg.Out = cmd.OutOrStdout()
+			if err := cfg.Validate(); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			res, err := bench.Run(ctx, cfg)
+			if err != nil {
+				return runtimeError{fmt.Errorf("bench tpcc: %v", err)}
+			}
+			if err := res.Err(); err != nil {
+				return runtimeError{fmt.Errorf("bench tpcc: %v", err)}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.DSN, "dsn", cfg.DSN, "go-sql-driver/mysql DSN of the server and database (user:password@tcp(host:port)/db)")
+	f.IntVar(&cfg.Warehouses, "warehouses", cfg.Warehouses, "number of warehouses")
+	f.IntVar(&cfg.Threads, "threads", cfg.Threads, "terminals: connections running transactions")
+	f.Var(secondsFlag{&cfg.Duration}, "duration", "measured window (0: no run, only --load and the checks)")
+	f.Var(secondsFlag{&cfg.Warmup}, "warmup", "warm-up before the measured window")
+	f.BoolVar(&cfg.Load, "load", false, "drop and create the nine tables and load the initial population first")
+	f.IntVar(&cfg.LoadThreads, "load-threads", 0, "connections loading in parallel (default: --threads)")
+	f.Var(secondsFlag{&cfg.ReportInterval}, "report-interval", "print a progress line this often (0: never)")
+	f.IntVar(&cfg.ScaleDown, "scale-down", cfg.ScaleDown, "divide the item and customer counts by this, for tests (1: the specification's sizes)")
+	f.BoolVar(&cfg.Check, "check", cfg.Check, "run the consistency checks at the end (--check=false to skip)")
+	f.Int64Var(&seed, "seed", 0, "random seed (0: a random one)")
+	f.SortFlags = false
+	return cmd
+}
