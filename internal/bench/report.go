@@ -59,9 +59,12 @@ func (r *Result) Report(out io.Writer) {
 			p("  note: %s\n", n)
 		}
 	}
-	if err := r.Err(); err != nil {
+	switch err := r.Err(); {
+	case err != nil:
 		p("\nresult: FAIL: %v\n", err)
-	} else {
+	case r.Checks == nil:
+		p("\nresult: PASS (no errors; consistency checks not run)\n")
+	default:
 		p("\nresult: PASS\n")
 	}
 }
