@@ -22,6 +22,7 @@ type Cursor struct {
 	rng     Range
 	reverse bool
 	mode    txn.LockMode
+	epoch   uint32 // consistent reads: own versions below it are seen
 
 	batch     []cand
 	pos       int
@@ -41,10 +42,12 @@ type cand struct {
 // number) for keys in rng. mode 0 is a consistent read; LockS/LockX lock each
 // row's primary key before reading its latest committed version.
 func (tx *Tx) Cursor(ctx context.Context, t *Table, idx int, rng Range, reverse bool, mode txn.LockMode) *Cursor {
+	c := &Cursor{ctx: ctx, tx: tx, t: t, idx: idx, rng: rng, reverse: reverse, mode: mode}
 	if mode == 0 {
 		tx.trx.ReadView() // REPEATABLE READ: the first consistent read fixes the snapshot
+		c.epoch = tx.readEpoch()
 	}
-	return &Cursor{ctx: ctx, tx: tx, t: t, idx: idx, rng: rng, reverse: reverse, mode: mode}
+	return c
 }
 
 // Next returns the next row's primary key and row; ok is false at the end.
@@ -113,7 +116,7 @@ func (c *Cursor) fill() error {
 			cd.ikey = key[:ikeyLen]
 		}
 		if c.mode == 0 {
-			if v := c.tx.visible(r); v != nil && !v.del {
+			if v := c.tx.visible(r, c.epoch); v != nil && !v.del {
 				if c.idx == PrimaryIndex || t.secs[c.idx].hasKey(v.row, cd.ikey) {
 					cd.row, cd.found = v.row, true
 				}

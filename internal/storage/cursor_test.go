@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -364,4 +365,110 @@ func TestScanStopsEarly(t *testing.T) {
 	if err := tx.Scan(bg, tb, 5, Range{}, false, 0, func(_, _ []byte) (bool, error) { return true, nil }); err == nil {
 		t.Fatal("scan of a missing index: no error")
 	}
+}
+
+// TestCursorHidesLaterOwnWrites: a consistent cursor never returns a version
+// its own transaction wrote after the cursor opened, even in batches it
+// collects later (INSERT INTO t SELECT ... FROM t adds rows ahead of its own
+// scan; they must not be read back). Own writes made before it opened are
+// seen, and a cursor opened afterwards sees everything.
+func TestCursorHidesLaterOwnWrites(t *testing.T) {
+	for _, n := range []int{10, 127, 128, 129, 1000, 3000} {
+		for _, reverse := range []bool{false, true} {
+			t.Run(fmt.Sprintf("rows=%d/reverse=%v", n, reverse), func(t *testing.T) {
+				e := newTestEngine(t)
+				tb := newKTable(e, false)
+				seed(t, e, tb, n, func(id int) int { return id })
+				tx := e.Begin(txn.RepeatableRead)
+				tx.NewStatement()
+				// An own write before the cursor opens: seen by it.
+				upd(t, tx, tb, 1, -1, "before")
+				c := tx.Cursor(bg, tb, PrimaryIndex, Range{}, reverse, 0)
+				copied, sawBefore := 0, false
+				for {
+					pk, row, ok, err := c.Next()
+					must(t, err)
+					if !ok {
+						break
+					}
+					id := tid(pk)
+					if id > n {
+						t.Fatalf("cursor returned row %d, written after it opened", id)
+					}
+					if id == 1 {
+						sawBefore = rowStr(row) == "k=-1;v=before"
+					}
+					// Copy the row ahead of (and behind) the scan, and
+					// change a row the scan has not reached yet.
+					ins(t, tx, tb, id+n, id, "copy")
+					copied++
+				}
+				if copied != n || !sawBefore {
+					t.Fatalf("copied %d rows (want %d), saw own earlier write: %v", copied, n, sawBefore)
+				}
+				// A cursor opened now sees the copies.
+				if got := len(scanIDs(t, tx, tb, PrimaryIndex, Range{}, false, 0)); got != 2*n {
+					t.Fatalf("later scan: %d rows, want %d", got, 2*n)
+				}
+				// And secondary index scans obey the same rule.
+				c2 := tx.Cursor(bg, tb, 0, Range{}, false, 0)
+				m := 0
+				for {
+					pk, _, ok, err := c2.Next()
+					must(t, err)
+					if !ok {
+						break
+					}
+					ins(t, tx, tb, tid(pk)+10*n, 0, "copy2")
+					m++
+				}
+				if m != 2*n {
+					t.Fatalf("secondary scan while inserting: %d rows, want %d", m, 2*n)
+				}
+				commit(t, tx)
+			})
+		}
+	}
+}
+
+// TestCursorSeesLaterUpdateAsBefore: a row the scan has not reached yet,
+// updated by the same transaction after the cursor opened, is read as it
+// was when the cursor opened (its own earlier version or the committed one).
+func TestCursorSeesLaterUpdateAsBefore(t *testing.T) {
+	e := newTestEngine(t)
+	tb := newKTable(e, false)
+	seed(t, e, tb, 500, func(id int) int { return id })
+	tx := e.Begin(txn.RepeatableRead)
+	tx.NewStatement()
+	upd(t, tx, tb, 400, 1, "mine")
+	c := tx.Cursor(bg, tb, PrimaryIndex, Range{}, false, 0)
+	for {
+		pk, row, ok, err := c.Next()
+		must(t, err)
+		if !ok {
+			break
+		}
+		switch id := tid(pk); id {
+		case 1:
+			upd(t, tx, tb, 300, 2, "later")
+			upd(t, tx, tb, 400, 3, "later")
+			del(t, tx, tb, 450)
+		case 300:
+			if got := rowStr(row); got != "k=300;v=v300" {
+				t.Fatalf("row 300 = %s, want the committed version", got)
+			}
+		case 400:
+			if got := rowStr(row); got != "k=1;v=mine" {
+				t.Fatalf("row 400 = %s, want the own version from before the cursor", got)
+			}
+		case 450:
+			if got := rowStr(row); got != "k=450;v=v450" {
+				t.Fatalf("row 450 = %s, want it (deleted after the cursor opened)", got)
+			}
+		}
+	}
+	if got := get(t, tx, tb, 300, 0); got != "k=2;v=later" {
+		t.Fatalf("point read after the scan = %s, want own latest", got)
+	}
+	commit(t, tx)
 }

@@ -23,7 +23,14 @@ type Tx struct {
 	iso  txn.Isolation
 	undo []undoEntry
 	done bool
-	stmt uint32 // current statement number, for hiding a statement's own writes
+	// stmt numbers this transaction's writes: each version it writes
+	// carries the current value. stmtBase is the value at which the
+	// running statement began (locking reads hide versions at or above it);
+	// a consistent cursor that opens after writes in the current number
+	// moves stmt on, so it can hide what is written after it opened.
+	stmt, stmtBase uint32
+	// wrote says a version was written with the current stmt number.
+	wrote bool
 	// seeStmt makes locking reads see the current statement's own writes
 	// (finding a row to change, rather than reading rows to change).
 	seeStmt bool
@@ -59,7 +66,26 @@ func (tx *Tx) EndStatement() {
 // version written by the current statement: an UPDATE that reaches the same
 // row twice (through a join, say) reads it as it was before the statement,
 // as MySQL does, instead of re-reading its own change.
-func (tx *Tx) NewStatement() { tx.stmt++ }
+func (tx *Tx) NewStatement() {
+	tx.stmt++
+	tx.stmtBase, tx.wrote = tx.stmt, false
+}
+
+// readEpoch is called when a consistent cursor opens: it returns the bound
+// below which this transaction's own versions are visible to the cursor.
+// Versions written later (an INSERT ... SELECT from the same table adding
+// rows ahead of its own scan) carry a number at or above it, so a scan
+// never returns rows written after it began.
+func (tx *Tx) readEpoch() uint32 {
+	if tx.wrote {
+		tx.stmt++
+		tx.wrote = false
+	}
+	return tx.stmt
+}
+
+// ownSeesAll is the epoch bound for reads that see every own write.
+const ownSeesAll = ^uint32(0)
 
 // Locate runs fn with locking reads that see the current statement's own
 // writes: for finding the live row an edit applies to.
@@ -74,8 +100,8 @@ func (tx *Tx) Locate(fn func() error) error {
 // Caller holds r's table latch and a lock on the row.
 func (tx *Tx) current(r *record) *version {
 	v := r.head
-	if my := tx.trx.ID(); my != 0 && tx.stmt != 0 && !tx.seeStmt { // stmt 0: statements not tracked
-		for v != nil && v.trx == my && v.stmt == tx.stmt {
+	if my := tx.trx.ID(); my != 0 && tx.stmtBase != 0 && !tx.seeStmt { // 0: statements not tracked
+		for v != nil && v.trx == my && v.stmt >= tx.stmtBase {
 			v = v.prev
 		}
 	}
@@ -83,11 +109,19 @@ func (tx *Tx) current(r *record) *version {
 }
 
 // visible returns the version of r this transaction's consistent read sees,
-// or nil. Caller holds r's table latch.
-func (tx *Tx) visible(r *record) *version {
+// or nil: the newest of its own versions numbered below epoch (see
+// readEpoch), else the newest its ReadView sees. Caller holds r's table
+// latch.
+func (tx *Tx) visible(r *record, epoch uint32) *version {
 	my, view := tx.trx.ID(), tx.trx.ReadView()
 	for v := r.head; v != nil; v = v.prev {
-		if (my != 0 && v.trx == my) || view.Sees(v.trx) {
+		if my != 0 && v.trx == my {
+			if v.stmt < epoch {
+				return v
+			}
+			continue
+		}
+		if view.Sees(v.trx) {
 			return v
 		}
 	}
@@ -156,7 +190,7 @@ func (tx *Tx) Get(ctx context.Context, t *Table, pk []byte, mode txn.LockMode) (
 	if mode != 0 {
 		v = tx.current(r)
 	} else {
-		v = tx.visible(r)
+		v = tx.visible(r, ownSeesAll)
 	}
 	if v == nil || v.del {
 		return nil, false, nil
@@ -264,6 +298,7 @@ func (tx *Tx) Insert(ctx context.Context, t *Table, ver uint64, pk, row []byte) 
 		t.pk.Set(r)
 	}
 	r.head = &version{trx: id, stmt: tx.stmt, row: row, prev: r.head}
+	tx.wrote = true
 	t.addEntries(r, keys)
 	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
 	t.rows.Add(1)
@@ -322,6 +357,7 @@ func (tx *Tx) Update(ctx context.Context, t *Table, ver uint64, oldPK, newPK, ro
 		return err
 	}
 	r.head = &version{trx: id, stmt: tx.stmt, row: row, prev: r.head}
+	tx.wrote = true
 	t.addEntries(r, keys)
 	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
 	tx.e.stats.RowsUpdated.Add(1)
@@ -354,6 +390,7 @@ func (tx *Tx) Delete(ctx context.Context, t *Table, ver uint64, pk []byte) error
 		return nil
 	}
 	r.head = &version{trx: id, stmt: tx.stmt, del: true, prev: r.head}
+	tx.wrote = true
 	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
 	t.rows.Add(-1)
 	tx.e.stats.RowsDeleted.Add(1)
