@@ -58,8 +58,12 @@ type fastPlan struct {
 	lock     lockIntent // the statement's locking clause
 	fields   []*querypb.Field
 	charset  sql.CharacterSetID // character_set_results at PREPARE
-	maxOrd   int                // highest ordinal decoded
-	rng      *rangeSpec         // a range read; nil for a point read
+	// clientCharset is character_set_client at PREPARE (writes: how
+	// string values are read).
+	clientCharset sql.CharacterSetID
+	maxOrd        int        // highest ordinal decoded
+	rng           *rangeSpec // a range read; nil for a point read
+	write         *writeSpec // a write; nil for a read
 }
 
 // fastCounters are the fast path's counters (SHOW STATUS Lockstep_fast_path_*).
@@ -157,15 +161,24 @@ func (fe *Frontend) recognise(ctx *sql.Context, query string, fields []*querypb.
 	if err != nil {
 		return nil
 	}
-	sel, ok := stmt.(*ast.Select)
-	if !ok {
-		return nil
+	switch st := stmt.(type) {
+	case *ast.Select:
+		return fe.recognisePointSelect(ctx, query, st, fields)
+	case *ast.Update:
+		return fe.recogniseUpdate(ctx, query, st)
+	case *ast.Delete:
+		return fe.recogniseDelete(ctx, query, st)
+	case *ast.Insert:
+		return fe.recogniseInsert(ctx, query, st)
 	}
-	return fe.recognisePointSelect(ctx, query, sel, fields)
+	return nil
 }
 
-// mayBeFast is a cheap filter on the text: only SELECTs for now.
+// mayBeFast is a cheap filter on the text: SELECT, UPDATE, DELETE, INSERT.
 func mayBeFast(q string) bool {
+	if mayBeFastWrite(q) {
+		return true
+	}
 	q = strings.TrimLeft(q, " \t\r\n(")
 	return len(q) > 6 && strings.EqualFold(q[:6], "select")
 }
@@ -243,7 +256,7 @@ func (fe *Frontend) FastQuery(ctx context.Context, connID uint32, query string) 
 	if p == nil {
 		return nil, false, nil, nil
 	}
-	if p.fields == nil {
+	if p.fields == nil && p.write == nil {
 		return nil, false, nil, func(fields []*querypb.Field) {
 			if len(fields) == len(p.cols) {
 				p.fields = fields

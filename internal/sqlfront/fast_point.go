@@ -42,41 +42,15 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 		return nil
 	}
 	tn, ok := te.Expr.(ast.TableName)
-	if !ok || !tn.SchemaQualifier.IsEmpty() {
+	if !ok {
 		return nil
 	}
-	p := &fastPlan{query: query, lock: lock, fields: fields, charset: ctx.GetCharacterSetResults()}
-	dbName := tn.DbQualifier.String()
-	if dbName == "" {
-		dbName = ctx.GetCurrentDatabase()
-		p.curDB = dbName
-		if dbName == "" {
-			return nil
-		}
-	}
-	p.dbKey, p.tableKey = strings.ToLower(dbName), strings.ToLower(tn.Name.String())
-	entry := fe.lookupEntry(p.dbKey, p.tableKey)
-	if entry == nil {
+	p := &fastPlan{query: query, lock: lock, fields: fields}
+	qualifierOK := fe.resolveFastTable(ctx, p, tn, te.As)
+	if qualifierOK == nil {
 		return nil
 	}
-	m := entry.load()
-	if m.hidden || len(m.pk.cols) == 0 {
-		return nil
-	}
-	p.meta = m
-	alias := tn.Name.String()
-	if !te.As.IsEmpty() {
-		alias = te.As.String()
-	}
-	qualifierOK := func(q ast.TableName) bool {
-		if q.IsEmpty() {
-			return true
-		}
-		if !q.DbQualifier.IsEmpty() && !strings.EqualFold(q.DbQualifier.String(), dbName) {
-			return false
-		}
-		return strings.EqualFold(q.Name.String(), alias)
-	}
+	m := p.meta
 
 	// Output columns.
 	for _, se := range sel.SelectExprs {
@@ -119,19 +93,72 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 		return nil
 	}
 
-	// WHERE: pk1 = ? AND pk2 = ? ..., each key column once.
-	eqs := map[int]string{}
-	if !collectKeyEqualities(sel.Where.Expr, m, qualifierOK, eqs) || len(eqs) != len(m.pk.cols) {
+	if p.params = keyParams(sel.Where.Expr, m, qualifierOK); p.params == nil {
 		return nil
 	}
+	return p
+}
+
+// keyParams returns the bind variable names of a WHERE of the form
+// pk1 = ? AND pk2 = ? ..., naming each primary key column once, in key
+// order; nil when where has another shape.
+func keyParams(where ast.Expr, m *tableMeta, qualifierOK func(ast.TableName) bool) []string {
+	eqs := map[int]string{}
+	if !collectKeyEqualities(where, m, qualifierOK, eqs) || len(eqs) != len(m.pk.cols) {
+		return nil
+	}
+	params := make([]string, 0, len(m.pk.cols))
 	for _, kc := range m.pk.cols {
 		name, ok := eqs[kc.ord]
 		if !ok || kc.prefix != 0 || !fastKeyType(kc.typ) {
 			return nil
 		}
-		p.params = append(p.params, name)
+		params = append(params, name)
 	}
-	return p
+	return params
+}
+
+// resolveFastTable fills p's table (database, name, definition) and the
+// session settings the plan depends on from the statement's table name tn
+// (alias as, if any) and returns the check that a column qualifier names
+// that table; nil when the fast path cannot use the table (missing, no
+// declared primary key).
+func (fe *Frontend) resolveFastTable(ctx *sql.Context, p *fastPlan, tn ast.TableName, as ast.TableIdent) func(ast.TableName) bool {
+	if !tn.SchemaQualifier.IsEmpty() {
+		return nil
+	}
+	p.charset, p.clientCharset = ctx.GetCharacterSetResults(), ctx.GetCharacterSet()
+	dbName := tn.DbQualifier.String()
+	if dbName == "" {
+		dbName = ctx.GetCurrentDatabase()
+		p.curDB = dbName
+		if dbName == "" {
+			return nil
+		}
+	}
+	p.dbKey, p.tableKey = strings.ToLower(dbName), strings.ToLower(tn.Name.String())
+	entry := fe.lookupEntry(p.dbKey, p.tableKey)
+	if entry == nil {
+		return nil
+	}
+	m := entry.load()
+	if m.hidden || len(m.pk.cols) == 0 {
+		return nil
+	}
+	p.meta = m
+	alias := tn.Name.String()
+	if !as.IsEmpty() {
+		alias = as.String()
+	}
+	return func(q ast.TableName) bool {
+		if q.IsEmpty() {
+			return true
+		}
+		if !q.DbQualifier.IsEmpty() && !strings.EqualFold(q.DbQualifier.String(), dbName) {
+			return false
+		}
+		return strings.EqualFold(q.Name.String(), alias)
+	}
 }
 
 // collectKeyEqualities walks a conjunction of `column = ?` terms into eqs
@@ -314,6 +341,12 @@ func (s *Session) runFast(ctx context.Context, p *fastPlan, bind map[string]*que
 	if explicit && s.GetTransaction() == nil {
 		return nil, false, nil
 	}
+	if p.write != nil {
+		if sctx.GetCharacterSet() != p.clientCharset {
+			return nil, false, nil
+		}
+		return s.runWrite(ctx, p, entry, bind, explicit)
+	}
 	if p.rng != nil {
 		return s.runRange(ctx, p, entry, bind, explicit)
 	}
@@ -324,15 +357,9 @@ func (s *Session) runFast(ctx context.Context, p *fastPlan, bind map[string]*que
 func (s *Session) runPointSelect(ctx context.Context, p *fastPlan, entry *tableEntry, bind map[string]*querypb.BindVariable, explicit bool) (*sqltypes.Result, bool, error) {
 	sctx := s.fastContext()
 	var keyBuf [64]byte
-	key := keyBuf[:0]
-	none := false
-	for i := range p.meta.pk.cols {
-		var ok, n bool
-		key, n, ok = appendBoundKey(key, &p.meta.pk.cols[i], bind[p.params[i]])
-		if !ok {
-			return nil, false, nil
-		}
-		none = none || n
+	key, none, ok := p.boundKey(keyBuf[:0], bind)
+	if !ok {
+		return nil, false, nil
 	}
 
 	lock := p.lock
@@ -362,6 +389,22 @@ func (s *Session) runPointSelect(ctx context.Context, p *fastPlan, entry *tableE
 	sql.IncrementStatusVariable(sctx, "Questions", 1)
 	sql.IncrementStatusVariable(sctx, "Com_select", 1)
 	return res, true, nil
+}
+
+// boundKey appends the primary key the plan's key parameters name. ok is
+// false when a bound value is not one the fast path binds; none is true
+// when no row can match.
+func (p *fastPlan) boundKey(b []byte, bind map[string]*querypb.BindVariable) (key []byte, none, ok bool) {
+	key = b
+	for i := range p.meta.pk.cols {
+		var n bool
+		key, n, ok = appendBoundKey(key, &p.meta.pk.cols[i], bind[p.params[i]])
+		if !ok {
+			return nil, false, false
+		}
+		none = none || n
+	}
+	return key, none, true
 }
 
 // resultRow converts a stored row to the plan's output values.
