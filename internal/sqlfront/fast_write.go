@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -13,6 +14,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+	"github.com/shopspring/decimal"
 
 	"lockstep/internal/storage"
 	"lockstep/internal/txn"
@@ -292,24 +294,60 @@ func sourceValue(src valueSource, bind map[string]*querypb.BindVariable, col *sq
 			v = bv.Value
 		case bv.Type == querypb.Type_VARCHAR || bv.Type == querypb.Type_CHAR || bv.Type == querypb.Type_TEXT:
 			v = string(bv.Value)
+		case bv.Type == querypb.Type_FLOAT64 || bv.Type == querypb.Type_FLOAT32:
+			f, err := strconv.ParseFloat(string(bv.Value), 64)
+			if err != nil {
+				return nil, errFastFallback
+			}
+			v = f
+		case bv.Type == querypb.Type_DECIMAL:
+			d, _, err := types.InternalDecimalType.Convert(context.Background(), string(bv.Value))
+			if err != nil {
+				return nil, errFastFallback
+			}
+			v = d
+		case bv.Type == querypb.Type_DATETIME || bv.Type == querypb.Type_TIMESTAMP || bv.Type == querypb.Type_DATE:
+			precision := 6
+			if bv.Type == querypb.Type_DATE {
+				precision = 0
+			}
+			t, err := types.CreateDatetimeType(bv.Type, precision)
+			if err != nil {
+				return nil, errFastFallback
+			}
+			if v, _, err = t.Convert(context.Background(), string(bv.Value)); err != nil {
+				return nil, errFastFallback
+			}
 		default:
 			return nil, errFastFallback
 		}
 	}
-	switch v.(type) {
-	case nil:
-	case int64, uint64:
-		if !types.IsInteger(col.Type) {
-			return nil, errFastFallback
-		}
-	case string, []byte:
-		if !types.IsText(col.Type) || types.IsEnum(col.Type) || types.IsSet(col.Type) {
-			return nil, errFastFallback
-		}
-	default:
+	if !valueKindFits(col.Type, v) {
 		return nil, errFastFallback
 	}
 	return v, nil
+}
+
+// valueKindFits reports whether a value of v's kind goes into a column of
+// type t without a cross-kind coercion: integers into integer and numeric
+// columns, floats and decimals into numeric ones, strings into string
+// columns (and date and time columns, which parse them), times into date
+// and time columns. NULL goes anywhere (nullability is checked later).
+func valueKindFits(t sql.Type, v interface{}) bool {
+	numeric := types.IsDecimal(t) || types.IsFloat(t)
+	switch v.(type) {
+	case nil:
+		return true
+	case int64, uint64:
+		return types.IsInteger(t) || numeric
+	case float64, decimal.Decimal:
+		return numeric
+	case string, []byte:
+		return (types.IsText(t) && !types.IsEnum(t) && !types.IsSet(t)) || types.IsTime(t)
+	case time.Time:
+		return types.IsTime(t)
+	}
+	return false
 }
 
 // convertForColumn converts v to col's type as go-mysql-server's INSERT

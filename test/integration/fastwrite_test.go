@@ -3,6 +3,7 @@ package integration
 import (
 	"fmt"
 	"math"
+	"time"
 	"testing"
 )
 
@@ -15,6 +16,7 @@ var writeSchema = []string{
 	"CREATE TABLE w_ci (k VARCHAR(10) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, v VARCHAR(10) COLLATE utf8mb4_0900_ai_ci)",
 	"CREATE TABLE w_def (id INT PRIMARY KEY, s VARCHAR(10) DEFAULT 'dflt', ts DATETIME DEFAULT CURRENT_TIMESTAMP)",
 	"CREATE TABLE w_gen (id INT PRIMARY KEY, a INT, b INT AS (a * 2) STORED)",
+	"CREATE TABLE w_num (id INT PRIMARY KEY, d DECIMAL(6,2), f DOUBLE, r FLOAT, dt DATETIME, da DATE, ts TIMESTAMP(3) NULL)",
 }
 
 // writeCase is a statement and the argument lists it runs with.
@@ -48,6 +50,14 @@ var writeCorpus = []writeCase{
 	{"INSERT INTO w_def (id) VALUES (?)", [][]any{{1}}},
 	{"INSERT INTO w_def (id, s) VALUES (?, ?)", [][]any{{2, "given"}, {3, nil}}},
 	{"INSERT INTO w_gen (id, a) VALUES (?, ?)", [][]any{{1, 5}}},
+	{"INSERT INTO w_num VALUES (?, ?, ?, ?, ?, ?, ?)", [][]any{
+		{1, 1.5, 2.25, 0.1, time.Date(2024, 2, 29, 13, 14, 15, 123456000, time.UTC), time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC), time.Date(2024, 1, 2, 3, 4, 5, 678900000, time.UTC)},
+		{2, 1.005, 1e300, 1e39, "2024-01-02 03:04:05", "2024-01-02", "2024-01-02 03:04:05.1234"},
+		{3, 12345.678, -0.0, -1.5, "not a date", nil, nil},
+		{4, 9999.99, 1e-300, 1, nil, "2024-02-30", nil},
+		{5, 10000, 1, 1, "2024-02-30 00:00:00", nil, nil},
+		{6, "1.25", 7, 7, time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), nil, nil},
+		{7, -5, int64(math.MaxInt64), int64(math.MinInt64), nil, nil, time.Date(1969, 12, 31, 23, 59, 59, 0, time.UTC)}}},
 
 	{"UPDATE w_int SET k = k + 1 WHERE id = ?", [][]any{{1}, {999}, {nil}, {"1"}, {1}}},
 	{"UPDATE w_int SET k = k - ? WHERE id = ?", [][]any{{5, 1}, {int64(3000000000), 2}, {nil, 2}}},
@@ -62,6 +72,8 @@ var writeCorpus = []writeCase{
 	{"UPDATE w_c SET v = ? WHERE w = ? AND d = ? AND o = ?", [][]any{{"z", 1, 2, 3}, {"z", 1, 2, 99}}},
 	{"UPDATE w_gen SET a = ? WHERE id = ?", [][]any{{6, 1}}},
 	{"UPDATE w_int SET k = ? WHERE id = ? AND k = 1", [][]any{{2, 1}}},
+	{"UPDATE w_num SET d = ?, dt = ? WHERE id = ?", [][]any{{2.5, time.Date(2025, 5, 6, 7, 8, 9, 0, time.UTC), 1}, {"3.75", "2025-01-01", 1}, {123456.0, nil, 1}, {0.001, nil, 2}}},
+	{"UPDATE w_num SET f = ?, r = ? WHERE id = ?", [][]any{{1.5, 2.5, 1}, {1.5, 2.5, 1}, {int64(5), int64(6), 2}}},
 
 	{"DELETE FROM w_int WHERE id = ?", [][]any{{2}, {2}, {nil}, {"3"}, {int64(3000000000)}}},
 	{"DELETE FROM w_c WHERE w = ? AND d = ? AND o = ?", [][]any{{1, 2, 4}, {1, 2, 4}}},
@@ -106,7 +118,7 @@ func runWriteCorpus(t *testing.T, s *session) []string {
 		}
 		s.exec(end)
 	}
-	for _, tb := range []string{"w_int", "w_ai", "w_c", "w_uk", "w_ci", "w_def", "w_gen"} {
+	for _, tb := range []string{"w_int", "w_ai", "w_c", "w_uk", "w_ci", "w_def", "w_gen", "w_num"} {
 		q := "SELECT * FROM " + tb + " ORDER BY 1"
 		if tb == "w_def" {
 			q = "SELECT id, s, ts IS NOT NULL FROM w_def ORDER BY 1"
