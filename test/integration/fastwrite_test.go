@@ -3,8 +3,8 @@ package integration
 import (
 	"fmt"
 	"math"
-	"time"
 	"testing"
+	"time"
 )
 
 // writeSchema is the tables the write differential runs on.
