@@ -78,6 +78,7 @@ func (p *provider) DropDatabase(ctx *sql.Context, name string) error {
 		te.store.Drop()
 	}
 	db.tables = map[string]*tableEntry{}
+	p.fe.catalogChanged()
 	return nil
 }
 
@@ -185,7 +186,24 @@ func (d *Database) createTable(ctx *sql.Context, name string, schema sql.Primary
 	te := &tableEntry{store: store}
 	te.meta.Store(m)
 	d.tables[key] = te
+	if s, ok := ctx.Session.(*Session); ok {
+		// The statement may still fail (an index or foreign key of the
+		// CREATE TABLE, the rows of CREATE TABLE ... SELECT): then the
+		// table goes, as in MySQL, where DDL is atomic.
+		s.onFailedDDL(ctx, func() { d.undoCreate(key, te) })
+	}
 	return nil
+}
+
+// undoCreate removes the table a failed CREATE TABLE created.
+func (d *Database) undoCreate(key string, te *tableEntry) {
+	d.mu.Lock()
+	if d.tables[key] == te {
+		te.store.Drop()
+		delete(d.tables, key)
+	}
+	d.mu.Unlock()
+	d.fe.catalogChanged()
 }
 
 func (d *Database) DropTable(ctx *sql.Context, name string) error {
@@ -201,6 +219,7 @@ func (d *Database) DropTable(ctx *sql.Context, name string) error {
 	}
 	te.store.Drop()
 	delete(d.tables, key)
+	d.fe.catalogChanged()
 	return nil
 }
 
@@ -230,6 +249,7 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 	te.ddl.Unlock()
 	delete(d.tables, ok)
 	d.tables[nk] = te
+	d.fe.catalogChanged()
 	return nil
 }
 

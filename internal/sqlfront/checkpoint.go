@@ -74,7 +74,8 @@ func (fe *Frontend) Catalog() ([]CatalogItem, error) {
 			if err != nil {
 				return nil, err
 			}
-			tables = append(tables, CatalogItem{Database: d.name, SQL: fmt.Sprint(rows[0][1]), Table: te.store, Version: te.store.Version()})
+			create := d.qualifyParents(m, fmt.Sprint(rows[0][1]))
+			tables = append(tables, CatalogItem{Database: d.name, SQL: create, Table: te.store, Version: te.store.Version()})
 		}
 		for _, group := range [][]string{views, trig, procs, events} {
 			for _, s := range group {
@@ -88,13 +89,21 @@ func (fe *Frontend) Catalog() ([]CatalogItem, error) {
 }
 
 // RunCatalogSQL runs one catalog statement while a checkpoint is loaded.
+// Tables come in durable-id order, a child's foreign keys possibly before
+// their parent: they load with foreign_key_checks=0, as a dump does.
 func (fe *Frontend) RunCatalogSQL(database, query string) error {
 	ctx := fe.NewLocalContext(context.Background())
 	if database != "" {
 		ctx.SetCurrentDatabase(database)
 	}
+	if err := ctx.SetSessionVariable(ctx, "foreign_key_checks", int8(0)); err != nil {
+		return err
+	}
 	_, err := fe.queryRows(ctx, query)
 	if err != nil {
+		if s, ok := ctx.Session.(*Session); ok {
+			s.undoFailedDDL()
+		}
 		return fmt.Errorf("loading the catalog: %q: %w", query, err)
 	}
 	return nil

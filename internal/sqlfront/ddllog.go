@@ -54,7 +54,7 @@ func (fe *Frontend) logDDL(ctx *sql.Context) error {
 		return mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
 			"This version of lockstep doesn't yet support 'DDL inside a stored program, trigger or prepared statement'")
 	}
-	if err := fe.ddlLog.LogDDL(ctx.GetCurrentDatabase(), q, fe.store.NextTableID()); err != nil {
+	if err := fe.ddlLog.LogDDL(ctx.GetCurrentDatabase(), loggedDDLText(ctx), fe.store.NextTableID()); err != nil {
 		fe.ddlMu.Unlock()
 		return err
 	}
@@ -124,9 +124,19 @@ func (fe *Frontend) ReplayDDL(database, query string, nextTableID uint64) (repla
 	if database != "" && fe.provider.HasDatabase(ctx, database) {
 		ctx.SetCurrentDatabase(database)
 	}
+	query, err = replayText(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("replaying %q: %w", query, err)
+	}
 	_, iter, _, qerr := fe.Engine.Query(ctx, query)
 	if qerr == nil {
 		_, qerr = sql.RowIterToRows(ctx, iter)
+	}
+	if s, ok := ctx.Session.(*Session); ok {
+		if qerr != nil {
+			s.undoFailedDDL() // as when it failed the first time (ddlundo.go)
+		}
+		s.ddlSucceeded()
 	}
 	return qerr, nil
 }

@@ -41,6 +41,10 @@ type Frontend struct {
 	sessions map[uint32]*Session // by connection id, for the protocol handler
 
 	fast fastCounters
+
+	anyFK         atomic.Bool // a table has declared a foreign key (fk.go)
+	fkGen         atomic.Uint64
+	fkParentCache atomic.Pointer[fkParentSet]
 }
 
 // New builds a Frontend with an empty catalog.

@@ -45,7 +45,8 @@ func globalVarsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 }
 
 // execOverride runs SHOW [GLOBAL] STATUS and SHOW GLOBAL VARIABLES with
-// this server's values; go-mysql-server builds everything else (it asks
+// this server's values, and marks the foreign-key editors of an UPDATE or
+// DELETE as its targets; go-mysql-server builds everything else (it asks
 // the override first for every node, and a nil iterator means "not mine").
 type execOverride struct{ fe *Frontend }
 
@@ -60,6 +61,8 @@ func (o execOverride) Build(ctx *sql.Context, n sql.Node, _ sql.Row) (sql.RowIte
 		if n.Global {
 			return o.fe.showGlobalVariables(ctx, n.Filter)
 		}
+	case *plan.Update, *plan.DeleteFrom:
+		lockFKTargets(ctx, n) // and go-mysql-server builds it
 	}
 	return nil, nil
 }

@@ -37,6 +37,11 @@ type Session struct {
 
 	ddlHeld bool // the running statement is logged DDL and holds fe.ddlMu
 
+	// ddlUndo undoes what the DDL statement ddlUndoPid changed, should it
+	// fail (ddlundo.go).
+	ddlUndo    []func()
+	ddlUndoPid uint64
+
 	nextTx nextTxState // SET TRANSACTION for the next transaction only (settx.go)
 
 	sessionFast // prepared statements the fast path runs (fast.go)
@@ -153,6 +158,7 @@ func (s *Session) commitTx(ctx context.Context) error {
 }
 
 func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
+	s.ddlSucceeded()
 	err := s.commitTx(ctx)
 	if err != nil {
 		// The transaction ended with its failed commit (rolled back, or
@@ -229,6 +235,7 @@ func (s *Session) CommandBegin() error { return nil }
 // successful one was committed by go-mysql-server): it is rolled back now,
 // so its locks do not outlive the statement.
 func (s *Session) CommandEnd() {
+	s.undoFailedDDL()
 	s.endDDL()
 	s.finishNextTxSet()
 	s.lastPid = 0

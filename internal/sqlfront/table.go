@@ -93,6 +93,10 @@ func (t *Table) session(ctx *sql.Context) (*Session, error) {
 }
 
 func (t *Table) PartitionRows(ctx *sql.Context, p sql.Partition) (sql.RowIter, error) {
+	return t.partitionRows(ctx, p)
+}
+
+func (t *Table) partitionRows(ctx *sql.Context, p sql.Partition) (*rowIter, error) {
 	s, err := t.session(ctx)
 	if err != nil {
 		return nil, err
@@ -137,6 +141,11 @@ type rowIter struct {
 	reverse bool
 	ranges  []storage.Range
 	cur     *storage.Cursor
+	// fk: a foreign key check or action reads (fk.go): share-locking
+	// current reads that see the statement's own changes, waiting for
+	// locks, whatever the statement's own intent.
+	fk bool
+	tx *storage.Tx
 }
 
 func (it *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
@@ -146,12 +155,17 @@ func (it *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 				return nil, io.EOF
 			}
 			tx := it.s.storageTx(ctx)
-			in := it.s.lockIntent(ctx)
-			tx.ReadPolicy = in.policy
-			it.cur = tx.Cursor(ctx, it.t.entry.store, it.idx, it.ranges[0], it.reverse, in.mode)
+			it.tx = tx
+			if it.fk {
+				it.cur = tx.Cursor(ctx, it.t.entry.store, it.idx, it.ranges[0], it.reverse, txn.LockS)
+			} else {
+				in := it.s.lockIntent(ctx)
+				tx.ReadPolicy = in.policy
+				it.cur = tx.Cursor(ctx, it.t.entry.store, it.idx, it.ranges[0], it.reverse, in.mode)
+			}
 			it.ranges = it.ranges[1:]
 		}
-		_, row, ok, err := it.cur.Next()
+		row, ok, err := it.next()
 		if err != nil {
 			return nil, it.s.handleTxError(ctx, err)
 		}
@@ -161,6 +175,24 @@ func (it *rowIter) Next(ctx *sql.Context) (sql.Row, error) {
 		}
 		return decodeRow(row, it.n)
 	}
+}
+
+// next reads the open cursor's next row.
+func (it *rowIter) next() (row []byte, ok bool, err error) {
+	if !it.fk {
+		_, row, ok, err = it.cur.Next()
+		return row, ok, err
+	}
+	tx := it.tx
+	policy := tx.ReadPolicy
+	tx.ReadPolicy = storage.WaitLocked
+	err = tx.Locate(func() error {
+		var err error
+		_, row, ok, err = it.cur.Next()
+		return err
+	})
+	tx.ReadPolicy = policy
+	return row, ok, err
 }
 
 func (it *rowIter) Close(*sql.Context) error { return nil }
