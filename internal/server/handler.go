@@ -102,7 +102,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 		return cb(r, more)
 	})
 	h.syncInTrans(c)
-	return mysqlError(query, err)
+	return h.mysqlError(c, query, err)
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) (string, error) {
@@ -119,7 +119,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		return cb(r, more)
 	})
 	h.syncInTrans(c)
-	return rest, mysqlError(query, err)
+	return rest, h.mysqlError(c, query, err)
 }
 
 // fastResult sends a result the fast path produced, with the status flags
@@ -152,7 +152,16 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.Pr
 		return cb(r)
 	})
 	h.syncInTrans(c)
-	return mysqlError(p.PrepareStmt, err)
+	return h.mysqlError(c, p.PrepareStmt, err)
+}
+
+// mysqlError maps a statement's error as mysqlError does, foreign key
+// errors first: sqlfront knows the keys MySQL's messages describe.
+func (h *handler) mysqlError(c *mysql.Conn, query string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return mysqlError(query, h.fe.ForeignKeyError(c.ConnectionID, query, err))
 }
 
 func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p *mysql.PrepareData) ([]*querypb.Field, error) {
@@ -161,5 +170,5 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 		h.fe.FastPrepare(c.ConnectionID, p.StatementID, p.PrepareStmt, f)
 	}
 	h.syncInTrans(c)
-	return f, mysqlError(query, err)
+	return f, h.mysqlError(c, query, err)
 }
