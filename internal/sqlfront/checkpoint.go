@@ -74,8 +74,7 @@ func (fe *Frontend) Catalog() ([]CatalogItem, error) {
 			if err != nil {
 				return nil, err
 			}
-			create := d.qualifyParents(m, fmt.Sprint(rows[0][1]))
-			tables = append(tables, CatalogItem{Database: d.name, SQL: create, Table: te.store, Version: te.store.Version()})
+			tables = append(tables, CatalogItem{Database: d.name, SQL: fmt.Sprint(rows[0][1]), Table: te.store, Version: te.store.Version()})
 		}
 		for _, group := range [][]string{views, trig, procs, events} {
 			for _, s := range group {

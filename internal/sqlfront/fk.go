@@ -1,11 +1,13 @@
 package sqlfront
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
@@ -390,24 +392,93 @@ func (fe *Frontend) fkParents() map[string]bool {
 // catalog; called after a change of keys, or of the tables that hold them.
 func (fe *Frontend) catalogChanged() { fe.fkGen.Add(1) }
 
-// qualifyParents rewrites, in create (SHOW CREATE TABLE output for table m
-// of d), the REFERENCES clause of each key whose parent is in another
-// database to name that database, as MySQL prints it: go-mysql-server
-// prints the table name alone, which would make a checkpoint recreate the
-// key against a table of the child's own database.
-func (d *Database) qualifyParents(m *tableMeta, create string) string {
+// mysqlCreateTable rewrites the FOREIGN KEY clauses go-mysql-server put in
+// create (SHOW CREATE TABLE output for table m of d) as MySQL prints them:
+// columns separated by ", ", and the parent's database named when it is
+// not the table's own (go-mysql-server prints the table name alone, so a
+// dump or a checkpoint would recreate the key against a table of the
+// child's database).
+func (d *Database) mysqlCreateTable(m *tableMeta, create string) string {
 	for _, fk := range m.fks {
-		if fk.parentDB == "" {
-			continue
-		}
 		c := d.constraint(m, fk)
-		clause := sql.GenerateCreateTableForiegnKeyDefinition(c.Name, c.Columns, c.ParentTable, c.ParentColumns,
+		gms := sql.GenerateCreateTableForiegnKeyDefinition(c.Name, c.Columns, c.ParentTable, c.ParentColumns,
 			shownAction(c.OnDelete), shownAction(c.OnUpdate))
-		ref := " REFERENCES " + sql.QuoteIdentifier(c.ParentTable) + " ("
-		qualified := strings.Replace(clause, ref, " REFERENCES "+sql.QuoteIdentifier(c.ParentDatabase)+"."+sql.QuoteIdentifier(c.ParentTable)+" (", 1)
-		create = strings.Replace(create, clause, qualified, 1)
+		parent := sql.QuoteIdentifier(c.ParentTable)
+		if fk.parentDB != "" {
+			parent = sql.QuoteIdentifier(c.ParentDatabase) + "." + parent
+		}
+		mine := fmt.Sprintf("  CONSTRAINT %s FOREIGN KEY (%s) REFERENCES %s (%s)", sql.QuoteIdentifier(c.Name),
+			quoteList(c.Columns), parent, quoteList(c.ParentColumns))
+		if a := shownAction(c.OnDelete); a != "" {
+			mine += " ON DELETE " + a
+		}
+		if a := shownAction(c.OnUpdate); a != "" {
+			mine += " ON UPDATE " + a
+		}
+		create = strings.Replace(create, gms, mine, 1)
 	}
 	return create
+}
+
+func quoteList(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = sql.QuoteIdentifier(n)
+	}
+	return strings.Join(out, ", ")
+}
+
+// asTable unwraps go-mysql-server's table wrappers around a lockstep table.
+func asTable(st sql.Table) *Table {
+	for {
+		switch x := st.(type) {
+		case *Table:
+			return x
+		case sql.TableWrapper:
+			st = x.Underlying()
+		default:
+			return nil
+		}
+	}
+}
+
+// showCreateTable runs SHOW CREATE TABLE of a table with foreign keys
+// (nil, nil for anything else: go-mysql-server runs it), its key clauses
+// printed as MySQL prints them.
+func showCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row sql.Row) (sql.RowIter, error) {
+	if n.IsView {
+		return nil, nil
+	}
+	var t *Table
+	transform.Inspect(n.Child, func(c sql.Node) bool {
+		if rt, ok := c.(*plan.ResolvedTable); ok {
+			t = asTable(rt.Table)
+		}
+		return t == nil
+	})
+	if t == nil {
+		return nil, nil
+	}
+	m := t.entry.load()
+	if len(m.fks) == 0 {
+		return nil, nil
+	}
+	iter, err := rowexec.DefaultBuilder.Build(ctx, n, row)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := sql.RowIterToRows(ctx, iter)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		if len(r) > 1 {
+			if s, ok := r[1].(string); ok {
+				r[1] = t.db.mysqlCreateTable(m, s)
+			}
+		}
+	}
+	return sql.RowsToRowIter(rows...), nil
 }
 
 // shownAction is a referential action as SHOW CREATE TABLE prints it

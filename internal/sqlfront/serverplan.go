@@ -45,14 +45,15 @@ func globalVarsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 }
 
 // execOverride runs SHOW [GLOBAL] STATUS and SHOW GLOBAL VARIABLES with
-// this server's values, and marks the foreign-key editors of an UPDATE or
+// this server's values, prints foreign keys in SHOW CREATE TABLE as MySQL
+// does, and marks the foreign-key editors of an UPDATE or
 // DELETE as its targets; go-mysql-server builds everything else (it asks
 // the override first for every node, and a nil iterator means "not mine").
 type execOverride struct{ fe *Frontend }
 
 var _ sql.NodeExecBuilder = execOverride{}
 
-func (o execOverride) Build(ctx *sql.Context, n sql.Node, _ sql.Row) (sql.RowIter, error) {
+func (o execOverride) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
 	switch n := n.(type) {
 	case *plan.ShowStatus:
 		// The scope is unexported; the node is a comparable struct.
@@ -61,6 +62,8 @@ func (o execOverride) Build(ctx *sql.Context, n sql.Node, _ sql.Row) (sql.RowIte
 		if n.Global {
 			return o.fe.showGlobalVariables(ctx, n.Filter)
 		}
+	case *plan.ShowCreateTable:
+		return showCreateTable(ctx, n, row)
 	case *plan.Update, *plan.DeleteFrom:
 		lockFKTargets(ctx, n) // and go-mysql-server builds it
 	}
