@@ -64,6 +64,7 @@ type fastPlan struct {
 	maxOrd        int        // highest ordinal decoded
 	rng           *rangeSpec // a range read; nil for a point read
 	write         *writeSpec // a write; nil for a read
+	txctl         txControl  // BEGIN, COMMIT or ROLLBACK (no table)
 }
 
 // fastCounters are the fast path's counters (SHOW STATUS Lockstep_fast_path_*).
@@ -81,6 +82,18 @@ func (fe *Frontend) fastStatus(m map[string]int64) {
 	m["Lockstep_fast_path_hits"] = fe.fast.hits.Load()
 	m["Lockstep_fast_path_fallbacks"] = fe.fast.fallbacks.Load()
 	m["Lockstep_fast_path_text_hits"] = fe.fast.textHits.Load()
+}
+
+// countFast counts an execution of a recognised statement.
+func (fe *Frontend) countFast(handled, text bool) {
+	if !handled {
+		fe.fast.fallbacks.Add(1)
+		return
+	}
+	fe.fast.hits.Add(1)
+	if text {
+		fe.fast.textHits.Add(1)
+	}
 }
 
 // fastOn reports this server's lockstep_fast_path.
@@ -127,8 +140,10 @@ func (fe *Frontend) FastPrepare(connID, stmtID uint32, query string, fields []*q
 		return
 	}
 	ctx := s.fastContext()
-	p := fe.recognise(ctx, query, fields)
-	if p == nil {
+	var p *fastPlan
+	if c := txControlOf(query); c != 0 {
+		p = &fastPlan{query: query, txctl: c}
+	} else if p = fe.recognise(ctx, query, fields); p == nil {
 		return
 	}
 	s.fastMu.Lock()
@@ -215,7 +230,11 @@ func (fe *Frontend) FastExecute(ctx context.Context, connID, stmtID uint32, quer
 		fe.fast.fallbacks.Add(1)
 		return nil, false, nil
 	}
-	res, handled, err = s.runFast(ctx, p, bind)
+	if p.txctl != 0 {
+		res, handled, err = s.runTxControl(p.txctl)
+	} else {
+		res, handled, err = s.runFast(ctx, p, bind)
+	}
 	if handled {
 		fe.fast.hits.Add(1)
 	} else {
@@ -230,7 +249,19 @@ func (fe *Frontend) FastExecute(ctx context.Context, connID, stmtID uint32, quer
 // query and learn must be called with the fields of its result, so the
 // next query of the same shape runs on the fast path.
 func (fe *Frontend) FastQuery(ctx context.Context, connID uint32, query string) (res *sqltypes.Result, handled bool, err error, learn func([]*querypb.Field)) {
-	if !mayBeFast(query) || !fe.fastOn() {
+	if !fe.fastOn() {
+		return nil, false, nil, nil
+	}
+	if c := txControlOf(query); c != 0 {
+		s := fe.session(connID)
+		if s == nil {
+			return nil, false, nil, nil
+		}
+		res, handled, err = s.runTxControl(c)
+		fe.countFast(handled, true)
+		return res, handled, err, nil
+	}
+	if !mayBeFast(query) {
 		return nil, false, nil, nil
 	}
 	s := fe.session(connID)

@@ -35,7 +35,8 @@ import (
 // column), an AUTO_INCREMENT value to generate, a non-literal default —
 // undoes what the statement did and hands the statement to go-mysql-server,
 // which then gives MySQL's error or warning. Tables with triggers, generated
-// columns or ON UPDATE columns are always left to go-mysql-server.
+// columns or ON UPDATE columns, and tables that declare a foreign key or
+// that one references (fkWriteBlocked), are always left to go-mysql-server.
 
 // writeKind is the kind of a write plan.
 type writeKind uint8
@@ -438,7 +439,7 @@ func (fe *Frontend) fastWriteBlocked(dbKey string) bool {
 // runWrite executes a write plan. handled false means go-mysql-server must
 // run the statement; nothing the fast path did remains.
 func (s *Session) runWrite(ctx context.Context, p *fastPlan, entry *tableEntry, bind map[string]*querypb.BindVariable, explicit bool) (*sqltypes.Result, bool, error) {
-	if (explicit && s.readOnly) || s.fe.fastWriteBlocked(p.dbKey) {
+	if (explicit && s.readOnly) || s.fe.fastWriteBlocked(p.dbKey) || s.fe.fkWriteBlocked(entry) {
 		return nil, false, nil
 	}
 	sctx := s.fastContext()

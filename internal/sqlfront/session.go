@@ -106,7 +106,7 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 	s.iso, s.serial = s.isolationFromVars(ctx)
 	s.readOnly = tc == sql.ReadOnly
 	s.savepts = nil
-	if s.snapshotPid == ctx.Pid() && s.iso == txn.RepeatableRead {
+	if s.snapshotPid != 0 && s.snapshotPid == ctx.Pid() && s.iso == txn.RepeatableRead {
 		s.storageTx(ctx).Trx().ReadView() // take the view now, not at the first read
 	}
 	return &Transaction{readOnly: s.readOnly}, nil

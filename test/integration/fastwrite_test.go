@@ -17,6 +17,8 @@ var writeSchema = []string{
 	"CREATE TABLE w_def (id INT PRIMARY KEY, s VARCHAR(10) DEFAULT 'dflt', ts DATETIME DEFAULT CURRENT_TIMESTAMP)",
 	"CREATE TABLE w_gen (id INT PRIMARY KEY, a INT, b INT AS (a * 2) STORED)",
 	"CREATE TABLE w_num (id INT PRIMARY KEY, d DECIMAL(6,2), f DOUBLE, r FLOAT, dt DATETIME, da DATE, ts TIMESTAMP(3) NULL)",
+	"CREATE TABLE w_p (id INT PRIMARY KEY, v INT)",
+	"CREATE TABLE w_ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES w_p (id) ON DELETE CASCADE)",
 }
 
 // writeCase is a statement and the argument lists it runs with.
@@ -75,6 +77,13 @@ var writeCorpus = []writeCase{
 	{"UPDATE w_num SET d = ?, dt = ? WHERE id = ?", [][]any{{2.5, time.Date(2025, 5, 6, 7, 8, 9, 0, time.UTC), 1}, {"3.75", "2025-01-01", 1}, {123456.0, nil, 1}, {0.001, nil, 2}}},
 	{"UPDATE w_num SET f = ?, r = ? WHERE id = ?", [][]any{{1.5, 2.5, 1}, {1.5, 2.5, 1}, {int64(5), int64(6), 2}}},
 
+	// Foreign keys: both sides are left to go-mysql-server, which
+	// enforces them (1452, 1451) and cascades.
+	{"INSERT INTO w_p VALUES (?, ?)", [][]any{{1, 1}, {2, 2}, {3, 3}}},
+	{"INSERT INTO w_ch VALUES (?, ?)", [][]any{{1, 1}, {2, 9}, {3, 2}, {4, nil}}},
+	{"UPDATE w_ch SET pid = ? WHERE id = ?", [][]any{{9, 1}, {3, 1}}},
+	{"UPDATE w_p SET v = ? WHERE id = ?", [][]any{{10, 2}}},
+	{"DELETE FROM w_p WHERE id = ?", [][]any{{2}, {3}}},
 	{"DELETE FROM w_int WHERE id = ?", [][]any{{2}, {2}, {nil}, {"3"}, {int64(3000000000)}}},
 	{"DELETE FROM w_c WHERE w = ? AND d = ? AND o = ?", [][]any{{1, 2, 4}, {1, 2, 4}}},
 	{"DELETE FROM w_ci WHERE k = ?", [][]any{{"OTHER"}}},
@@ -118,7 +127,7 @@ func runWriteCorpus(t *testing.T, s *session) []string {
 		}
 		s.exec(end)
 	}
-	for _, tb := range []string{"w_int", "w_ai", "w_c", "w_uk", "w_ci", "w_def", "w_gen", "w_num"} {
+	for _, tb := range []string{"w_int", "w_ai", "w_c", "w_uk", "w_ci", "w_def", "w_gen", "w_num", "w_p", "w_ch"} {
 		q := "SELECT * FROM " + tb + " ORDER BY 1"
 		if tb == "w_def" {
 			q = "SELECT id, s, ts IS NOT NULL FROM w_def ORDER BY 1"
@@ -180,6 +189,87 @@ func TestFastPathWritesSameResults(t *testing.T) {
 				t.Errorf("fast path ran %d statements, want at least %d", hits[0], proto.minHits)
 			}
 			t.Logf("%d outcomes, %d fast path executions", len(outs[0]), hits[0])
+		})
+	}
+}
+
+// TestFastTransactionControl: BEGIN, COMMIT and ROLLBACK run on the fast
+// path, prepared and as text, with go-mysql-server's semantics: ROLLBACK
+// undoes, COMMIT keeps and releases locks, BEGIN inside a transaction
+// commits it first, and a pending SET TRANSACTION level is honoured.
+func TestFastTransactionControl(t *testing.T) {
+	srv := startServer(t)
+	e := newDatabase(t, srv)
+	admin := e.session("admin")
+	admin.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	admin.exec("INSERT INTO t VALUES (1, 0)")
+	for _, proto := range []struct{ name, dsn string }{{"prepared", ""}, {"text", "interpolateParams=true"}} {
+		t.Run(proto.name, func(t *testing.T) {
+			db := e.db
+			if proto.dsn != "" {
+				db = e.openDB(proto.dsn)
+			}
+			s := newSession(t, e.ctx, db, "client")
+			run := func(q string) {
+				t.Helper()
+				if proto.name == "prepared" {
+					st, err := s.c.PrepareContext(s.ctx, q)
+					if err != nil {
+						t.Fatalf("PREPARE %s: %v", q, err)
+					}
+					defer st.Close()
+					if _, err := st.ExecContext(s.ctx); err != nil {
+						t.Fatalf("%s: %v", q, err)
+					}
+					return
+				}
+				s.exec(q)
+			}
+			hits := fastCounter(t, admin, "hits")
+			base := 10 * len(proto.name)
+			run("BEGIN")
+			s.exec("INSERT INTO t VALUES (?, ?)", base+1, 1)
+			run("ROLLBACK")
+			s.wantInt(0, "SELECT COUNT(*) FROM t WHERE id = ?", base+1)
+			run("START TRANSACTION")
+			s.exec("INSERT INTO t VALUES (?, ?)", base+2, 2)
+			run("COMMIT")
+			s.wantInt(1, "SELECT COUNT(*) FROM t WHERE id = ?", base+2)
+			// BEGIN inside a transaction commits it.
+			run("begin work")
+			s.exec("INSERT INTO t VALUES (?, ?)", base+3, 3)
+			run("BEGIN")
+			run("ROLLBACK")
+			s.wantInt(1, "SELECT COUNT(*) FROM t WHERE id = ?", base+3)
+			// COMMIT and ROLLBACK outside a transaction do nothing.
+			run("COMMIT")
+			run("ROLLBACK")
+			if got := fastCounter(t, admin, "hits") - hits; got < 9 {
+				t.Fatalf("the fast path ran %d statements, want at least the 9 transaction controls", got)
+			}
+			// Locks taken inside BEGIN are held to COMMIT.
+			run("BEGIN")
+			s.exec("UPDATE t SET v = v + 1 WHERE id = ?", 1)
+			other := e.session("other")
+			p := other.goExec("UPDATE t SET v = v + 10 WHERE id = 1")
+			p.mustBlock(t)
+			run("COMMIT")
+			p.mustSucceed(t)
+			// A pending SET TRANSACTION level applies to the BEGIN after
+			// it (the statement falls back to go-mysql-server, which
+			// takes the level) and to that transaction only.
+			v := s.int("SELECT v FROM t WHERE id = 1")
+			s.exec("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+			run("BEGIN")
+			s.wantInt(v, "SELECT v FROM t WHERE id = 1")
+			other.exec("UPDATE t SET v = v + 1 WHERE id = 1")
+			s.wantInt(v+1, "SELECT v FROM t WHERE id = 1") // read committed
+			run("COMMIT")
+			run("BEGIN")
+			s.wantInt(v+1, "SELECT v FROM t WHERE id = 1")
+			other.exec("UPDATE t SET v = v + 1 WHERE id = 1")
+			s.wantInt(v+1, "SELECT v FROM t WHERE id = 1") // repeatable read again
+			run("COMMIT")
 		})
 	}
 }
