@@ -30,7 +30,28 @@ func newIndex(m *tableMeta, name string, pos int, unique bool, codec keyCodec, c
 	return &index{t: m, name: name, pos: pos, unique: unique, codec: codec, comment: comment, exprs: exprs}
 }
 
-var _ sql.Index = (*index)(nil)
+var (
+	_ sql.Index        = (*index)(nil)
+	_ sql.OrderedIndex = (*index)(nil)
+)
+
+// Order: reads return rows in ascending index order, so the planner can
+// drop a sort (ORDER BY ... LIMIT answered from the index). Index keys
+// sort as the values do under each column's collation, NULLs first, as
+// MySQL orders them (rowenc.TestKeyOrder); PartitionRows returns its ranges
+// merged and in key order. A prefix column's key orders only the prefix,
+// so an index with one gives no order.
+func (ix *index) Order() sql.IndexOrder {
+	for _, c := range ix.codec.cols {
+		if c.prefix > 0 {
+			return sql.IndexOrderNone
+		}
+	}
+	return sql.IndexOrderAsc
+}
+
+// Reversible: storage cursors also walk backwards (ORDER BY ... DESC).
+func (ix *index) Reversible() bool { return true }
 
 func (ix *index) ID() string                            { return ix.name }
 func (ix *index) Database() string                      { return ix.t.db }
