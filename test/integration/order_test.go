@@ -52,3 +52,48 @@ func explainPlan(s *session, q string) string {
 	}
 	return b.String()
 }
+
+// TestOrderByAfterFixedColumns: with the leading index columns fixed by
+// equality, ORDER BY the next column reads the index in order (forwards
+// or backwards) instead of sorting, so `... ORDER BY o LIMIT 1 FOR UPDATE`
+// (TPC-C's Delivery) reads and locks one row, not the whole district.
+func TestOrderByAfterFixedColumns(t *testing.T) {
+	srv := startServer(t)
+	e := newDatabase(t, srv)
+	s := e.session("s")
+	s.exec("CREATE TABLE no (w INT, d INT, o INT, v INT, PRIMARY KEY (w, d, o))")
+	s.exec("INSERT INTO no VALUES (1,1,5,0),(1,1,3,0),(1,1,9,0),(1,2,1,0),(1,2,7,0),(2,1,2,0)")
+	cases := []struct {
+		q, want string
+		sorts   bool
+	}{
+		{"SELECT o, v FROM no WHERE w = 1 AND d = 1 ORDER BY o", "3:0 5:0 9:0", false},
+		{"SELECT o, v FROM no WHERE w = 1 AND d = 1 ORDER BY o DESC", "9:0 5:0 3:0", false},
+		{"SELECT o, v FROM no WHERE w = 1 AND d = 1 ORDER BY o LIMIT 1", "3:0", false},
+		{"SELECT o, v FROM no WHERE d = 1 AND w = 1 ORDER BY o DESC LIMIT 1", "9:0", false},
+		{"SELECT o, v FROM no WHERE w = 1 AND d = 1 ORDER BY d, o", "3:0 5:0 9:0", false},
+		{"SELECT o, d FROM no WHERE w = 1 ORDER BY d, o", "3:1 5:1 9:1 1:2 7:2", false},
+		{"SELECT o, v FROM no WHERE w = 1 AND d = 1 AND o > 3 ORDER BY o", "5:0 9:0", false},
+		// Not an order the index gives: a sort stays.
+		{"SELECT o, d FROM no WHERE w = 1 ORDER BY o", "1:2 3:1 5:1 7:2 9:1", true},
+		{"SELECT o, d FROM no WHERE w = 1 AND d IN (1, 2) ORDER BY o", "1:2 3:1 5:1 7:2 9:1", true},
+		{"SELECT o, v FROM no WHERE w = 1 AND d = 1 ORDER BY o, v DESC", "3:0 5:0 9:0", true},
+	}
+	for _, c := range cases {
+		s.wantRows(c.want, c.q)
+		if got := strings.Contains(explainPlan(s, c.q), "Sort("); got != c.sorts {
+			t.Errorf("%s: sorts = %v, want %v:\n%s", c.q, got, c.sorts, explainPlan(s, c.q))
+		}
+	}
+	// Prepared, as drivers send it, with the lock taken on one row only.
+	const first = "SELECT o FROM no WHERE w = ? AND d = ? ORDER BY o LIMIT 1 FOR UPDATE"
+	s.exec("BEGIN")
+	s.wantInt(3, first, 1, 1)
+	other := e.session("other")
+	other.exec("UPDATE no SET v = 1 WHERE w = 1 AND d = 1 AND o = 9") // not locked
+	p := other.goExec("UPDATE no SET v = 1 WHERE w = 1 AND d = 1 AND o = 3")
+	p.mustBlock(t)
+	s.exec("COMMIT")
+	p.mustSucceed(t)
+	s.wantInt(9, "SELECT o FROM no WHERE w = ? AND d = ? ORDER BY o DESC LIMIT 1", 1, 1)
+}
