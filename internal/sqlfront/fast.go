@@ -65,6 +65,7 @@ type fastPlan struct {
 	rng           *rangeSpec // a range read; nil for a point read
 	write         *writeSpec // a write; nil for a read
 	txctl         txControl  // BEGIN, COMMIT or ROLLBACK (no table)
+	sum           bool       // SELECT SUM(col) over a key range: one output value
 }
 
 // fastCounters are the fast path's counters (SHOW STATUS Lockstep_fast_path_*).

@@ -64,6 +64,11 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 			}
 		case *ast.AliasedExpr:
 			col, ok := x.Expr.(*ast.ColName)
+			if f, isFunc := x.Expr.(*ast.FuncExpr); isFunc && len(sel.SelectExprs) == 1 {
+				// SUM(col) of an integer column over a key range.
+				col, ok = sumArg(f)
+				p.sum = ok
+			}
 			if !ok || !qualifierOK(col.Qualifier) {
 				return nil
 			}
@@ -87,7 +92,13 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 		if !recogniseRange(sel, p, qualifierOK) {
 			return nil
 		}
+		if p.sum && (len(p.rng.order) > 0 || p.rng.distinct || !types.IsInteger(m.schema.Schema[p.cols[0]].Type)) {
+			return nil
+		}
 		return p
+	}
+	if p.sum {
+		return nil
 	}
 	if sel.OrderBy != nil || sel.Limit != nil || sel.QueryOpts.Distinct {
 		return nil
@@ -97,6 +108,19 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 		return nil
 	}
 	return p
+}
+
+// sumArg returns the column of SUM(col) (not DISTINCT, no window).
+func sumArg(f *ast.FuncExpr) (*ast.ColName, bool) {
+	if !strings.EqualFold(f.Name.String(), "sum") || f.Distinct || f.Over != nil || !f.Qualifier.IsEmpty() || len(f.Exprs) != 1 {
+		return nil, false
+	}
+	ae, ok := f.Exprs[0].(*ast.AliasedExpr)
+	if !ok {
+		return nil, false
+	}
+	col, ok := ae.Expr.(*ast.ColName)
+	return col, ok
 }
 
 // keyParams returns the bind variable names of a WHERE of the form

@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -154,6 +155,9 @@ func (s *Session) runRange(ctx context.Context, p *fastPlan, entry *tableEntry, 
 	if hi != nil {
 		hi = append(hi, 0) // inclusive: just past the key
 	}
+	if p.sum && (len(p.fields) != 1 || p.fields[0].Type != querypb.Type_FLOAT64) {
+		return nil, false, nil // go-mysql-server sums integers as DOUBLE; anything else is its
+	}
 	sctx := s.fastContext()
 	mode := txn.LockMode(0)
 	if s.serial && explicit {
@@ -168,7 +172,9 @@ func (s *Session) runRange(ctx context.Context, p *fastPlan, entry *tableEntry, 
 		if err == nil {
 			rows, err = p.rng.finish(sctx, p, rows)
 		}
-		if err == nil {
+		if err == nil && p.sum {
+			res.Rows, err = sumRows(sctx, rows)
+		} else if err == nil {
 			res.Rows, err = p.encodeRows(sctx, rows)
 		}
 		s.endFastStatement(explicit, err)
@@ -176,11 +182,45 @@ func (s *Session) runRange(ctx context.Context, p *fastPlan, entry *tableEntry, 
 			return nil, true, s.handleTxError(sctx, err)
 		}
 	}
+	if p.sum && res.Rows == nil {
+		res.Rows = [][]sqltypes.Value{{sqltypes.NULL}} // an empty range sums to NULL
+	}
 	s.SetLastQueryInfoInt(sql.RowCount, -1)
 	s.SetLastQueryInfoInt(sql.FoundRows, int64(len(res.Rows)))
 	sql.IncrementStatusVariable(sctx, "Questions", 1)
 	sql.IncrementStatusVariable(sctx, "Com_select", 1)
 	return res, true, nil
+}
+
+// sumRows sums the one integer column of rows as go-mysql-server's SUM
+// does: in row order, as DOUBLE, NULLs skipped, NULL when no value.
+func sumRows(ctx *sql.Context, rows []sql.Row) ([][]sqltypes.Value, error) {
+	var sum float64
+	any := false
+	for _, r := range rows {
+		if r[0] == nil {
+			continue
+		}
+		n, ok := asInt64(r[0])
+		if !ok {
+			u, isU := r[0].(uint64)
+			if !isU {
+				return nil, fmt.Errorf("lockstep: SUM over %T", r[0])
+			}
+			sum += float64(u)
+		} else {
+			sum += float64(n)
+		}
+		any = true
+	}
+	if !any {
+		return [][]sqltypes.Value{{sqltypes.NULL}}, nil
+	}
+	v, err := types.Float64.SQL(ctx, nil, sum)
+	if err != nil {
+		return nil, err
+	}
+	return [][]sqltypes.Value{{v}}, nil
 }
 
 // scanRange reads the rows of rng in key order as the plan's output values.
