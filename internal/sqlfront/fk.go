@@ -169,6 +169,9 @@ func (t *Table) GetReferencedForeignKeys(ctx *sql.Context) ([]sql.ForeignKeyCons
 }
 
 func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) error {
+	if fk.OnDelete == sql.ForeignKeyReferentialAction_SetDefault || fk.OnUpdate == sql.ForeignKeyReferentialAction_SetDefault {
+		return sql.ErrForeignKeySetDefault.New() // InnoDB refuses SET DEFAULT
+	}
 	if err := t.db.fe.logDDL(ctx); err != nil {
 		return err
 	}
@@ -247,8 +250,31 @@ func sortFKs(fks []foreignKey) {
 // none (InnoDB names it after the constraint, or after the first column
 // when the constraint is unnamed): an ordinary index, shown by SHOW CREATE
 // TABLE and SHOW INDEX.
+// The key is added after its index: if adding it fails, the index goes.
 func (t *Table) CreateIndexForForeignKey(ctx *sql.Context, def sql.IndexDef) error {
-	return t.CreateIndex(ctx, def)
+	if err := t.CreateIndex(ctx, def); err != nil {
+		return err
+	}
+	if s, ok := ctx.Session.(*Session); ok {
+		te := t.entry
+		s.onFailedDDL(ctx, func() { dropIndexByName(te, def.Name) })
+	}
+	return nil
+}
+
+// dropIndexByName removes an index a failed statement created.
+func dropIndexByName(te *tableEntry, name string) {
+	te.ddl.Lock()
+	defer te.ddl.Unlock()
+	old := te.load()
+	i := old.indexByName(name)
+	if i < 0 || te.store.DropIndex(i) != nil {
+		return
+	}
+	m := old.clone()
+	m.indexes = append(m.indexes[:i:i], m.indexes[i+1:]...)
+	m.version = te.store.Version()
+	te.meta.Store(m)
 }
 
 func (t *Table) GetForeignKeyEditor(ctx *sql.Context) sql.ForeignKeyEditor {

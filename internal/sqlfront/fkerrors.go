@@ -35,6 +35,7 @@ var (
 	reFKDepth      = regexp.MustCompile(`Foreign key cascade delete/update exceeds max depth of 15`)
 	reFKTypeChange = regexp.MustCompile("unable to change type of column `(.*?)` as it is used by foreign keys")
 	reFKColCount   = regexp.MustCompile(`the foreign key must reference an equivalent number of columns`)
+	reFKSetDefault = regexp.MustCompile(`"SET DEFAULT" is not supported`)
 	reTableMissing = regexp.MustCompile(`^table not found: (.*)$`)
 	reColumnAbsent = regexp.MustCompile(`^table "(.*?)" does not have column "(.*?)"$`)
 )
@@ -144,6 +145,9 @@ func (x *fkErrContext) mapError(msg string) error {
 			return hy000(3780, "Referencing column '%s' and referenced column '%s' in foreign key constraint '%s' are incompatible.", m[1], pcol, c.Name)
 		}
 		return hy000(1832, "Cannot change column '%s': used in a foreign key constraint", m[1])
+	}
+	if reFKSetDefault.MatchString(msg) {
+		return hy000(1215, "Cannot add foreign key constraint")
 	}
 	if reFKColCount.MatchString(msg) {
 		return mysql.NewSQLError(1239, "42000", "Incorrect foreign key definition for '%s': Key reference and table reference don't match",

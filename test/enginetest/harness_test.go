@@ -200,20 +200,18 @@ func (h *harness) SupportsNativeIndexCreation() bool { return true }
 // SupportsKeylessTables: tables without a primary key get a hidden one.
 func (h *harness) SupportsKeylessTables() bool { return true }
 
-// SupportsForeignKeys: lockstep tables do not implement sql.ForeignKeyTable.
-func (h *harness) SupportsForeignKeys() bool { return false }
+// SupportsForeignKeys: lockstep tables implement sql.ForeignKeyTable.
+func (h *harness) SupportsForeignKeys() bool { return true }
 
 // unsupportedSetup matches the statements of the shared setup data that
-// need features lockstep does not have: adding a foreign key to an existing
-// table (setup.Fk_tblData, part of setup.SimpleSetup) and creating a
-// FULLTEXT / SPATIAL / VECTOR index (setup.Comp_index_tablesData).
+// need features lockstep does not have: creating a FULLTEXT / SPATIAL /
+// VECTOR index (setup.Comp_index_tablesData).
 var unsupportedSetup = regexp.MustCompile(`(?is)^\s*(` +
-	`alter\s+table\s+\S+\s+add\s+constraint\s+\S+\s+foreign\s+key\b` +
-	`|create\s+(fulltext|spatial|vector)\s+index\b)`)
+	`create\s+(fulltext|spatial|vector)\s+index\b)`)
 
 // withoutUnsupportedSetup drops those statements from setup scripts:
 // GMS's RunSetupScripts runs every statement regardless of the harness's
-// capabilities (SupportsForeignKeys is false), and one failing statement
+// capabilities, and one failing statement
 // would fail a whole suite. The queries that look at the dropped objects
 // themselves are in the skip list.
 func withoutUnsupportedSetup(scripts []setup.SetupScript) []setup.SetupScript {

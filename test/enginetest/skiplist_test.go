@@ -72,46 +72,24 @@ var knownFailures = []skipGroup{
 
 	// ---- (b) features lockstep does not implement yet ----
 
-	{ // FK
-		reason: "[feature] FOREIGN KEY constraints are not implemented (lockstep tables are not sql.ForeignKeyTable; the harness drops the foreign key of the shared fk_tbl setup)",
+	{ // FKEXT
+		reason: "[feature] a foreign key cannot use a parent index extended by its implicit primary key columns (lockstep indexes are not sql.ExtendedIndex)",
 		texts: []string{
-			"\nCREATE TABLE table2 (\n\tid int NOT NULL AUTO_INCREMENT,\n\tname text,\n\tfk int,\n\tPRIMARY KEY (id),\n\tCONSTRAINT myConstraint FOREIGN KEY (fk) REFERENCES table1 (id)\n)",
-			"ALTER TABLE checks ADD CONSTRAINT chk1 CHECK (B > 0)",
-			"ALTER TABLE t37 ADD constraint fk_36 foreign key (j) references t36(j)",
-			"CREATE TABLE `dcim_rackgroup` (`id` char(32) NOT NULL, `lft` int unsigned NOT NULL, `rght` int unsigned NOT NULL, `tree_id` int unsigned NOT NULL, `level` int unsigned NOT NULL, `parent_id` char(32), PRIMARY KEY (`id`), KEY `dcim_rackgroup_tree_id_9c2ad6f4` (`tree_id`), CONSTRAINT `dcim_rackgroup_parent_id_cc315105_fk_dcim_rackgroup_id` FOREIGN KEY (`parent_id`) REFERENCES `dcim_rackgroup` (`id`));",
-			"CREATE TABLE `tweet` ( `id` int NOT NULL AUTO_INCREMENT, `user_id` int NOT NULL, `content` text NOT NULL, `timestamp` bigint NOT NULL, PRIMARY KEY (`id`), KEY `tweet_user_id` (`user_id`), CONSTRAINT `0qpfesgd` FOREIGN KEY (`user_id`) REFERENCES `users` (`id`));",
-			"CREATE TABLE a(a int primary key, b int, CONSTRAINT `fk` FOREIGN KEY (b) REFERENCES b (b))",
-			"CREATE TABLE dcim_rackgroup (id char(32) NOT NULL,created date,last_updated datetime,_custom_field_data json NOT NULL,name varchar(100) NOT NULL,slug varchar(100) NOT NULL,description varchar(200) NOT NULL,lft int unsigned NOT NULL,rght int unsigned NOT NULL,tree_id int unsigned NOT NULL,level int unsigned NOT NULL,parent_id char(32),site_id char(32) NOT NULL,PRIMARY KEY (id),KEY dcim_rackgroup_parent_id_cc315105 (parent_id),KEY dcim_rackgroup_site_id_13520e89 (site_id),KEY dcim_rackgroup_slug_3f4582a7 (slug),KEY dcim_rackgroup_tree_id_9c2ad6f4 (tree_id),UNIQUE KEY site_idname (site_id,name),UNIQUE KEY site_idslug (site_id,slug),CONSTRAINT dcim_rackgroup_parent_id_cc315105_fk_dcim_rackgroup_id FOREIGN KEY (parent_id) REFERENCES dcim_rackgroup (id),CONSTRAINT dcim_rackgroup_site_id_13520e89_fk_dcim_site_id FOREIGN KEY (site_id) REFERENCES dcim_site (id)) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_bin;",
-			"CREATE TABLE nodes (\n\t\t\t    id varchar(42) PRIMARY KEY,\n\t\t\t    owner varchar(42),\n\t\t\t    status varchar(12),\n\t\t\t    color varchar(10),\n\t\t\t    size varchar(10),\n\t\t\t    timestamp bigint NOT NULL,\n\t\t\t    FOREIGN KEY(owner) REFERENCES users(id)\n\t\t\t)",
-			"CREATE TABLE nodes (\n\t\t\t    id varchar(42) PRIMARY KEY,\n\t\t\t    owner varchar(42),\n\t\t\t    status varchar(12),\n\t\t\t    color varchar(10),\n\t\t\t    timestamp bigint NOT NULL,\n\t\t\t    FOREIGN KEY(owner) REFERENCES users(id)\n\t\t\t)",
-			"CREATE TABLE nodes (\n\t\t\t    id varchar(42) PRIMARY KEY,\n\t\t\t    owner varchar(42),\n\t\t\t    status varchar(12),\n\t\t\t    timestamp bigint NOT NULL,\n\t\t\t    FOREIGN KEY(owner) REFERENCES users(id)\n\t\t\t)",
-			"CREATE TABLE objects (id INT NOT NULL, name VARCHAR(64) NOT NULL,color VARCHAR(32), PRIMARY KEY(id),FOREIGN KEY (color) REFERENCES colors(color));",
-			"CREATE TABLE ptable2 (pk int primary key, test_score2 int, height2 int, CONSTRAINT fkr FOREIGN KEY (test_score2, height2) REFERENCES ptable(test_score,height));",
-			"CREATE TABLE t2 (id INT PRIMARY KEY, v2 int, CONSTRAINT mfk FOREIGN KEY (v2) REFERENCES t1(id));",
-			"CREATE TABLE table1 (\n\tid int NOT NULL AUTO_INCREMENT,\n\tname text,\n\tparentId int DEFAULT NULL,\n\tPRIMARY KEY (id),\n\tCONSTRAINT myConstraint FOREIGN KEY (parentId) REFERENCES table1 (id) ON DELETE CASCADE\n)",
-			"CREATE TABLE test2 (pk BIGINT PRIMARY KEY, CONSTRAINT fk_test FOREIGN KEY (pk) REFERENCES test (v1));",
-			"SELECT * FROM information_schema.key_column_usage ORDER BY constraint_schema, table_name",
-			"SELECT * FROM information_schema.referential_constraints where CONSTRAINT_SCHEMA = 'mydb'",
-			"SELECT * FROM information_schema.table_constraints ORDER BY table_name, constraint_type;",
-			"SELECT * FROM information_schema.table_constraints_extensions where table_name = 'fk_tbl'",
-			"SHOW CREATE TABLE fk_TBL",
-			"alter table child add foreign key (c) references parent(a);",
-			"alter table ref_table add constraint fk_across_dbs_ref_pk foreign key (a) references my_table(i)",
-			"alter table t1 add constraint abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijk0 foreign key(a) references parent(a)",
-			"create table child (i int primary key, foreign key (i) references parent(i));",
-			"create table d (a int primary key, constraint abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl foreign key (a) references parent(a))",
-			"create table uv (u int auto_increment primary key, v varchar(50) not null, x_id int, constraint u_x_fk foreign key (x_id) references xy (x))",
-			"foreign key tests",
-			"show columns from fk_tbl from mydb",
-		},
-		tests: []string{
-			"TestTruncate/Foreign_Key_References",
-			"TestTruncate/Naked_DELETE_with_Foreign_Key_References",
+			"alter table child2 add constraint fk2 foreign key (fk1, pk2, pk1) references parent1 (fk1, pk2, pk1);",
+			"alter table child3 add constraint fk3 foreign key (fk1, pk2, pk1, pk3) references parent1 (fk1, pk2, pk1, pk3);",
+			"alter table child4 add constraint fk4 foreign key (fk1, pk2, pk1, pk3) references parent1 (fk1, pk2, pk1, pk3);",
+			"insert into child2 values (0, 99, 2, 99);",
+			"insert into child3 values (0, 1, 2, 99);",
+			"show create table child1",
+			"show create table child2",
+			"show create table child3",
+			"show create table child4",
 		},
 	},
 	{ // CHECK
 		reason: "[feature] CHECK constraints are not implemented (lockstep tables are not sql.CheckTable)",
 		texts: []string{
+			"ALTER TABLE checks ADD CONSTRAINT chk1 CHECK (B > 0)",
 			"ALTER TABLE checksTable ADD CONSTRAINT mycx CHECK (pk < 5)",
 			"ALTER TABLE mytable ADD CONSTRAINT constraint_check CHECK (col2 LIKE '%myregex%');",
 			"ALTER TABLE mytable ADD CONSTRAINT constraint_check CHECK (col2 LIKE col3);",
@@ -134,9 +112,13 @@ var knownFailures = []skipGroup{
 			"alter table t33 add column v4 int after pk,\n\t\t\tdrop column v2, add constraint v1gt0 check (v1 > 0)",
 			"create table alphabet (letter varchar(1), constraint `good_letters` check (letter in ('a','l','e','c')))",
 			"create table b (a int primary key, constraint abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl check (a > 0))",
+			"create table t (i int, constraint `mychk` check (i > 0))",
 			"create table t (pk int primary key, data varchar(100), CONSTRAINT \"ansi_check\" CHECK (\"data\" != 'forbidden'));",
 			"create table t42 (i bigint primary key, j int, CONSTRAINT check1 CHECK (j < 12345), CONSTRAINT check2 CHECK (j > 0))",
 			"insert into t values (1, 9);",
+		},
+		tests: []string{
+			"TestDropForeignKeys/error_cases/ALTER_TABLE_child2_DROP_CONSTRAINT_fk3",
 		},
 	},
 	{ // ALTERPK
@@ -185,6 +167,7 @@ var knownFailures = []skipGroup{
 	{ // SPATIAL
 		reason: "[feature] spatial types are not implemented (GEOMETRY/POINT/... columns are not storable)",
 		texts: []string{
+			"CREATE TABLE IF NOT EXISTS restaurants (id INT PRIMARY KEY, coordinate POINT);",
 			"CREATE TABLE all_types (\npk int NOT NULL,\nbinary_1 binary(1) DEFAULT \"1\",\nbig_int bigint DEFAULT \"1\",\nbit_2 bit(2) DEFAULT 2,\nsome_blob blob DEFAULT (\"abc\"),\nchar_1 char(1) DEFAULT \"A\",\nsome_date date DEFAULT \"2022-02-22\",\ndate_time datetime(6) DEFAULT \"2022-02-22 22:22:21\",\ndecimal_52 decimal(5,2) DEFAULT \"994.45\",\nsome_double double DEFAULT \"1.1\",\nsome_enum enum('s','m','l') DEFAULT \"s\",\nsome_float float DEFAULT \"4.4\",\nsome_geometry geometry srid 4326 DEFAULT (POINT(1, 2)),\nsome_int int DEFAULT \"3\",\nsome_json json DEFAULT (JSON_OBJECT(\"a\", 1)),\nline_string linestring DEFAULT (LINESTRING(POINT(0, 0),POINT(1, 2))),\nlong_blob longblob DEFAULT (\"abc\"),\nlong_text longtext DEFAULT (\"abc\"),\nmedium_blob mediumblob DEFAULT (\"abc\"),\nmedium_int mediumint DEFAULT \"7\",\nmedium_text mediumtext DEFAULT (\"abc\"),\nsome_point point DEFAULT (POINT(2, 2)),\nsome_polygon polygon DEFAULT NULL,\nsome_set set('one','two') DEFAULT \"one,two\",\nsmall_int smallint DEFAULT \"5\",\nsome_text text DEFAULT (\"abc\"),\ntime_6 time(6) DEFAULT \"11:59:59.000010\",\ntime_stamp timestamp(6) DEFAULT (CURRENT_TIMESTAMP(6)),\ntiny_blob tinyblob DEFAULT (\"abc\"),\ntiny_int tinyint DEFAULT \"4\",\ntiny_text tinytext DEFAULT (\"abc\"),\nvar_char varchar(255) DEFAULT \"varchar value\",\nvar_binary varbinary(255) DEFAULT \"11111\",\nsome_year year DEFAULT \"2023\",\nPRIMARY KEY (pk)\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_bin;",
 			"CREATE TABLE spatial_table (id INT PRIMARY KEY, g GEOMETRY SRID 0, m MULTIPOINT, p POLYGON SRID 4326);",
 			"CREATE TABLE stable (geo GEOMETRY NOT NULL DEFAULT (POINT(2, 5)), line LINESTRING NOT NULL, pnt POINT SRID 4326, pol POLYGON NOT NULL SRID 0);",
@@ -254,6 +237,19 @@ var knownFailures = []skipGroup{
 		tests: []string{
 			"TestScripts/test_index_naming/show_create_table_tt",
 			"TestScriptsPrepared/test_index_naming/show_create_table_tt",
+		},
+	},
+	{ // FKSHOW
+		reason: "[harness] SHOW CREATE TABLE prints a foreign key's columns separated by \", \" as MySQL 8 does (FOREIGN KEY (`a`, `b`) REFERENCES `p` (`x`, `y`)); go-mysql-server's expectations use \",\"",
+		texts: []string{
+			"SHOW CREATE TABLE fk_TBL",
+			"Show create table child;",
+		},
+	},
+	{ // FKRESOLVE
+		reason: "[harness] a child row without a parent, after keys were created with foreign_key_checks=0, fails with go-mysql-server's child-violation error rather than its not-resolved error (both are MySQL's 1452; lockstep keys are always resolved, as MySQL has no such state)",
+		tests: []string{
+			"TestForeignKeys/Delayed_foreign_key_resolution_insert/INSERT_INTO_delayed_child_VALUES_(2,_3);",
 		},
 	},
 	{ // TABLESTATUS

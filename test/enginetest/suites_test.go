@@ -124,7 +124,7 @@ func TestUpdateErrors(t *testing.T)      { gmstest.TestUpdateErrors(t, start(t, 
 func TestDelete(t *testing.T)            { gmstest.TestDelete(t, start(t, core, "")) }
 func TestDeleteErrors(t *testing.T)      { gmstest.TestDeleteErrors(t, start(t, core, "")) }
 func TestTruncate(t *testing.T) {
-	gmstest.TestTruncate(t, start(t, broken, "two subtests create FOREIGN KEYs (not implemented) through RunQueryWithContext"))
+	gmstest.TestTruncate(t, start(t, core, ""))
 }
 func TestOnUpdateExprScripts(t *testing.T) {
 	gmstest.TestOnUpdateExprScripts(t, start(t, core, ""))
@@ -285,13 +285,13 @@ func TestVectorIndexes(t *testing.T) {
 	gmstest.TestVectorIndexes(t, start(t, off, "vector indexes are not implemented"))
 }
 func TestForeignKeys(t *testing.T) {
-	gmstest.TestForeignKeys(t, start(t, off, "foreign keys are not implemented (tables are not sql.ForeignKeyTable)"))
+	gmstest.TestForeignKeys(t, start(t, core, ""))
 }
 func TestCreateForeignKeys(t *testing.T) {
-	gmstest.TestCreateForeignKeys(t, start(t, off, "foreign keys are not implemented (tables are not sql.ForeignKeyTable)"))
+	gmstest.TestCreateForeignKeys(t, start(t, core, ""))
 }
 func TestDropForeignKeys(t *testing.T) {
-	gmstest.TestDropForeignKeys(t, start(t, off, "foreign keys are not implemented (tables are not sql.ForeignKeyTable)"))
+	gmstest.TestDropForeignKeys(t, start(t, core, ""))
 }
 func TestStatistics(t *testing.T) {
 	gmstest.TestStatistics(t, start(t, off, "tests GMS's in-memory ANALYZE TABLE histograms, not the storage engine"))

@@ -226,6 +226,10 @@ func TestForeignKeys(t *testing.T) {
 				msg: "Duplicate foreign key constraint name 'fk'"},
 			{sql: "SHOW TABLES", want: "c;p"},
 			{sql: "INSERT INTO c VALUES (1, 1)", err: erNoReferencedRow2},
+			// A key refused after its index was made takes the index along.
+			{sql: "CREATE TABLE e (id INT PRIMARY KEY, pid INT)"},
+			{sql: "ALTER TABLE e ADD CONSTRAINT fk_d FOREIGN KEY (pid) REFERENCES p (id) ON DELETE SET DEFAULT", err: 1215},
+			{sql: "SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = '{db}' AND TABLE_NAME = 'e' AND INDEX_NAME = 'fk_d'", want: "0"},
 		}},
 		{"ForeignKeyChecksOff", []fkStep{
 			{sql: "SET foreign_key_checks = 0"},
