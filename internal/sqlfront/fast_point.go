@@ -148,6 +148,12 @@ func keyParams(where ast.Expr, m *tableMeta, qualifierOK func(ast.TableName) boo
 // that table; nil when the fast path cannot use the table (missing, no
 // declared primary key).
 func (fe *Frontend) resolveFastTable(ctx *sql.Context, p *fastPlan, tn ast.TableName, as ast.TableIdent) func(ast.TableName) bool {
+	return fe.resolveFastTableOf(ctx, p, tn, as, false)
+}
+
+// resolveFastTableOf is resolveFastTable; anyKey also accepts a table
+// without a declared primary key (hidden row ids: INSERT only).
+func (fe *Frontend) resolveFastTableOf(ctx *sql.Context, p *fastPlan, tn ast.TableName, as ast.TableIdent, anyKey bool) func(ast.TableName) bool {
 	if !tn.SchemaQualifier.IsEmpty() {
 		return nil
 	}
@@ -166,7 +172,7 @@ func (fe *Frontend) resolveFastTable(ctx *sql.Context, p *fastPlan, tn ast.Table
 		return nil
 	}
 	m := entry.load()
-	if m.hidden || len(m.pk.cols) == 0 {
+	if !anyKey && (m.hidden || len(m.pk.cols) == 0) {
 		return nil
 	}
 	p.meta = m

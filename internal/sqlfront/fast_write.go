@@ -206,7 +206,7 @@ func (fe *Frontend) recogniseInsert(ctx *sql.Context, query string, ins *ast.Ins
 		return nil
 	}
 	p := &fastPlan{query: query, write: &writeSpec{kind: writeInsert}}
-	if fe.resolveFastTable(ctx, p, ins.Table, ast.TableIdent{}) == nil || !writableMeta(p.meta) {
+	if fe.resolveFastTableOf(ctx, p, ins.Table, ast.TableIdent{}, true) == nil || !writableMeta(p.meta) {
 		return nil
 	}
 	m, w := p.meta, p.write

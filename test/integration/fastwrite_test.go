@@ -17,6 +17,7 @@ var writeSchema = []string{
 	"CREATE TABLE w_def (id INT PRIMARY KEY, s VARCHAR(10) DEFAULT 'dflt', ts DATETIME DEFAULT CURRENT_TIMESTAMP)",
 	"CREATE TABLE w_gen (id INT PRIMARY KEY, a INT, b INT AS (a * 2) STORED)",
 	"CREATE TABLE w_num (id INT PRIMARY KEY, d DECIMAL(6,2), f DOUBLE, r FLOAT, dt DATETIME, da DATE, ts TIMESTAMP(3) NULL)",
+	"CREATE TABLE w_nopk (a INT, b VARCHAR(5), KEY (b))",
 	"CREATE TABLE w_p (id INT PRIMARY KEY, v INT)",
 	"CREATE TABLE w_ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES w_p (id) ON DELETE CASCADE)",
 }
@@ -77,6 +78,9 @@ var writeCorpus = []writeCase{
 	{"UPDATE w_num SET d = ?, dt = ? WHERE id = ?", [][]any{{2.5, time.Date(2025, 5, 6, 7, 8, 9, 0, time.UTC), 1}, {"3.75", "2025-01-01", 1}, {123456.0, nil, 1}, {0.001, nil, 2}}},
 	{"UPDATE w_num SET f = ?, r = ? WHERE id = ?", [][]any{{1.5, 2.5, 1}, {1.5, 2.5, 1}, {int64(5), int64(6), 2}}},
 
+	{"INSERT INTO w_nopk VALUES (?, ?), (?, ?)", [][]any{{1, "x", 1, "x"}, {nil, nil, 2, "toolong"}, {3, "y", 4, "z"}}},
+	{"UPDATE w_nopk SET b = ? WHERE a = ?", [][]any{{"q", 1}}},
+	{"DELETE FROM w_nopk WHERE a = ?", [][]any{{3}}},
 	// Foreign keys: both sides are left to go-mysql-server, which
 	// enforces them (1452, 1451) and cascades.
 	{"INSERT INTO w_p VALUES (?, ?)", [][]any{{1, 1}, {2, 2}, {3, 3}}},
@@ -127,7 +131,7 @@ func runWriteCorpus(t *testing.T, s *session) []string {
 		}
 		s.exec(end)
 	}
-	for _, tb := range []string{"w_int", "w_ai", "w_c", "w_uk", "w_ci", "w_def", "w_gen", "w_num", "w_p", "w_ch"} {
+	for _, tb := range []string{"w_int", "w_ai", "w_c", "w_uk", "w_ci", "w_def", "w_gen", "w_num", "w_nopk", "w_p", "w_ch"} {
 		q := "SELECT * FROM " + tb + " ORDER BY 1"
 		if tb == "w_def" {
 			q = "SELECT id, s, ts IS NOT NULL FROM w_def ORDER BY 1"
