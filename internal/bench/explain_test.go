@@ -22,6 +22,8 @@ type explainCase struct {
 	// with its default statistics), so that a change is seen: a substring
 	// the plan contains today.
 	today string
+	// plan is a substring the plan must contain.
+	plan string
 }
 
 // tpccStatements are the statements of txn.go with values in.
@@ -61,7 +63,7 @@ var tpccStatements = []explainCase{
 	{name: "D customer update", q: "UPDATE customer SET c_balance = c_balance + 10, c_delivery_cnt = c_delivery_cnt + 1 WHERE c_w_id = 1 AND c_d_id = 2 AND c_id = 3", table: "customer"},
 	{name: "SL district", q: "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = 2", table: "district"},
 	{name: "SL stock count", q: "SELECT COUNT(DISTINCT s_i_id) FROM order_line, stock WHERE ol_w_id = 1 AND ol_d_id = 2 AND ol_o_id >= 10 AND ol_o_id < 30 AND s_w_id = 1 AND s_i_id = ol_i_id AND s_quantity < 15", table: "order_line",
-		today: "filters: [{[1, 1], [NULL, ∞)}]"}, // every stock row of the warehouse is read (a hash or nested join, not a lookup by key)
+		plan: "LookupJoin"}, // one stock lookup per order line (lookupJoinRule), not the warehouse's stock rows
 }
 
 // sysbenchStatements are sysbench's oltp_* statements on sbtest1.
@@ -136,6 +138,9 @@ func TestBenchStatementsUseIndexes(t *testing.T) {
 			if c.index != "" && !strings.Contains(plan, "index: ["+c.table+"."+c.index) {
 				t.Errorf("%s: not by index %s:\n%s", c.name, c.index, plan)
 			}
+			if c.plan != "" && !strings.Contains(plan, c.plan) {
+				t.Errorf("%s: the plan has no %q:\n%s", c.name, c.plan, plan)
+			}
 			if c.today != "" && !strings.Contains(plan, c.today) {
 				t.Errorf("%s: the plan no longer has %q (pinned weakness changed: update the case):\n%s", c.name, c.today, plan)
 			}
@@ -147,6 +152,7 @@ func TestBenchStatementsUseIndexes(t *testing.T) {
 		t.Fatalf("loading: %v", err)
 	}
 	run("tpcc", nil, tpccStatements)
+	checkStockLevel(ctx, t, s.DSN("tpcc"))
 	run("sb", []string{"CREATE TABLE sbtest1 (id INT NOT NULL AUTO_INCREMENT, k INT NOT NULL DEFAULT 0, c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', PRIMARY KEY (id), KEY k_1 (k))"}, sysbenchStatements)
 }
 
@@ -165,4 +171,55 @@ func explain(ctx context.Context, db *sql.DB, q string) (string, error) {
 		b.WriteString(line + "\n")
 	}
 	return b.String(), rows.Err()
+}
+
+// checkStockLevel compares Stock-Level's join (run as a lookup join) with
+// the same count computed from plain reads, for every district and a few
+// thresholds.
+func checkStockLevel(ctx context.Context, t *testing.T, dsn string) {
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for d := 1; d <= 10; d++ {
+		var next int
+		if err := db.QueryRowContext(ctx, "SELECT d_next_o_id FROM district WHERE d_w_id = 1 AND d_id = ?", d).Scan(&next); err != nil {
+			t.Fatal(err)
+		}
+		items := map[int]bool{}
+		rows, err := db.QueryContext(ctx, "SELECT ol_i_id FROM order_line WHERE ol_w_id = 1 AND ol_d_id = ? AND ol_o_id >= ? AND ol_o_id < ?", d, next-20, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var i int
+			if err := rows.Scan(&i); err != nil {
+				t.Fatal(err)
+			}
+			items[i] = true
+		}
+		rows.Close()
+		for _, threshold := range []int{10, 15, 20, 101} {
+			want := 0
+			for i := range items {
+				var q int
+				if err := db.QueryRowContext(ctx, "SELECT s_quantity FROM stock WHERE s_w_id = 1 AND s_i_id = ?", i).Scan(&q); err != nil {
+					t.Fatal(err)
+				}
+				if q < threshold {
+					want++
+				}
+			}
+			var got int
+			if err := db.QueryRowContext(ctx, "SELECT COUNT(DISTINCT s_i_id) FROM order_line, stock "+
+				"WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id >= ? AND ol_o_id < ? AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?",
+				1, d, next-20, next, 1, threshold).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("Stock-Level district %d threshold %d: the join counts %d, plain reads %d", d, threshold, got, want)
+			}
+		}
+	}
 }

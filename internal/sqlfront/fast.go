@@ -66,6 +66,7 @@ type fastPlan struct {
 	write         *writeSpec // a write; nil for a read
 	txctl         txControl  // BEGIN, COMMIT or ROLLBACK (no table)
 	sum           bool       // SELECT SUM(col) over a key range: one output value
+	multi         [][]string // WHERE pk IN (...): bind names per key, in key column order
 }
 
 // fastCounters are the fast path's counters (SHOW STATUS Lockstep_fast_path_*).

@@ -104,6 +104,9 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 		return nil
 	}
 
+	if recogniseMultiPoint(sel.Where.Expr, p, qualifierOK) {
+		return p
+	}
 	if p.params = keyParams(sel.Where.Expr, m, qualifierOK); p.params == nil {
 		return nil
 	}
@@ -379,6 +382,9 @@ func (s *Session) runFast(ctx context.Context, p *fastPlan, bind map[string]*que
 	}
 	if p.rng != nil {
 		return s.runRange(ctx, p, entry, bind, explicit)
+	}
+	if p.multi != nil {
+		return s.runMultiPoint(ctx, p, entry, bind, explicit)
 	}
 	return s.runPointSelect(ctx, p, entry, bind, explicit)
 }

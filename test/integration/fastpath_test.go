@@ -134,6 +134,13 @@ func TestFastPathSameResults(t *testing.T) {
 		{"SELECT k, id FROM t_r WHERE id BETWEEN ? AND ? ORDER BY k DESC, id", [][]any{{1, 7}}},
 		{"SELECT c, id FROM t_r WHERE id BETWEEN ? AND ? ORDER BY c, id", [][]any{{1, 7}}},
 		{"SELECT DISTINCT c FROM t_r WHERE id BETWEEN ? AND ? ORDER BY c", [][]any{{1, 7}}},
+		// IN lists over the whole primary key (TPC-C's item and stock reads).
+		{"SELECT v FROM t_int WHERE id IN (?, ?, ?)", [][]any{{1, -3, 99}, {1, 1, 1}, {nil, 1, 2}, {"1", 2, 0}, {int64(3000000000), 0, 2}, {2, 1.5, 0}}},
+		{"SELECT * FROM t_c WHERE (w, d, o) IN ((?, ?, ?), (?, ?, ?))", [][]any{{1, 2, 3, 2, 255, -1}, {1, 2, 4, 1, 2, 4}, {1, 256, 3, 1, 2, 3}, {nil, 2, 3, 1, 2, 4}}},
+		{"SELECT v, o FROM t_c WHERE (o, w, d) IN ((?, ?, ?))", [][]any{{3, 1, 2}, {4, 1, -1}}},
+		{"SELECT v, k FROM t_s WHERE k IN (?, ?)", [][]any{{"a", "A"}, {"c ", "c"}, {"B", nil}}},
+		{"SELECT v, k FROM t_ci WHERE k IN (?, ?, ?)", [][]any{{"alice", "ALICE", "Bob"}}},
+		{"SELECT v FROM t_u WHERE id IN (?, ?)", [][]any{{-1, 0}, {uint64(math.MaxUint64), 1}}},
 		// SUM of an integer column over a key range (sysbench's sum_ranges).
 		{"SELECT SUM(k) FROM t_r WHERE id BETWEEN ? AND ?", [][]any{{1, 7}, {4, 4}, {7, 7}, {8, 9}, {5, 1}, {nil, 3}, {-5, 2}}},
 		{"SELECT SUM(t_r.k) AS s FROM t_r WHERE id BETWEEN ? AND ?", [][]any{{1, 3}}},
@@ -166,6 +173,8 @@ func TestFastPathSameResults(t *testing.T) {
 		for _, lock := range []string{"FOR UPDATE", "LOCK IN SHARE MODE", "FOR UPDATE SKIP LOCKED"} {
 			q := "SELECT v, f FROM t_int WHERE id = ? " + lock
 			out = append(out, fmt.Sprintf("%s => %s", q, resultOf(s, q, 1)))
+			q = "SELECT v, f FROM t_int WHERE id IN (?, ?, ?) " + lock
+			out = append(out, fmt.Sprintf("%s => %s", q, resultOf(s, q, 2, 1, 7)))
 		}
 		s.exec("COMMIT")
 		return out

@@ -1,0 +1,169 @@
+package sqlfront
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"lockstep/internal/txn"
+)
+
+// Multi-point reads: SELECT cols FROM t WHERE pk IN (?, ?, ...) and, for a
+// composite key, WHERE (pk1, pk2, ...) IN ((?, ?), (?, ?), ...) naming every
+// key column once, optionally FOR UPDATE / LOCK IN SHARE MODE (TPC-C's item
+// and stock reads). The keys are read one by one in key order, each row
+// once, as go-mysql-server reads the point ranges it makes of the list
+// (rowin.go turns a row list into ORs of key equalities for it). A NULL or
+// an out-of-range value matches nothing; a value of another kind falls
+// back, as for point reads.
+
+// maxMultiPoint bounds the list a plan takes (longer lists: go-mysql-server).
+const maxMultiPoint = 1000
+
+// recogniseMultiPoint fills p.multi from an IN over the whole primary key;
+// false when where has another shape.
+func recogniseMultiPoint(where ast.Expr, p *fastPlan, qualifierOK func(ast.TableName) bool) bool {
+	m := p.meta
+	in, ok := where.(*ast.ComparisonExpr)
+	if !ok || in.Operator != ast.InStr || in.Escape != nil {
+		return false
+	}
+	// The key columns the list names, in the list's order.
+	var lhs []*ast.ColName
+	switch l := in.Left.(type) {
+	case *ast.ColName:
+		lhs = []*ast.ColName{l}
+	case ast.ValTuple:
+		for _, e := range l {
+			c, ok := e.(*ast.ColName)
+			if !ok {
+				return false
+			}
+			lhs = append(lhs, c)
+		}
+	default:
+		return false
+	}
+	if len(lhs) != len(m.pk.cols) {
+		return false
+	}
+	pos := make([]int, len(lhs)) // list position -> key column position
+	seen := make([]bool, len(m.pk.cols))
+	for i, c := range lhs {
+		if !qualifierOK(c.Qualifier) {
+			return false
+		}
+		ord := m.colIndex(c.Name.String())
+		k := -1
+		for j, kc := range m.pk.cols {
+			if kc.ord == ord {
+				k = j
+			}
+		}
+		if k < 0 || seen[k] || m.pk.cols[k].prefix != 0 || !fastKeyType(m.pk.cols[k].typ) {
+			return false
+		}
+		seen[k], pos[i] = true, k
+	}
+	list, ok := in.Right.(ast.ValTuple)
+	if !ok || len(list) == 0 || len(list) > maxMultiPoint {
+		return false
+	}
+	for _, e := range list {
+		var vals []ast.Expr
+		if len(lhs) == 1 {
+			vals = []ast.Expr{e}
+		} else {
+			t, ok := e.(ast.ValTuple)
+			if !ok || len(t) != len(lhs) {
+				return false
+			}
+			vals = t
+		}
+		key := make([]string, len(lhs))
+		for i, v := range vals {
+			sv, ok := v.(*ast.SQLVal)
+			if !ok || sv.Type != ast.ValArg {
+				return false
+			}
+			key[pos[i]] = strings.TrimPrefix(string(sv.Val), ":")
+		}
+		p.multi = append(p.multi, key)
+	}
+	return true
+}
+
+// runMultiPoint executes a multi-point read plan.
+func (s *Session) runMultiPoint(ctx context.Context, p *fastPlan, entry *tableEntry, bind map[string]*querypb.BindVariable, explicit bool) (*sqltypes.Result, bool, error) {
+	keys := make([][]byte, 0, len(p.multi))
+	for _, names := range p.multi {
+		var key []byte
+		none := false
+		for i := range p.meta.pk.cols {
+			kc := &p.meta.pk.cols[i]
+			bv := bind[names[i]]
+			if bv != nil && types.IsUnsigned(kc.typ) && len(bv.Value) > 0 && bv.Value[0] == '-' {
+				// go-mysql-server matches -1 in an IN list on an unsigned
+				// column with 2^64-1 (MySQL: nothing); leave it the list so
+				// both paths answer alike.
+				return nil, false, nil
+			}
+			var n, ok bool
+			key, n, ok = appendBoundKey(key, kc, bv)
+			if !ok {
+				return nil, false, nil
+			}
+			none = none || n
+		}
+		if !none {
+			keys = append(keys, key)
+		}
+	}
+	slices.SortFunc(keys, bytes.Compare)
+	keys = slices.CompactFunc(keys, bytes.Equal)
+
+	lock := p.lock
+	if lock.mode == 0 && s.serial && explicit {
+		lock.mode = txn.LockS
+	}
+	sctx := s.fastContext()
+	s.ClearWarnings()
+	res := &sqltypes.Result{Fields: p.fields}
+	if len(keys) > 0 {
+		tx := s.fastStatementTx(explicit)
+		tx.ReadPolicy = lock.policy
+		var err error
+		for _, key := range keys {
+			row, found, gerr := tx.Get(ctx, entry.store, key, lock.mode)
+			if gerr != nil {
+				err = gerr
+				break
+			}
+			if !found {
+				continue
+			}
+			vals, rerr := p.resultRow(sctx, row)
+			if rerr != nil {
+				err = rerr
+				break
+			}
+			res.Rows = append(res.Rows, vals)
+		}
+		s.endFastStatement(explicit, err)
+		if err != nil {
+			return nil, true, s.handleTxError(sctx, err)
+		}
+	}
+	s.SetLastQueryInfoInt(sql.RowCount, -1)
+	s.SetLastQueryInfoInt(sql.FoundRows, int64(len(res.Rows)))
+	sql.IncrementStatusVariable(sctx, "Questions", 1)
+	sql.IncrementStatusVariable(sctx, "Com_select", 1)
+	return res, true, nil
+}
