@@ -50,8 +50,8 @@ func sortFromIndex(ctx *sql.Context, s *plan.Sort) (sql.Node, bool, error) {
 	if f, ok := child.(*plan.Filter); ok {
 		filter, child = f, f.Child
 	}
-	ita, ok := child.(*plan.IndexedTableAccess)
-	if !ok || !ita.IsStatic() {
+	ita, rebuild := accessUnder(child)
+	if ita == nil || !ita.IsStatic() {
 		return nil, false, nil
 	}
 	lookup, err := ita.GetLookup(ctx, nil)
@@ -67,7 +67,11 @@ func sortFromIndex(ctx *sql.Context, s *plan.Sort) (sql.Node, bool, error) {
 		return nil, false, nil
 	}
 	fixed := fixedPrefix(ctx, ranges[0])
-	desc, ok := sortMatchesIndex(s.SortFields, ix, fixed, ita)
+	name := ita.Name()
+	if ta, ok := child.(*plan.TableAlias); ok {
+		name = ta.Name()
+	}
+	desc, ok := sortMatchesIndex(s.SortFields, ix, fixed, name)
 	if !ok {
 		return nil, false, nil
 	}
@@ -76,10 +80,14 @@ func sortFromIndex(ctx *sql.Context, s *plan.Sort) (sql.Node, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if filter == nil {
-		return nita, true, nil
+	access, err := rebuild(nita)
+	if err != nil {
+		return nil, false, err
 	}
-	nf, err := filter.WithChildren(nita)
+	if filter == nil {
+		return access, true, nil
+	}
+	nf, err := filter.WithChildren(access)
 	if err != nil {
 		return nil, false, err
 	}
@@ -109,7 +117,7 @@ func fixedPrefix(ctx *sql.Context, r sql.MySQLRange) int {
 // sortMatchesIndex reports whether sort fields, all in one direction, name
 // the index's columns after the first fixed ones, in order (a fixed column
 // may appear anywhere: it has one value); desc is the direction.
-func sortMatchesIndex(sfs sql.SortFields, ix *index, fixed int, ita *plan.IndexedTableAccess) (desc bool, ok bool) {
+func sortMatchesIndex(sfs sql.SortFields, ix *index, fixed int, name string) (desc bool, ok bool) {
 	if len(sfs) == 0 {
 		return false, false
 	}
@@ -121,7 +129,7 @@ func sortMatchesIndex(sfs sql.SortFields, ix *index, fixed int, ita *plan.Indexe
 			return false, false
 		}
 		gf, ok := sf.Column.(*expression.GetField)
-		if !ok || !(strings.EqualFold(gf.Table(), ita.Name()) || strings.EqualFold(gf.Table(), ix.t.name)) {
+		if !ok || !(strings.EqualFold(gf.Table(), name) || strings.EqualFold(gf.Table(), ix.t.name)) {
 			return false, false
 		}
 		pos := -1
