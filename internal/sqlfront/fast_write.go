@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -155,7 +156,7 @@ func (fe *Frontend) recogniseUpdate(ctx *sql.Context, query string, u *ast.Updat
 		if b, ok := a.Expr.(*ast.BinaryExpr); ok {
 			col, ok := b.Left.(*ast.ColName)
 			if !ok || (b.Operator != ast.PlusStr && b.Operator != ast.MinusStr) || !qualifierOK(col.Qualifier) ||
-				m.colIndex(col.Name.String()) != ord || !types.IsInteger(m.schema.Schema[ord].Type) {
+				m.colIndex(col.Name.String()) != ord || !deltaColumn(m.schema.Schema[ord].Type) {
 				return nil
 			}
 			as.delta, as.minus = true, b.Operator == ast.MinusStr
@@ -270,6 +271,19 @@ var errFastFallback = errors.New("lockstep: fast path falls back")
 // (as its bind variable conversion does), checked to be of the kind col
 // takes without coercion; errFastFallback otherwise.
 func sourceValue(src valueSource, bind map[string]*querypb.BindVariable, col *sql.Column) (interface{}, error) {
+	v, err := bindValue(src, bind)
+	if err != nil {
+		return nil, err
+	}
+	if !valueKindFits(col.Type, v) {
+		return nil, errFastFallback
+	}
+	return v, nil
+}
+
+// bindValue returns the Go value go-mysql-server's bind conversion makes of
+// src, or errFastFallback for a parameter type the fast path leaves alone.
+func bindValue(src valueSource, bind map[string]*querypb.BindVariable) (interface{}, error) {
 	v := src.lit
 	if src.param != "" {
 		bv := bind[src.param]
@@ -322,9 +336,6 @@ func sourceValue(src valueSource, bind map[string]*querypb.BindVariable, col *sq
 		default:
 			return nil, errFastFallback
 		}
-	}
-	if !valueKindFits(col.Type, v) {
-		return nil, errFastFallback
 	}
 	return v, nil
 }
@@ -516,7 +527,13 @@ func (s *Session) fastUpdate(ctx context.Context, sctx *sql.Context, p *fastPlan
 	// Values first: a statement that would fall back touches nothing.
 	vals := make([]interface{}, len(p.write.sets))
 	for i, a := range p.write.sets {
-		v, err := sourceValue(a.src, bind, sch[a.ord])
+		var v interface{}
+		var err error
+		if a.delta {
+			v, err = bindValue(a.src, bind) // any kind: the arithmetic decides
+		} else {
+			v, err = sourceValue(a.src, bind, sch[a.ord])
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -587,6 +604,9 @@ func applyDelta(ctx *sql.Context, col *sql.Column, cur, d interface{}, minus boo
 	if cur == nil {
 		return convertForColumn(ctx, col, nil)
 	}
+	if !types.IsInteger(col.Type) {
+		return arithmeticDelta(ctx, col, cur, d, minus)
+	}
 	a, ok1 := asInt64(cur)
 	b, ok2 := asInt64(d)
 	if !ok1 || !ok2 {
@@ -605,6 +625,57 @@ func applyDelta(ctx *sql.Context, col *sql.Column, cur, d interface{}, minus boo
 		}
 	}
 	return convertForColumn(ctx, col, r)
+}
+
+// deltaColumn reports the column types `col = col ± v` is taken for:
+// integers (computed here) and DECIMAL, FLOAT and DOUBLE (computed by
+// go-mysql-server's own arithmetic, arithmeticDelta).
+func deltaColumn(t sql.Type) bool {
+	return types.IsInteger(t) || types.IsDecimal(t) || types.IsFloat(t)
+}
+
+// arithmeticDelta computes col ± v for a DECIMAL or floating-point column
+// with go-mysql-server's Plus/Minus over literals typed as its planner types
+// the column and the bound value, so the result (DECIMAL + string is
+// DOUBLE there, for one) is its result; then the column's conversion. An
+// evaluation that warns (a string that is not a number) falls back.
+func arithmeticDelta(ctx *sql.Context, col *sql.Column, cur, d interface{}, minus bool) (interface{}, error) {
+	var dt sql.Type
+	switch x := d.(type) {
+	case int64:
+		dt = types.Int64
+	case uint64:
+		dt = types.Uint64
+	case float64:
+		dt = types.Float64
+	case decimal.Decimal:
+		dt = types.InternalDecimalType
+	case []byte:
+		t, err := types.CreateBinary(sqltypes.VarBinary, int64(len(x)))
+		if err != nil {
+			return nil, errFastFallback
+		}
+		dt = t
+	case string:
+		t, err := types.CreateStringWithDefaults(sqltypes.VarChar, int64(len(x)))
+		if err != nil {
+			return nil, errFastFallback
+		}
+		dt = t
+	default:
+		return nil, errFastFallback
+	}
+	l, r := expression.NewLiteral(cur, col.Type), expression.NewLiteral(d, dt)
+	var e sql.Expression = expression.NewPlus(l, r)
+	if minus {
+		e = expression.NewMinus(l, r)
+	}
+	before := ctx.Session.WarningCount()
+	v, err := e.Eval(ctx, nil)
+	if err != nil || ctx.Session.WarningCount() != before {
+		return nil, errFastFallback
+	}
+	return convertForColumn(ctx, col, v)
 }
 
 // fastDelete deletes the row the key names.

@@ -77,6 +77,12 @@ var writeCorpus = []writeCase{
 	{"UPDATE w_int SET k = ? WHERE id = ? AND k = 1", [][]any{{2, 1}}},
 	{"UPDATE w_num SET d = ?, dt = ? WHERE id = ?", [][]any{{2.5, time.Date(2025, 5, 6, 7, 8, 9, 0, time.UTC), 1}, {"3.75", "2025-01-01", 1}, {123456.0, nil, 1}, {0.001, nil, 2}}},
 	{"UPDATE w_num SET f = ?, r = ? WHERE id = ?", [][]any{{1.5, 2.5, 1}, {1.5, 2.5, 1}, {int64(5), int64(6), 2}}},
+	// col = col ± v on DECIMAL and floating-point columns (TPC-C's
+	// w_ytd = w_ytd + ?, c_balance = c_balance + ?): go-mysql-server's own
+	// arithmetic, with every kind of bound value.
+	{"UPDATE w_num SET d = d + ? WHERE id = ?", [][]any{{"12.50", 1}, {1.5, 1}, {3, 1}, {"0.005", 1}, {"-1000", 1}, {"abc", 1}, {"1e2", 1}, {nil, 1}, {"99999", 1}, {[]byte("0.25"), 6}, {-2.125, 6}}},
+	{"UPDATE w_num SET d = d - ?, f = f + ?, r = r - ? WHERE id = ?", [][]any{{"0.75", "2.5", 1.25, 6}, {1, 1e300, 1e39, 6}, {"0.01", 0.1, 0.1, 1}}},
+	{"UPDATE w_num SET d = d + 1.5 WHERE id = ?", [][]any{{6}}},
 
 	{"INSERT INTO w_nopk VALUES (?, ?), (?, ?)", [][]any{{1, "x", 1, "x"}, {nil, nil, 2, "toolong"}, {3, "y", 4, "z"}}},
 	{"UPDATE w_nopk SET b = ? WHERE a = ?", [][]any{{"q", 1}}},
