@@ -639,6 +639,8 @@ func deltaColumn(t sql.Type) bool {
 // the column and the bound value, so the result (DECIMAL + string is
 // DOUBLE there, for one) is its result; then the column's conversion. An
 // evaluation that warns (a string that is not a number) falls back.
+// TestFastPathWritesSameResults's w_money and TPC-C's consistency checks
+// (W_YTD = sum(H_AMOUNT)) catch a wrong type here.
 func arithmeticDelta(ctx *sql.Context, col *sql.Column, cur, d interface{}, minus bool) (interface{}, error) {
 	var dt sql.Type
 	switch x := d.(type) {
@@ -651,17 +653,14 @@ func arithmeticDelta(ctx *sql.Context, col *sql.Column, cur, d interface{}, minu
 	case decimal.Decimal:
 		dt = types.InternalDecimalType
 	case []byte:
-		t, err := types.CreateBinary(sqltypes.VarBinary, int64(len(x)))
-		if err != nil {
-			return nil, errFastFallback
-		}
-		dt = t
+		// The protocol layer hands every quoted parameter (and a text
+		// query's string literal) to go-mysql-server's planner as a string
+		// of the session's collation (vitess ExprFromValue, planbuilder
+		// ConvertVal), not as bytes: a binary operand is summed as its
+		// bytes, not its digits.
+		d, dt = string(x), types.CreateLongText(ctx.GetCollation())
 	case string:
-		t, err := types.CreateStringWithDefaults(sqltypes.VarChar, int64(len(x)))
-		if err != nil {
-			return nil, errFastFallback
-		}
-		dt = t
+		dt = types.CreateLongText(ctx.GetCollation())
 	default:
 		return nil, errFastFallback
 	}

@@ -17,6 +17,7 @@ var writeSchema = []string{
 	"CREATE TABLE w_def (id INT PRIMARY KEY, s VARCHAR(10) DEFAULT 'dflt', ts DATETIME DEFAULT CURRENT_TIMESTAMP)",
 	"CREATE TABLE w_gen (id INT PRIMARY KEY, a INT, b INT AS (a * 2) STORED)",
 	"CREATE TABLE w_num (id INT PRIMARY KEY, d DECIMAL(6,2), f DOUBLE, r FLOAT, dt DATETIME, da DATE, ts TIMESTAMP(3) NULL)",
+	"CREATE TABLE w_money (id INT PRIMARY KEY, m DECIMAL(12,2) NOT NULL, n INT)",
 	"CREATE TABLE w_nopk (a INT, b VARCHAR(5), KEY (b))",
 	"CREATE TABLE w_p (id INT PRIMARY KEY, v INT)",
 	"CREATE TABLE w_ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES w_p (id) ON DELETE CASCADE)",
@@ -83,6 +84,11 @@ var writeCorpus = []writeCase{
 	{"UPDATE w_num SET d = d + ? WHERE id = ?", [][]any{{"12.50", 1}, {1.5, 1}, {3, 1}, {"0.005", 1}, {"-1000", 1}, {"abc", 1}, {"1e2", 1}, {nil, 1}, {"99999", 1}, {[]byte("0.25"), 6}, {-2.125, 6}}},
 	{"UPDATE w_num SET d = d - ?, f = f + ?, r = r - ? WHERE id = ?", [][]any{{"0.75", "2.5", 1.25, 6}, {1, 1e300, 1e39, 6}, {"0.01", 0.1, 0.1, 1}}},
 	{"UPDATE w_num SET d = d + 1.5 WHERE id = ?", [][]any{{6}}},
+	// Money as TPC-C binds it: decimal strings (and bytes, floats, integers)
+	// into a DECIMAL(12,2) wide enough that a wrong sum is not clipped.
+	{"INSERT INTO w_money VALUES (?, ?, ?)", [][]any{{1, "0.00", 0}, {2, "1000000.00", 0}}},
+	{"UPDATE w_money SET m = m + ?, n = n + 1 WHERE id = ?", [][]any{{"1234.56", 1}, {"1234.56", 1}, {[]byte("0.01"), 1}, {"-99.99", 2}, {12.5, 2}, {7, 2}, {"1e3", 1}, {"  5", 1}}},
+	{"UPDATE w_money SET m = m - ? WHERE id = ?", [][]any{{"0.05", 1}, {"1000000", 2}}},
 
 	{"INSERT INTO w_nopk VALUES (?, ?), (?, ?)", [][]any{{1, "x", 1, "x"}, {nil, nil, 2, "toolong"}, {3, "y", 4, "z"}}},
 	{"UPDATE w_nopk SET b = ? WHERE a = ?", [][]any{{"q", 1}}},
@@ -137,7 +143,7 @@ func runWriteCorpus(t *testing.T, s *session) []string {
 		}
 		s.exec(end)
 	}
-	for _, tb := range []string{"w_int", "w_ai", "w_c", "w_uk", "w_ci", "w_def", "w_gen", "w_num", "w_nopk", "w_p", "w_ch"} {
+	for _, tb := range []string{"w_int", "w_ai", "w_c", "w_uk", "w_ci", "w_def", "w_gen", "w_num", "w_money", "w_nopk", "w_p", "w_ch"} {
 		q := "SELECT * FROM " + tb + " ORDER BY 1"
 		if tb == "w_def" {
 			q = "SELECT id, s, ts IS NOT NULL FROM w_def ORDER BY 1"
