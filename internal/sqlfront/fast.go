@@ -75,6 +75,7 @@ type fastCounters struct {
 	hits      atomic.Int64 // executions the fast path ran
 	fallbacks atomic.Int64 // executions of a recognised statement left to go-mysql-server
 	textHits  atomic.Int64 // hits that were text queries
+	misses    atomic.Int64 // executions and text queries with no plan (shape not recognised)
 	off       atomic.Bool  // lockstep_fast_path = OFF on this server
 }
 
@@ -84,6 +85,7 @@ func (fe *Frontend) fastStatus(m map[string]int64) {
 	m["Lockstep_fast_path_hits"] = fe.fast.hits.Load()
 	m["Lockstep_fast_path_fallbacks"] = fe.fast.fallbacks.Load()
 	m["Lockstep_fast_path_text_hits"] = fe.fast.textHits.Load()
+	m["Lockstep_fast_path_misses"] = fe.fast.misses.Load()
 }
 
 // countFast counts an execution of a recognised statement.
@@ -222,10 +224,10 @@ func (fe *Frontend) FastExecute(ctx context.Context, connID, stmtID uint32, quer
 	s.fastMu.Lock()
 	p := s.fastPlans[stmtID]
 	s.fastMu.Unlock()
-	if p == nil {
-		return nil, false, nil
-	}
-	if p.query != query {
+	if p == nil || p.query != query {
+		if fe.fastOn() {
+			fe.fast.misses.Add(1)
+		}
 		return nil, false, nil
 	}
 	if !fe.fastOn() {
@@ -264,6 +266,7 @@ func (fe *Frontend) FastQuery(ctx context.Context, connID uint32, query string) 
 		return res, handled, err, nil
 	}
 	if !mayBeFast(query) {
+		fe.fast.misses.Add(1)
 		return nil, false, nil, nil
 	}
 	s := fe.session(connID)
@@ -272,6 +275,7 @@ func (fe *Frontend) FastQuery(ctx context.Context, connID uint32, query string) 
 	}
 	norm, binds, ok := normaliseText(query)
 	if !ok {
+		fe.fast.misses.Add(1)
 		return nil, false, nil, nil
 	}
 	p, known := s.textPlans[norm]
@@ -281,12 +285,12 @@ func (fe *Frontend) FastQuery(ctx context.Context, connID uint32, query string) 
 		}
 		p = fe.recognise(s.fastContext(), norm, nil)
 		s.textPlans[norm] = p
-		if p == nil {
-			return nil, false, nil, nil
+		if p != nil {
+			fe.fast.plans.Add(1)
 		}
-		fe.fast.plans.Add(1)
 	}
 	if p == nil {
+		fe.fast.misses.Add(1)
 		return nil, false, nil, nil
 	}
 	if p.fields == nil && p.write == nil {

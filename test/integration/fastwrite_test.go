@@ -289,3 +289,25 @@ func TestFastTransactionControl(t *testing.T) {
 		})
 	}
 }
+
+// TestFastPathMisses: Lockstep_fast_path_misses counts statements that
+// reached the fast path with no plan (a shape it does not recognise), not
+// the ones it ran.
+func TestFastPathMisses(t *testing.T) {
+	srv := startServer(t)
+	e := newDatabase(t, srv)
+	admin := e.session("admin")
+	s := e.session("client")
+	s.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	s.exec("INSERT INTO t VALUES (1, 1)")
+	m, h := fastCounter(t, admin, "misses"), fastCounter(t, admin, "hits")
+	s.wantInt(1, "SELECT v FROM t WHERE id = ?", 1)       // prepared, recognised
+	s.wantInt(1, "SELECT COUNT(*) FROM t WHERE v = ?", 1) // prepared, not a fast shape
+	s.wantInt(1, "SELECT COUNT(*) FROM t WHERE v = 1")    // text, not a fast shape
+	if got := fastCounter(t, admin, "hits") - h; got != 1 {
+		t.Errorf("hits went up by %d, want 1", got)
+	}
+	if got := fastCounter(t, admin, "misses") - m; got < 2 {
+		t.Errorf("misses went up by %d, want at least 2 (the two unrecognised statements)", got)
+	}
+}
