@@ -71,11 +71,20 @@ func (s *Session) endDDL() {
 }
 
 // isDDLText reports whether q is itself a DDL statement (rather than, say,
-// CALL of a procedure that runs one): its first keyword, after comments —
-// MySQL's versioned comments /*!NNNNN ... */ count as their content, as
-// mysqldump writes CREATE TRIGGER that way — is one of CREATE, ALTER, DROP,
-// RENAME or TRUNCATE.
+// CALL of a procedure that runs one): its first keyword is one of CREATE,
+// ALTER, DROP, RENAME or TRUNCATE.
 func isDDLText(q string) bool {
+	switch firstKeyword(q) {
+	case "CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE":
+		return true
+	}
+	return false
+}
+
+// firstKeyword returns the first word of a statement, upper-cased, after
+// comments — MySQL's versioned comments /*!NNNNN ... */ count as their
+// content, as mysqldump writes CREATE TRIGGER that way.
+func firstKeyword(q string) string {
 	for {
 		q = strings.TrimLeft(q, " \t\r\n")
 		switch {
@@ -85,14 +94,14 @@ func isDDLText(q string) bool {
 		case strings.HasPrefix(q, "/*"):
 			end := strings.Index(q, "*/")
 			if end < 0 {
-				return false
+				return ""
 			}
 			q = q[end+2:]
 			continue
 		case strings.HasPrefix(q, "#"), strings.HasPrefix(q, "-- "):
 			end := strings.IndexByte(q, '\n')
 			if end < 0 {
-				return false
+				return ""
 			}
 			q = q[end+1:]
 			continue
@@ -103,11 +112,7 @@ func isDDLText(q string) bool {
 	if end < 0 {
 		end = len(q)
 	}
-	switch strings.ToUpper(q[:end]) {
-	case "CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE":
-		return true
-	}
-	return false
+	return strings.ToUpper(q[:end])
 }
 
 // ReplayDDL runs a logged DDL statement during recovery. nextTableID is

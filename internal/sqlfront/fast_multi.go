@@ -6,13 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
-
-	"lockstep/internal/txn"
 )
 
 // Multi-point reads: SELECT cols FROM t WHERE pk IN (?, ?, ...) and, for a
@@ -104,66 +100,14 @@ func recogniseMultiPoint(where ast.Expr, p *fastPlan, qualifierOK func(ast.Table
 func (s *Session) runMultiPoint(ctx context.Context, p *fastPlan, entry *tableEntry, bind map[string]*querypb.BindVariable, explicit bool) (*sqltypes.Result, bool, error) {
 	keys := make([][]byte, 0, len(p.multi))
 	for _, names := range p.multi {
-		var key []byte
-		none := false
-		for i := range p.meta.pk.cols {
-			kc := &p.meta.pk.cols[i]
-			bv := bind[names[i]]
-			if bv != nil && types.IsUnsigned(kc.typ) && len(bv.Value) > 0 && bv.Value[0] == '-' {
-				// go-mysql-server matches -1 in an IN list on an unsigned
-				// column with 2^64-1 (MySQL: nothing); leave it the list so
-				// both paths answer alike.
-				return nil, false, nil
-			}
-			var n, ok bool
-			key, n, ok = appendBoundKey(key, kc, bv)
-			if !ok {
-				return nil, false, nil
-			}
-			none = none || n
+		key, none, ok := p.boundKey(nil, names, bind, true)
+		if !ok {
+			return nil, false, nil
 		}
 		if !none {
 			keys = append(keys, key)
 		}
 	}
 	slices.SortFunc(keys, bytes.Compare)
-	keys = slices.CompactFunc(keys, bytes.Equal)
-
-	lock := p.lock
-	if lock.mode == 0 && s.serial && explicit {
-		lock.mode = txn.LockS
-	}
-	sctx := s.fastContext()
-	s.ClearWarnings()
-	res := &sqltypes.Result{Fields: p.fields}
-	if len(keys) > 0 {
-		tx := s.fastStatementTx(explicit)
-		tx.ReadPolicy = lock.policy
-		var err error
-		for _, key := range keys {
-			row, found, gerr := tx.Get(ctx, entry.store, key, lock.mode)
-			if gerr != nil {
-				err = gerr
-				break
-			}
-			if !found {
-				continue
-			}
-			vals, rerr := p.resultRow(sctx, row)
-			if rerr != nil {
-				err = rerr
-				break
-			}
-			res.Rows = append(res.Rows, vals)
-		}
-		s.endFastStatement(explicit, err)
-		if err != nil {
-			return nil, true, s.handleTxError(sctx, err)
-		}
-	}
-	s.SetLastQueryInfoInt(sql.RowCount, -1)
-	s.SetLastQueryInfoInt(sql.FoundRows, int64(len(res.Rows)))
-	sql.IncrementStatusVariable(sctx, "Questions", 1)
-	sql.IncrementStatusVariable(sctx, "Com_select", 1)
-	return res, true, nil
+	return s.readKeys(ctx, p, entry, slices.CompactFunc(keys, bytes.Equal), explicit)
 }

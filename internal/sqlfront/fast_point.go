@@ -391,56 +391,96 @@ func (s *Session) runFast(ctx context.Context, p *fastPlan, bind map[string]*que
 
 // runPointSelect executes a point read plan.
 func (s *Session) runPointSelect(ctx context.Context, p *fastPlan, entry *tableEntry, bind map[string]*querypb.BindVariable, explicit bool) (*sqltypes.Result, bool, error) {
-	sctx := s.fastContext()
 	var keyBuf [64]byte
-	key, none, ok := p.boundKey(keyBuf[:0], bind)
+	key, none, ok := p.boundKey(keyBuf[:0], p.params, bind, false)
 	if !ok {
 		return nil, false, nil
 	}
+	var one [1][]byte
+	keys := one[:0]
+	if !none {
+		keys = append(keys, key)
+	}
+	return s.readKeys(ctx, p, entry, keys, explicit)
+}
 
+// readKeys reads the rows of primary keys (in key order, each once) under
+// the plan's locking clause and returns them as the plan's result: point
+// and multi-point reads.
+func (s *Session) readKeys(ctx context.Context, p *fastPlan, entry *tableEntry, keys [][]byte, explicit bool) (*sqltypes.Result, bool, error) {
+	sctx := s.fastContext()
 	lock := p.lock
 	if lock.mode == 0 && s.serial && explicit {
 		lock.mode = txn.LockS
 	}
 	s.ClearWarnings()
 	res := &sqltypes.Result{Fields: p.fields}
-	if !none {
+	if len(keys) > 0 {
 		tx := s.fastStatementTx(explicit)
 		tx.ReadPolicy = lock.policy
-		row, found, err := tx.Get(ctx, entry.store, key, lock.mode)
-		if err == nil && found {
-			var vals []sqltypes.Value
-			vals, err = p.resultRow(sctx, row)
-			if err == nil {
-				res.Rows = [][]sqltypes.Value{vals}
+		var err error
+		for _, key := range keys {
+			row, found, gerr := tx.Get(ctx, entry.store, key, lock.mode)
+			if gerr != nil {
+				err = gerr
+				break
 			}
+			if !found {
+				continue
+			}
+			vals, rerr := p.resultRow(sctx, row)
+			if rerr != nil {
+				err = rerr
+				break
+			}
+			res.Rows = append(res.Rows, vals)
 		}
 		s.endFastStatement(explicit, err)
 		if err != nil {
 			return nil, true, s.handleTxError(sctx, err)
 		}
 	}
-	s.SetLastQueryInfoInt(sql.RowCount, -1)
-	s.SetLastQueryInfoInt(sql.FoundRows, int64(len(res.Rows)))
-	sql.IncrementStatusVariable(sctx, "Questions", 1)
-	sql.IncrementStatusVariable(sctx, "Com_select", 1)
+	s.selectDone(sctx, len(res.Rows))
 	return res, true, nil
 }
 
-// boundKey appends the primary key the plan's key parameters name. ok is
-// false when a bound value is not one the fast path binds; none is true
-// when no row can match.
-func (p *fastPlan) boundKey(b []byte, bind map[string]*querypb.BindVariable) (key []byte, none, ok bool) {
+// selectDone keeps a fast SELECT's bookkeeping as go-mysql-server does:
+// ROW_COUNT() -1, FOUND_ROWS(), Questions and Com_select.
+func (s *Session) selectDone(sctx *sql.Context, rows int) {
+	s.SetLastQueryInfoInt(sql.RowCount, -1)
+	s.SetLastQueryInfoInt(sql.FoundRows, int64(rows))
+	sql.IncrementStatusVariable(sctx, "Questions", 1)
+	sql.IncrementStatusVariable(sctx, "Com_select", 1)
+}
+
+// boundKey appends the primary key the bind variables names (one per key
+// column, in key order) give. ok is false when a bound value is not one the
+// fast path binds, or, with noNegUnsigned, a negative value for an unsigned
+// column; none is true when no row can match.
+func (p *fastPlan) boundKey(b []byte, names []string, bind map[string]*querypb.BindVariable, noNegUnsigned bool) (key []byte, none, ok bool) {
 	key = b
 	for i := range p.meta.pk.cols {
+		kc, bv := &p.meta.pk.cols[i], bind[names[i]]
+		if noNegUnsigned && negativeForUnsigned(kc, bv) {
+			return nil, false, false
+		}
 		var n bool
-		key, n, ok = appendBoundKey(key, &p.meta.pk.cols[i], bind[p.params[i]])
+		key, n, ok = appendBoundKey(key, kc, bv)
 		if !ok {
 			return nil, false, false
 		}
 		none = none || n
 	}
 	return key, none, true
+}
+
+// negativeForUnsigned reports a negative value bound for an unsigned key
+// column. go-mysql-server mishandles it in ranges (no row for BETWEEN -5
+// AND 1) and IN lists (-1 matches 2^64-1), where MySQL compares
+// numerically; the fast path leaves such statements to it so both paths
+// answer alike.
+func negativeForUnsigned(kc *keyColumn, bv *querypb.BindVariable) bool {
+	return bv != nil && types.IsUnsigned(kc.typ) && len(bv.Value) > 0 && bv.Value[0] == '-'
 }
 
 // resultRow converts a stored row to the plan's output values.

@@ -119,10 +119,7 @@ func boundKey(kc *keyColumn, bv *querypb.BindVariable, upper bool) (key []byte, 
 	if bv.Type == querypb.Type_NULL_TYPE {
 		return nil, true, true
 	}
-	if types.IsUnsigned(kc.typ) && len(bv.Value) > 0 && bv.Value[0] == '-' {
-		// go-mysql-server finds no row for a negative bound on an unsigned
-		// column (MySQL compares numerically); the fast path leaves such a
-		// range to it, so both paths answer alike.
+	if negativeForUnsigned(kc, bv) {
 		return nil, false, false
 	}
 	k, none, ok := appendBoundKey(nil, kc, bv)
@@ -185,10 +182,7 @@ func (s *Session) runRange(ctx context.Context, p *fastPlan, entry *tableEntry, 
 	if p.sum && res.Rows == nil {
 		res.Rows = [][]sqltypes.Value{{sqltypes.NULL}} // an empty range sums to NULL
 	}
-	s.SetLastQueryInfoInt(sql.RowCount, -1)
-	s.SetLastQueryInfoInt(sql.FoundRows, int64(len(res.Rows)))
-	sql.IncrementStatusVariable(sctx, "Questions", 1)
-	sql.IncrementStatusVariable(sctx, "Com_select", 1)
+	s.selectDone(sctx, len(res.Rows))
 	return res, true, nil
 }
 

@@ -33,6 +33,14 @@ func txControlOf(q string) txControl {
 		return 0
 	}
 	q = strings.TrimSpace(q)
+	if len(q) < 5 {
+		return 0
+	}
+	switch q[0] | 0x20 { // every text query up to 24 bytes comes here: most leave at once
+	case 'b', 'c', 'r', 's':
+	default:
+		return 0
+	}
 	q = strings.TrimSpace(strings.TrimSuffix(q, ";"))
 	switch strings.ToLower(strings.Join(strings.Fields(q), " ")) {
 	case "begin", "begin work", "start transaction":

@@ -459,7 +459,7 @@ func (s *Session) runWrite(ctx context.Context, p *fastPlan, entry *tableEntry, 
 	none := false
 	if p.write.kind != writeInsert {
 		var ok bool
-		if key, none, ok = p.boundKey(keyBuf[:0], bind); !ok {
+		if key, none, ok = p.boundKey(keyBuf[:0], p.params, bind, false); !ok {
 			return nil, false, nil
 		}
 	}

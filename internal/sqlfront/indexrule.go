@@ -32,51 +32,27 @@ func longerPrefixRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *pla
 		return n, transform.SameTree, nil
 	}
 	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		f, ok := n.(*plan.Filter)
+		if _, ok := n.(*plan.Filter); !ok {
+			return n, transform.SameTree, nil
+		}
+		a, ok := staticAccess(ctx, n)
 		if !ok {
 			return n, transform.SameTree, nil
 		}
-		ita, rebuild := accessUnder(f.Child)
-		if ita == nil || !ita.IsStatic() {
-			return n, transform.SameTree, nil
-		}
-		name := ita.Name()
-		if ta, ok := f.Child.(*plan.TableAlias); ok {
-			name = ta.Name()
-		}
-		nita, ok, err := longerPrefixAccess(ctx, f.Expression, ita, name)
+		nf, ok, err := longerPrefixAccess(ctx, a)
 		if err != nil || !ok {
-			return n, transform.SameTree, err
-		}
-		child, err := rebuild(nita)
-		if err != nil {
-			return n, transform.SameTree, err
-		}
-		nf, err := f.WithChildren(child)
-		if err != nil {
 			return n, transform.SameTree, err
 		}
 		return nf, transform.NewTree, nil
 	})
 }
 
-// longerPrefixAccess returns an access over the index the filter fixes
-// the longest prefix of, when that is better than ita's (see above).
-func longerPrefixAccess(ctx *sql.Context, filter sql.Expression, ita *plan.IndexedTableAccess, name string) (*plan.IndexedTableAccess, bool, error) {
-	lookup, err := ita.GetLookup(ctx, nil)
-	if err != nil {
-		return nil, false, nil
-	}
-	cur, ok := lookup.Index.(*index)
-	if !ok {
-		return nil, false, nil
-	}
-	ranges, ok := lookup.Ranges.(sql.MySQLRangeCollection)
-	if !ok || len(ranges) != 1 {
-		return nil, false, nil
-	}
-	fixed := fixedPrefix(ctx, ranges[0])
-	for _, ce := range ranges[0][fixed:] {
+// longerPrefixAccess returns the filtered access over the index the filter
+// fixes the longest prefix of, when that is better than a's (see above).
+func longerPrefixAccess(ctx *sql.Context, a *indexAccess) (sql.Node, bool, error) {
+	cur := a.ix
+	fixed := fixedPrefix(ctx, a.rng)
+	for _, ce := range a.rng[fixed:] {
 		if ce.Type() != sql.RangeType_All {
 			return nil, false, nil // the access also narrows a later column: keep it
 		}
@@ -84,7 +60,7 @@ func longerPrefixAccess(ctx *sql.Context, filter sql.Expression, ita *plan.Index
 	if cur.unique && fixed == len(cur.codec.cols) {
 		return nil, false, nil // one row at most already
 	}
-	eqs := constantEqualities(filter, cur.t, name)
+	eqs := constantEqualities(a.filter.Expression, cur.t, a.name)
 	if len(eqs) <= fixed {
 		return nil, false, nil
 	}
@@ -133,11 +109,11 @@ func longerPrefixAccess(ctx *sql.Context, filter sql.Expression, ita *plan.Index
 	if err != nil {
 		return nil, false, nil
 	}
-	nita, err := plan.NewStaticIndexedAccessForTableNode(ctx, ita.TableNode, nl)
+	out, err := a.withStatic(ctx, nl)
 	if err != nil {
 		return nil, false, nil
 	}
-	return nita, true, nil
+	return out, true, nil
 }
 
 // constantEqualities returns column ordinal -> value for the conjuncts of
@@ -168,20 +144,6 @@ func constantEqualities(e sql.Expression, m *tableMeta, alias string) map[int]in
 	}
 	walk(e)
 	return out
-}
-
-// accessUnder returns the index access n is, or that the table alias n
-// wraps, and how to put a replacement in its place; nil when n is neither.
-func accessUnder(n sql.Node) (*plan.IndexedTableAccess, func(sql.Node) (sql.Node, error)) {
-	switch x := n.(type) {
-	case *plan.IndexedTableAccess:
-		return x, func(r sql.Node) (sql.Node, error) { return r, nil }
-	case *plan.TableAlias:
-		if ita, ok := x.Child.(*plan.IndexedTableAccess); ok {
-			return ita, func(r sql.Node) (sql.Node, error) { return x.WithChildren(r) }
-		}
-	}
-	return nil, nil
 }
 
 // orderFree reports whether changing the index of n's one table access

@@ -47,29 +47,13 @@ func eqRefLookup(ctx *sql.Context, j *plan.JoinNode) (sql.Node, bool, error) {
 	if !ok || hl.LeftProbeKey == nil {
 		return nil, false, nil
 	}
-	var filter *plan.Filter
-	child := hl.Child
-	if f, ok := child.(*plan.Filter); ok {
-		filter, child = f, f.Child
-	}
-	ita, ok := child.(*plan.IndexedTableAccess)
-	if !ok || !ita.IsStatic() {
+	a, ok := staticAccess(ctx, hl.Child)
+	if !ok || !a.ix.unique {
 		return nil, false, nil
 	}
-	lookup, err := ita.GetLookup(ctx, nil)
-	if err != nil {
-		return nil, false, nil
-	}
-	ix, ok := lookup.Index.(*index)
-	if !ok || !ix.unique {
-		return nil, false, nil
-	}
-	ranges, ok := lookup.Ranges.(sql.MySQLRangeCollection)
-	if !ok || len(ranges) != 1 {
-		return nil, false, nil
-	}
+	ix, rng := a.ix, a.rng
 	cols := ix.codec.cols
-	fixed := fixedPrefix(ctx, ranges[0])
+	fixed := fixedPrefix(ctx, rng)
 	if fixed != len(cols)-1 {
 		return nil, false, nil
 	}
@@ -81,25 +65,22 @@ func eqRefLookup(ctx *sql.Context, j *plan.JoinNode) (sql.Node, bool, error) {
 	keys := make([]sql.Expression, 0, len(cols))
 	nulls := make([]bool, len(cols))
 	for i := 0; i < fixed; i++ {
-		ce := ranges[0][i]
+		ce := rng[i]
 		if ce.Type() == sql.RangeType_EqualNull {
 			return nil, false, nil // IS NULL: not a key value
 		}
 		keys = append(keys, expression.NewLiteral(sql.GetMySQLRangeCutKey(ce.LowerBound), ce.Typ))
 	}
 	keys = append(keys, unwrapTuple(hl.LeftProbeKey))
-	nita, err := plan.NewIndexedAccessForTableNode(ctx, ita.TableNode, plan.NewLookupBuilder(lookup.Index, keys, nulls))
+	nita, err := plan.NewIndexedAccessForTableNode(ctx, a.ita.TableNode, plan.NewLookupBuilder(a.lookup.Index, keys, nulls))
 	if err != nil {
 		return nil, false, err
 	}
-	if filter == nil {
-		return nita, true, nil
-	}
-	nf, err := filter.WithChildren(nita)
+	out, err := a.with(nita)
 	if err != nil {
 		return nil, false, err
 	}
-	return nf, true, nil
+	return out, true, nil
 }
 
 // unwrapTuple returns the one expression of a one-element tuple (how

@@ -45,73 +45,20 @@ func idxSortRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Sco
 // sortFromIndex returns s's child with the index access set to read in
 // s's order, when the access gives that order.
 func sortFromIndex(ctx *sql.Context, s *plan.Sort) (sql.Node, bool, error) {
-	var filter *plan.Filter
-	child := s.Child
-	if f, ok := child.(*plan.Filter); ok {
-		filter, child = f, f.Child
-	}
-	ita, rebuild := accessUnder(child)
-	if ita == nil || !ita.IsStatic() {
+	a, ok := staticAccess(ctx, s.Child)
+	if !ok || a.ix.Order() == sql.IndexOrderNone {
 		return nil, false, nil
 	}
-	lookup, err := ita.GetLookup(ctx, nil)
-	if err != nil {
-		return nil, false, nil
-	}
-	ix, ok := lookup.Index.(*index)
-	if !ok || ix.Order() == sql.IndexOrderNone {
-		return nil, false, nil
-	}
-	ranges, ok := lookup.Ranges.(sql.MySQLRangeCollection)
-	if !ok || len(ranges) != 1 {
-		return nil, false, nil
-	}
-	fixed := fixedPrefix(ctx, ranges[0])
-	name := ita.Name()
-	if ta, ok := child.(*plan.TableAlias); ok {
-		name = ta.Name()
-	}
-	desc, ok := sortMatchesIndex(s.SortFields, ix, fixed, name)
+	desc, ok := sortMatchesIndex(s.SortFields, a.ix, fixedPrefix(ctx, a.rng), a.name)
 	if !ok {
 		return nil, false, nil
 	}
-	nl := sql.NewIndexLookup(lookup.Index, ranges, lookup.IsPointLookup, lookup.IsEmptyRange, lookup.IsSpatialLookup, desc)
-	nita, err := plan.NewStaticIndexedAccessForTableNode(ctx, ita.TableNode, nl)
+	l := a.lookup
+	out, err := a.withStatic(ctx, sql.NewIndexLookup(l.Index, l.Ranges.(sql.MySQLRangeCollection), l.IsPointLookup, l.IsEmptyRange, l.IsSpatialLookup, desc))
 	if err != nil {
 		return nil, false, err
 	}
-	access, err := rebuild(nita)
-	if err != nil {
-		return nil, false, err
-	}
-	if filter == nil {
-		return access, true, nil
-	}
-	nf, err := filter.WithChildren(access)
-	if err != nil {
-		return nil, false, err
-	}
-	return nf, true, nil
-}
-
-// fixedPrefix returns how many leading columns of a range hold one value
-// (a closed range from a value to itself, or IS NULL).
-func fixedPrefix(ctx *sql.Context, r sql.MySQLRange) int {
-	k := 0
-	for _, ce := range r {
-		switch ce.Type() {
-		case sql.RangeType_EqualNull:
-		case sql.RangeType_ClosedClosed:
-			lo, hi := sql.GetMySQLRangeCutKey(ce.LowerBound), sql.GetMySQLRangeCutKey(ce.UpperBound)
-			if c, err := ce.Typ.Compare(ctx, lo, hi); err != nil || c != 0 {
-				return k
-			}
-		default:
-			return k
-		}
-		k++
-	}
-	return k
+	return out, true, nil
 }
 
 // sortMatchesIndex reports whether sort fields, all in one direction, name
@@ -169,11 +116,9 @@ func explainRowsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan
 // isExplainText reports whether a statement is EXPLAIN / DESCRIBE / DESC of
 // a query.
 func isExplainText(q string) bool {
-	q = strings.TrimLeft(q, " \t\r\n(")
-	for _, kw := range []string{"explain", "describe", "desc"} {
-		if len(q) > len(kw) && strings.EqualFold(q[:len(kw)], kw) && (q[len(kw)] == ' ' || q[len(kw)] == '\t' || q[len(kw)] == '\n') {
-			return true
-		}
+	switch firstKeyword(q) {
+	case "EXPLAIN", "DESCRIBE", "DESC":
+		return true
 	}
 	return false
 }

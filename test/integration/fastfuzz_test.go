@@ -120,14 +120,9 @@ func TestFastPathFuzz(t *testing.T) {
 			if offHits != 0 {
 				t.Fatalf("%d fast path executions with it off", offHits)
 			}
-			diffs := 0
-			for i := range on {
-				if on[i] != off[i] {
-					diffs++
-					if diffs <= 10 {
-						t.Errorf("statement %d differs (seed %d):\n on: %s\noff: %s", i, seed, on[i], off[i])
-					}
-				}
+			diffs := sameOutcomes(t, on, off)
+			if diffs > 0 {
+				t.Logf("replay with FASTFUZZ_SEED=%d FASTFUZZ_N=%d", seed, n)
 			}
 			if hits < int64(n)/4 {
 				t.Errorf("the fast path ran %d of %d statements, want at least a quarter", hits, n)

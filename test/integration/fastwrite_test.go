@@ -191,16 +191,7 @@ func TestFastPathWritesSameResults(t *testing.T) {
 			if hits[1] != 0 {
 				t.Fatalf("%d fast path executions with the fast path off", hits[1])
 			}
-			if len(outs[0]) != len(outs[1]) {
-				t.Fatalf("different numbers of outcomes: %d and %d", len(outs[0]), len(outs[1]))
-			}
-			for i := range outs[0] {
-				if outs[0][i] != outs[1][i] {
-					t.Errorf("fast path on and off differ:\n on: %s\noff: %s", outs[0][i], outs[1][i])
-				} else {
-					t.Logf("%s", outs[0][i])
-				}
-			}
+			sameOutcomes(t, outs[0], outs[1])
 			if hits[0] < proto.minHits {
 				t.Errorf("fast path ran %d statements, want at least %d", hits[0], proto.minHits)
 			}
