@@ -90,9 +90,6 @@ var fullScan = regexp.MustCompile(`(?m)(^|[─ ])Table$`)
 // that fixes the most columns, with ORDER BY answered by the index where
 // one gives the order.
 func TestBenchStatementsUseIndexes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a server")
-	}
 	s := testutil.StartServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -16,9 +16,6 @@ import (
 // threads for 6 s, and requires every transaction type to commit, no errors,
 // and every consistency check to pass.
 func TestTPCCLockstep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a server and runs for several seconds")
-	}
 	s := testutil.StartServer(t)
 	runTPCCTest(t, s.DSN("tpcc"))
 }
@@ -29,7 +26,7 @@ func TestTPCCLockstep(t *testing.T) {
 func TestTPCCExternal(t *testing.T) {
 	dsn := os.Getenv("TPCC_TEST_DSN")
 	if dsn == "" {
-		t.Skip("TPCC_TEST_DSN not set")
+		t.Skip("missing tool: a MySQL-compatible server to run against (MariaDB 10.11, say); set TPCC_TEST_DSN to its DSN")
 	}
 	runTPCCTest(t, dsn)
 }

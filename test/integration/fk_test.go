@@ -448,9 +448,6 @@ func TestForeignKeyFastPath(t *testing.T) {
 // were created in a dump's order (child first, foreign_key_checks=0), and
 // a statement that failed is logged and must fail again at recovery.
 func TestForeignKeyRestart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("restarts a lockstep server")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	s1 := testutil.StartServer(t, "--checkpoint-log-size", "64K")
