@@ -113,30 +113,8 @@ fi
 
 # --- MariaDB ------------------------------------------------------------
 if [[ " $SYSTEMS " == *" mariadb "* ]]; then
-  MDB=$OUT/mdb
-  mkdir -p "$MDB"
-  cat > "$OUT/mdb.cnf" <<CNF
-[mysqld]
-user=root
-datadir=$MDB
-socket=$OUT/mdb.sock
-pid-file=$OUT/mdb.pid
-log-error=$OUT/mdb.err
-port=$MDB_PORT
-bind-address=127.0.0.1
-skip-name-resolve
-max_connections=512
-innodb_flush_log_at_trx_commit=1
-innodb_buffer_pool_size=2G
-CNF
-  if [ "$MDB_BINLOG" = 1 ]; then
-    printf 'log-bin=%s\nbinlog_format=ROW\nsync_binlog=1\nserver_id=1\n' "$OUT/mdb-binlog" >> "$OUT/mdb.cnf"
-  fi
-  mariadb-install-db --no-defaults --datadir="$MDB" --user=root > "$OUT/mdb-install.log" 2>&1
-  mariadbd --defaults-file="$OUT/mdb.cnf" > "$OUT/mdb.stdout" 2>&1 &
-  for _ in $(seq 1 60); do mariadb-admin -S "$OUT/mdb.sock" -uroot ping >/dev/null 2>&1 && break; sleep 0.5; done
-  mariadb -S "$OUT/mdb.sock" -uroot -e "CREATE USER 'tpcc'@'127.0.0.1' IDENTIFIED BY 'tpcc';
-    GRANT ALL PRIVILEGES ON *.* TO 'tpcc'@'127.0.0.1';"
+  . scripts/mariadb-lib.sh
+  start_mariadb "$OUT" "$MDB_PORT" "$MDB_BINLOG" tpcc tpcc
   mdbname=mariadb
   [ "$MDB_BINLOG" = 1 ] && mdbname=mariadb-binlog
   runs "$mdbname" "tpcc:tpcc@tcp(127.0.0.1:$MDB_PORT)/tpcc"

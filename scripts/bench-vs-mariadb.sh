@@ -96,30 +96,9 @@ for conf in $LS_CONFIGS; do
 done
 
 # --- MariaDB ------------------------------------------------------------
-MDB=$OUT/mdb
-mkdir -p "$MDB"
-cat > "$OUT/mdb.cnf" <<EOF
-[mysqld]
-user=root
-datadir=$MDB
-socket=$OUT/mdb.sock
-pid-file=$OUT/mdb.pid
-log-error=$OUT/mdb.err
-port=$MDB_PORT
-bind-address=127.0.0.1
-skip-name-resolve
-max_connections=512
-innodb_flush_log_at_trx_commit=1
-innodb_buffer_pool_size=2G
-EOF
-if [ "$MDB_BINLOG" = 1 ]; then
-  printf 'log-bin=%s\nbinlog_format=ROW\nsync_binlog=1\nserver_id=1\n' "$OUT/mdb-binlog" >> "$OUT/mdb.cnf"
-fi
-mariadb-install-db --no-defaults --datadir="$MDB" --user=root > "$OUT/mdb-install.log" 2>&1
-mariadbd --defaults-file="$OUT/mdb.cnf" > "$OUT/mdb.stdout" 2>&1 &
-for i in $(seq 1 60); do mariadb-admin -S "$OUT/mdb.sock" -uroot ping >/dev/null 2>&1 && break; sleep 0.5; done
-mariadb -S "$OUT/mdb.sock" -uroot -e "CREATE USER 'sbtest'@'127.0.0.1' IDENTIFIED BY 'sbtest';
-  GRANT ALL PRIVILEGES ON *.* TO 'sbtest'@'127.0.0.1'; CREATE DATABASE sbtest;"
+. scripts/mariadb-lib.sh
+start_mariadb "$OUT" "$MDB_PORT" "$MDB_BINLOG" sbtest sbtest
+mariadb -S "$OUT/mdb.sock" -uroot -e "CREATE DATABASE sbtest"
 matrix mariadb --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$MDB_PORT" --mysql-user=sbtest --mysql-password=sbtest --mysql-db=sbtest
 mariadb-admin -S "$OUT/mdb.sock" -uroot shutdown || true
 
