@@ -43,6 +43,7 @@ type Frontend struct {
 	fast fastCounters
 
 	anyFK         atomic.Bool // a table has declared a foreign key (fk.go)
+	anyTrigger    atomic.Bool // a trigger has been created (fastWriteBlocked)
 	fkGen         atomic.Uint64
 	fkParentCache atomic.Pointer[fkParentSet]
 }

@@ -32,6 +32,7 @@ func (d *Database) CreateTrigger(ctx *sql.Context, def sql.TriggerDefinition) er
 		return fmt.Errorf("trigger %q already exists", def.Name)
 	}
 	d.triggers = append(d.triggers, def)
+	d.fe.anyTrigger.Store(true)
 	return nil
 }
 

@@ -302,3 +302,31 @@ func TestFastPathMisses(t *testing.T) {
 		t.Errorf("misses went up by %d, want at least 2 (the two unrecognised statements)", got)
 	}
 }
+
+// TestFastPathWritesRunTriggers: writes to a table in a database with
+// triggers go to go-mysql-server, which runs them; the fast path, which
+// does not, takes writes again once the database has none.
+func TestFastPathWritesRunTriggers(t *testing.T) {
+	srv := startServer(t)
+	e := newDatabase(t, srv)
+	admin := e.session("admin")
+	s := e.session("client")
+	s.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	s.exec("CREATE TABLE audit (id INT, v INT)")
+	s.exec("INSERT INTO t VALUES (?, ?)", 1, 1)
+	s.exec("CREATE TRIGGER t_upd AFTER UPDATE ON t FOR EACH ROW INSERT INTO audit VALUES (NEW.id, NEW.v)")
+	h := fastCounter(t, admin, "hits")
+	s.exec("UPDATE t SET v = ? WHERE id = ?", 2, 1)
+	s.exec("INSERT INTO t VALUES (?, ?)", 2, 2)
+	s.wantInt(1, "SELECT COUNT(*) FROM audit WHERE id = 1 AND v = 2")
+	if got := fastCounter(t, admin, "hits") - h; got != 0 {
+		t.Errorf("%d writes ran on the fast path with a trigger in the database", got)
+	}
+	s.exec("DROP TRIGGER t_upd")
+	h = fastCounter(t, admin, "hits")
+	s.exec("UPDATE t SET v = ? WHERE id = ?", 3, 1)
+	s.wantInt(1, "SELECT COUNT(*) FROM audit")
+	if got := fastCounter(t, admin, "hits") - h; got != 1 {
+		t.Errorf("the write after DROP TRIGGER: %d fast path runs, want 1", got)
+	}
+}
