@@ -275,10 +275,59 @@ func sourceValue(src valueSource, bind map[string]*querypb.BindVariable, col *sq
 	if err != nil {
 		return nil, err
 	}
-	if !valueKindFits(col.Type, v) {
+	if !valueKindFits(col.Type, v) && !exactDecimalText(col.Type, v) {
 		return nil, errFastFallback
 	}
 	return v, nil
+}
+
+// exactDecimalText reports whether v is a string (or bytes) holding a plain
+// decimal literal — an optional sign, digits, an optional point and
+// fraction, nothing else — that a DECIMAL column of type t stores exactly:
+// no more fraction digits than its scale, no more integer digits than its
+// precision leaves. Such a value converts without rounding, truncation or
+// warning, in MySQL and in go-mysql-server alike (drivers send DECIMAL
+// parameters as strings: TPC-C's amounts). Anything else falls back.
+func exactDecimalText(t sql.Type, v interface{}) bool {
+	dt, ok := t.(sql.DecimalType)
+	if !ok {
+		return false
+	}
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case []byte:
+		s = string(x) // short: no escape analysis worry on the hot path
+	default:
+		return false
+	}
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	intDigits, fracDigits, seenPoint := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			if seenPoint {
+				fracDigits++
+			} else if intDigits > 0 || c != '0' {
+				intDigits++ // leading zeros do not count
+			}
+		case c == '.' && !seenPoint:
+			seenPoint = true
+		default:
+			return false
+		}
+	}
+	if len(s) == 0 || s == "." || (seenPoint && fracDigits == 0) || (!seenPoint && len(s) == 0) {
+		return false
+	}
+	if s[0] == '.' {
+		return false // ".5": MySQL takes it; keep it with go-mysql-server
+	}
+	scale := int(dt.Scale())
+	return fracDigits <= scale && intDigits <= int(dt.Precision())-scale
 }
 
 // bindValue returns the Go value go-mysql-server's bind conversion makes of

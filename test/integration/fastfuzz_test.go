@@ -37,7 +37,7 @@ func TestFastPathFuzz(t *testing.T) {
 	ints := []any{0, 1, 2, 3, 5, 7, -1, 127, 128, -128, 255, 256, 32767, 65535, int64(math.MaxInt32), int64(math.MinInt32),
 		int64(math.MaxInt32) + 1, int64(math.MaxInt64), int64(math.MinInt64), nil, "3", "x", 2.5, 1.0}
 	strs := []any{"", "a", "A", "b", "ab ", "abcdefghij", "abcdefghijk", "é", "É", nil, 7, "0", []byte("a")}
-	decs := []any{"0", "1.5", "12.34", "-0.01", "999.99", "1000", "0.005", 1.25, 3, nil, "x", "1e2"}
+	decs := []any{"0", "1.5", "12.34", "-0.01", "999.99", "1000", "0.005", 1.25, 3, nil, "x", "1e2", "-123.45", "00.10", "+7", ".5", "5.", "999999999999.99", "1000000000000.00", []byte("2.50")}
 	key := func() any {
 		if g.IntN(10) == 0 {
 			return ints[g.IntN(len(ints))]
