@@ -61,12 +61,13 @@ type fastPlan struct {
 	// clientCharset is character_set_client at PREPARE (writes: how
 	// string values are read).
 	clientCharset sql.CharacterSetID
-	maxOrd        int        // highest ordinal decoded
-	rng           *rangeSpec // a range read; nil for a point read
-	write         *writeSpec // a write; nil for a read
-	txctl         txControl  // BEGIN, COMMIT or ROLLBACK (no table)
-	sum           bool       // SELECT SUM(col) over a key range: one output value
-	multi         [][]string // WHERE pk IN (...): bind names per key, in key column order
+	maxOrd        int         // highest ordinal decoded
+	rng           *rangeSpec  // a range read; nil for a point read
+	write         *writeSpec  // a write; nil for a read
+	txctl         txControl   // BEGIN, COMMIT or ROLLBACK (no table)
+	sum           bool        // SELECT SUM(col) over a key range: one output value
+	multi         [][]string  // WHERE pk IN (...): bind names per key, in key column order
+	prefix        *prefixSpec // equalities on an index's leading columns (fast_prefix.go)
 }
 
 // fastCounters are the fast path's counters (SHOW STATUS Lockstep_fast_path_*).

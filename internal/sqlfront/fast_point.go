@@ -100,17 +100,18 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 	if p.sum {
 		return nil
 	}
-	if sel.OrderBy != nil || sel.Limit != nil || sel.QueryOpts.Distinct {
-		return nil
+	if sel.OrderBy == nil && sel.Limit == nil && !sel.QueryOpts.Distinct {
+		if recogniseMultiPoint(sel.Where.Expr, p, qualifierOK) {
+			return p
+		}
+		if p.params = keyParams(sel.Where.Expr, m, qualifierOK); p.params != nil {
+			return p
+		}
 	}
-
-	if recogniseMultiPoint(sel.Where.Expr, p, qualifierOK) {
+	if recognisePrefix(sel, p, qualifierOK) {
 		return p
 	}
-	if p.params = keyParams(sel.Where.Expr, m, qualifierOK); p.params == nil {
-		return nil
-	}
-	return p
+	return nil
 }
 
 // sumArg returns the column of SUM(col) (not DISTINCT, no window).
@@ -385,6 +386,9 @@ func (s *Session) runFast(ctx context.Context, p *fastPlan, bind map[string]*que
 	}
 	if p.multi != nil {
 		return s.runMultiPoint(ctx, p, entry, bind, explicit)
+	}
+	if p.prefix != nil {
+		return s.runPrefix(ctx, p, entry, bind, explicit)
 	}
 	return s.runPointSelect(ctx, p, entry, bind, explicit)
 }

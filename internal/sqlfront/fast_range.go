@@ -66,7 +66,7 @@ func recogniseRange(sel *ast.Select, p *fastPlan, qualifierOK func(ast.TableName
 	}
 	for _, o := range sel.OrderBy {
 		c, ok := o.Expr.(*ast.ColName)
-		if !ok || !qualifierOK(c.Qualifier) {
+		if !ok || !qualifierOK(c.Qualifier) || aliasNamed(sel, c.Name.String()) {
 			return false
 		}
 		ord := m.colIndex(c.Name.String())

@@ -121,6 +121,12 @@ func TestFastPathSameResults(t *testing.T) {
 		"INSERT INTO t_c VALUES (1,2,3,'x'), (1,2,4,'y'), (2,255,-1,NULL)",
 		"CREATE TABLE t_r (id INT PRIMARY KEY, k INT, c VARCHAR(10) COLLATE utf8mb4_0900_ai_ci)",
 		"INSERT INTO t_r VALUES (1,5,'b'), (2,3,'A'), (3,5,'a'), (4,NULL,NULL), (5,1,'c'), (6,3,'B'), (7,NULL,'b')",
+		// Secondary indexes as TPC-C's customer (w, d, last, first) and
+		// orders (w, d, customer, id) have them, and a unique key.
+		"CREATE TABLE t_x (id INT PRIMARY KEY, w INT, d TINYINT UNSIGNED, last VARCHAR(16) COLLATE utf8mb4_0900_ai_ci, first VARCHAR(16), o INT, u VARCHAR(10), " +
+			"KEY k_name (w, d, last, first), KEY k_o (w, d, o, id), UNIQUE KEY k_u (u))",
+		"INSERT INTO t_x VALUES (1,1,1,'BAR','zed',7,'a'), (2,1,1,'bar','amy',7,'b'), (3,1,1,'Bar','Amy',8,'c'), (4,1,1,'foo','amy',7,NULL), " +
+			"(5,1,2,'bar','bob',7,NULL), (6,2,1,'bar',NULL,NULL,'x'), (7,1,1,'bár','cy',9,'y'), (8,1,1,NULL,'al',8,'z'), (9,1,1,'bar ','dee',7,'Q')",
 	} {
 		s.exec(q)
 	}
@@ -167,12 +173,30 @@ func TestFastPathSameResults(t *testing.T) {
 		{"SELECT SUM(n) FROM t_int WHERE id BETWEEN ? AND ?", [][]any{{-5, 5}, {2, 2}}},
 		{"SELECT SUM(d) FROM t_int WHERE id BETWEEN ? AND ?", [][]any{{-5, 5}}},
 		{"SELECT SUM(DISTINCT k) FROM t_r WHERE id BETWEEN ? AND ?", [][]any{{1, 7}}},
-		// Not point reads by the whole key or key ranges: go-mysql-server runs them.
+		// Index prefix reads: equalities on the leading columns of the
+		// primary key or a secondary index, ORDER BY the next ones, LIMIT.
+		{"SELECT v FROM t_c WHERE w = ? AND d = ?", [][]any{{1, 2}, {2, 255}, {1, 256}, {1, -1}, {nil, 2}, {"1", 2}, {1, 2.0}}},
+		{"SELECT v, o FROM t_c WHERE w = ? AND d = ? ORDER BY o DESC LIMIT 1", [][]any{{1, 2}, {2, 255}, {3, 3}}},
+		{"SELECT v, o FROM t_c WHERE w = ? AND d = ? ORDER BY o LIMIT ?", [][]any{{1, 2, 0}, {1, 2, 1}, {1, 2, 5}, {1, 2, -1}, {1, 2, "1"}}},
+		{"SELECT v, o FROM t_c WHERE d = ? AND w = ? ORDER BY d, o DESC", [][]any{{2, 1}}},
+		{"SELECT o FROM t_c WHERE w = ? ORDER BY d DESC, o DESC", [][]any{{1}, {2}}},
+		{"SELECT o FROM t_c WHERE w = ? ORDER BY d DESC, o", [][]any{{1}}},
+		{"SELECT v FROM t_int WHERE id = ? LIMIT 1", [][]any{{1}, {99}}},
+		{"SELECT id FROM t_x WHERE w = ? AND d = ? AND last = ? ORDER BY first", [][]any{{1, 1, "bar"}, {1, 1, "BAR"}, {1, 1, "bár"}, {1, 1, "bar "}, {1, 2, "bar"}, {2, 1, "BAR"}, {1, 1, nil}, {1, 1, "none"}}},
+		{"SELECT id, first, last FROM t_x WHERE w = ? AND d = ? AND last = ? ORDER BY first DESC", [][]any{{1, 1, "bar"}}},
+		{"SELECT id, o FROM t_x WHERE w = ? AND d = ? AND o = ? ORDER BY id DESC LIMIT 1", [][]any{{1, 1, 7}, {1, 1, 8}, {1, 2, 9}, {2, 1, nil}}},
+		{"SELECT id FROM t_x WHERE w = ? AND d = ?", [][]any{{1, 1}, {2, 1}}},
+		{"SELECT id FROM t_x WHERE d = ? AND w = ? AND o = ?", [][]any{{1, 1, 7}}},
+		{"SELECT * FROM t_x WHERE u = ?", [][]any{{"a"}, {"A"}, {"q"}, {nil}, {"zz"}}},
+		{"SELECT id FROM t_x WHERE last = ?", [][]any{{"bar"}}},
+		{"SELECT first AS last, last AS first FROM t_x WHERE w = ? AND d = ? AND last = ? ORDER BY first", [][]any{{1, 1, "bar"}}},
+		{"SELECT k AS c, c AS k FROM t_r WHERE id BETWEEN ? AND ? ORDER BY c", [][]any{{1, 7}}},
+		// Not fast shapes: go-mysql-server runs them.
 		{"SELECT DISTINCT k, c FROM t_r WHERE id BETWEEN ? AND ? ORDER BY k", [][]any{{1, 7}}},
 		{"SELECT k FROM t_r WHERE id BETWEEN ? AND ? LIMIT 2", [][]any{{1, 7}}},
-		{"SELECT v FROM t_c WHERE w = ? AND d = ?", [][]any{{1, 2}}},
+		{"SELECT id FROM t_x WHERE w = ? AND d = ? ORDER BY first", [][]any{{1, 1}}},
+		{"SELECT id FROM t_x WHERE w = ? AND d = ? ORDER BY o LIMIT 1, 2", [][]any{{1, 1}}},
 		{"SELECT v FROM t_int WHERE id = ? AND n = 1", [][]any{{1}}},
-		{"SELECT v FROM t_int WHERE id = ? LIMIT 1", [][]any{{1}}},
 		{"SELECT COUNT(*) FROM t_int WHERE id = ?", [][]any{{1}}},
 	}
 	run := func(s *session) []string {
@@ -194,6 +218,10 @@ func TestFastPathSameResults(t *testing.T) {
 			out = append(out, fmt.Sprintf("%s => %s", q, resultOf(s, q, 1)))
 			q = "SELECT v, f FROM t_int WHERE id IN (?, ?, ?) " + lock
 			out = append(out, fmt.Sprintf("%s => %s", q, resultOf(s, q, 2, 1, 7)))
+			q = "SELECT v, o FROM t_c WHERE w = ? AND d = ? ORDER BY o LIMIT 1 " + lock
+			out = append(out, fmt.Sprintf("%s => %s", q, resultOf(s, q, 1, 2)))
+			q = "SELECT id FROM t_x WHERE w = ? AND d = ? AND last = ? ORDER BY first " + lock
+			out = append(out, fmt.Sprintf("%s => %s", q, resultOf(s, q, 1, 1, "bar")))
 		}
 		s.exec("COMMIT")
 		return out
@@ -208,8 +236,8 @@ func TestFastPathSameResults(t *testing.T) {
 		s       *session
 		minHits int64
 	}{
-		{"prepared", s, 70},
-		{"text", newSession(t, e.ctx, e.openDB("interpolateParams=true"), "text"), 25},
+		{"prepared", s, 140},
+		{"text", newSession(t, e.ctx, e.openDB("interpolateParams=true"), "text"), 55},
 	}
 	for _, pr := range protocols {
 		t.Run(pr.name, func(t *testing.T) {

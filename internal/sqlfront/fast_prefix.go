@@ -1,0 +1,231 @@
+package sqlfront
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"lockstep/internal/storage"
+	"lockstep/internal/txn"
+)
+
+// Index prefix reads:
+//
+//	SELECT cols FROM t WHERE k1 = ? AND ... AND kn = ?
+//	  [ORDER BY kn+1 [ASC|DESC], ...] [LIMIT n] [FOR UPDATE | LOCK IN SHARE MODE]
+//
+// where k1..kn are the leading columns of the primary key or of a secondary
+// index (TPC-C's customer by last name, order lines of an order, a
+// customer's last order, Delivery's oldest new order; a unique secondary
+// key's point read). The rows are read from that index in its order —
+// backwards for DESC —, so an ORDER BY over the columns that follow the
+// fixed ones needs no sort and a LIMIT stops the read (a locking read locks
+// only the rows it returns, as go-mysql-server does with the index order
+// rules in sortrule.go).
+//
+// The index: the one whose leading columns the equalities fix furthest
+// (the primary key first among equals), as go-mysql-server's plan with
+// longerPrefixRule reads; with an ORDER BY, the first such index whose
+// next columns are the ORDER BY's. Equalities on columns outside the
+// chosen prefix, other conditions, ORDER BY on anything else, OFFSET and
+// DISTINCT are left to go-mysql-server.
+
+// prefixSpec is the index prefix part of a fastPlan.
+type prefixSpec struct {
+	idx     int       // storage index: storage.PrimaryIndex or a secondary index number
+	codec   *keyCodec // that index's key columns
+	params  []string  // bind variable names of the fixed leading columns, in key order
+	reverse bool      // ORDER BY ... DESC: read the index backwards
+	limit   string    // bind variable name of LIMIT (""; no LIMIT unless hasLimit)
+	limitN  int64     // a literal LIMIT
+	hasLim  bool
+}
+
+// recognisePrefix fills p.prefix from sel's WHERE, ORDER BY and LIMIT;
+// false when they do not have the shape above.
+func recognisePrefix(sel *ast.Select, p *fastPlan, qualifierOK func(ast.TableName) bool) bool {
+	m := p.meta
+	if sel.QueryOpts.Distinct {
+		return false
+	}
+	eqs := map[int]string{}
+	if !collectKeyEqualities(sel.Where.Expr, m, qualifierOK, eqs) {
+		return false
+	}
+	// ORDER BY: columns not fixed by the WHERE, one direction.
+	var order []int
+	desc := false
+	for _, o := range sel.OrderBy {
+		c, ok := o.Expr.(*ast.ColName)
+		if !ok || !qualifierOK(c.Qualifier) || aliasNamed(sel, c.Name.String()) {
+			return false
+		}
+		ord := m.colIndex(c.Name.String())
+		if ord < 0 {
+			return false
+		}
+		if _, fixed := eqs[ord]; fixed {
+			continue // one value: no order to give
+		}
+		d := o.Direction == ast.DescScr
+		if len(order) == 0 {
+			desc = d
+		} else if d != desc {
+			return false
+		}
+		order = append(order, ord)
+	}
+	spec := &prefixSpec{reverse: desc}
+	best := -1
+	try := func(idx int, codec *keyCodec) {
+		n := fixedLeading(codec, eqs)
+		if n != len(eqs) || n <= best || !orderFollows(codec, n, order) {
+			return
+		}
+		best, spec.idx, spec.codec = n, idx, codec
+	}
+	try(storage.PrimaryIndex, &m.pk)
+	for i := range m.indexes {
+		try(i, &m.indexes[i].codec)
+	}
+	if best <= 0 {
+		return false
+	}
+	for _, kc := range spec.codec.cols[:best] {
+		spec.params = append(spec.params, eqs[kc.ord])
+	}
+	if sel.Limit != nil {
+		if sel.Limit.Offset != nil {
+			return false
+		}
+		switch v := sel.Limit.Rowcount.(type) {
+		case *ast.SQLVal:
+			switch v.Type {
+			case ast.ValArg:
+				spec.limit = strings.TrimPrefix(string(v.Val), ":")
+			case ast.IntVal:
+				n, err := strconv.ParseInt(string(v.Val), 10, 64)
+				if err != nil || n < 0 {
+					return false
+				}
+				spec.limitN = n
+			default:
+				return false
+			}
+		default:
+			return false
+		}
+		spec.hasLim = true
+	}
+	p.prefix = spec
+	return true
+}
+
+// fixedLeading returns how many of codec's leading columns eqs fixes with
+// a value the fast path binds (whole-value key columns of fastKeyType).
+func fixedLeading(codec *keyCodec, eqs map[int]string) int {
+	n := 0
+	for _, kc := range codec.cols {
+		if _, ok := eqs[kc.ord]; !ok || kc.prefix != 0 || !fastKeyType(kc.typ) {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// orderFollows reports whether ORDER BY columns order are codec's columns
+// right after its first n, whole-value ones, so the index gives the order.
+func orderFollows(codec *keyCodec, n int, order []int) bool {
+	if n+len(order) > len(codec.cols) {
+		return false
+	}
+	for i, ord := range order {
+		kc := codec.cols[n+i]
+		if kc.ord != ord || kc.prefix != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// aliasNamed reports whether a select expression has alias name (an ORDER
+// BY name then means that expression, not the column).
+func aliasNamed(sel *ast.Select, name string) bool {
+	for _, se := range sel.SelectExprs {
+		if ae, ok := se.(*ast.AliasedExpr); ok && !ae.As.IsEmpty() && strings.EqualFold(ae.As.String(), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// runPrefix executes an index prefix read plan.
+func (s *Session) runPrefix(ctx context.Context, p *fastPlan, entry *tableEntry, bind map[string]*querypb.BindVariable, explicit bool) (*sqltypes.Result, bool, error) {
+	spec := p.prefix
+	limit := int64(-1)
+	if spec.hasLim {
+		limit = spec.limitN
+		if spec.limit != "" {
+			bv := bind[spec.limit]
+			if bv == nil || !sqltypes.IsIntegral(bv.Type) {
+				return nil, false, nil
+			}
+			n, err := strconv.ParseInt(string(bv.Value), 10, 64)
+			if err != nil || n < 0 {
+				return nil, false, nil
+			}
+			limit = n
+		}
+	}
+	var keyBuf [64]byte
+	lo := keyBuf[:0]
+	none := false
+	for i, name := range spec.params {
+		kc, bv := &spec.codec.cols[i], bind[name]
+		if negativeForUnsigned(kc, bv) {
+			return nil, false, nil
+		}
+		var n, ok bool
+		if lo, n, ok = appendBoundKey(lo, kc, bv); !ok {
+			return nil, false, nil
+		}
+		none = none || n
+	}
+	sctx := s.fastContext()
+	lock := p.lock
+	if lock.mode == 0 && s.serial && explicit {
+		lock.mode = txn.LockS
+	}
+	s.ClearWarnings()
+	res := &sqltypes.Result{Fields: p.fields}
+	if !none && limit != 0 {
+		tx := s.fastStatementTx(explicit)
+		tx.ReadPolicy = lock.policy
+		cur := tx.Cursor(sctx, entry.store, spec.idx, storage.Range{Lo: lo, Hi: prefixEnd(lo)}, spec.reverse, lock.mode)
+		var err error
+		for limit < 0 || int64(len(res.Rows)) < limit {
+			_, row, ok, nerr := cur.Next()
+			if nerr != nil || !ok {
+				err = nerr
+				break
+			}
+			vals, rerr := p.resultRow(sctx, row)
+			if rerr != nil {
+				err = rerr
+				break
+			}
+			res.Rows = append(res.Rows, vals)
+		}
+		s.endFastStatement(explicit, err)
+		if err != nil {
+			return nil, true, s.handleTxError(sctx, err)
+		}
+	}
+	s.selectDone(sctx, len(res.Rows))
+	return res, true, nil
+}
