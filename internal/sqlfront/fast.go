@@ -67,6 +67,7 @@ type fastPlan struct {
 	txctl         txControl   // BEGIN, COMMIT or ROLLBACK (no table)
 	sum           bool        // SELECT SUM(col) over a key range: one output value
 	multi         [][]string  // WHERE pk IN (...): bind names per key, in key column order
+	multiPrefix   bool        // multi names leading key columns only (writes: each item a key range)
 	prefix        *prefixSpec // equalities on an index's leading columns (fast_prefix.go)
 }
 

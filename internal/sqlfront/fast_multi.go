@@ -24,8 +24,9 @@ import (
 const maxMultiPoint = 1000
 
 // recogniseMultiPoint fills p.multi from an IN over the whole primary key;
-// false when where has another shape.
-func recogniseMultiPoint(where ast.Expr, p *fastPlan, qualifierOK func(ast.TableName) bool) bool {
+// false when where has another shape. With prefixOK the list may name only
+// the key's leading columns (p.multiPrefix: each item is a key range).
+func recogniseMultiPoint(where ast.Expr, p *fastPlan, qualifierOK func(ast.TableName) bool, prefixOK bool) bool {
 	m := p.meta
 	in, ok := where.(*ast.ComparisonExpr)
 	if !ok || in.Operator != ast.InStr || in.Escape != nil {
@@ -47,18 +48,18 @@ func recogniseMultiPoint(where ast.Expr, p *fastPlan, qualifierOK func(ast.Table
 	default:
 		return false
 	}
-	if len(lhs) != len(m.pk.cols) {
+	if len(lhs) > len(m.pk.cols) || (len(lhs) < len(m.pk.cols) && !prefixOK) {
 		return false
 	}
 	pos := make([]int, len(lhs)) // list position -> key column position
-	seen := make([]bool, len(m.pk.cols))
+	seen := make([]bool, len(lhs))
 	for i, c := range lhs {
 		if !qualifierOK(c.Qualifier) {
 			return false
 		}
 		ord := m.colIndex(c.Name.String())
 		k := -1
-		for j, kc := range m.pk.cols {
+		for j, kc := range m.pk.cols[:len(lhs)] {
 			if kc.ord == ord {
 				k = j
 			}
@@ -93,21 +94,33 @@ func recogniseMultiPoint(where ast.Expr, p *fastPlan, qualifierOK func(ast.Table
 		}
 		p.multi = append(p.multi, key)
 	}
+	p.multiPrefix = len(lhs) < len(m.pk.cols)
 	return true
 }
 
-// runMultiPoint executes a multi-point read plan.
-func (s *Session) runMultiPoint(ctx context.Context, p *fastPlan, entry *tableEntry, bind map[string]*querypb.BindVariable, explicit bool) (*sqltypes.Result, bool, error) {
-	keys := make([][]byte, 0, len(p.multi))
+// multiKeys returns the keys (or, for p.multiPrefix, key prefixes) the
+// bound list names, sorted and without duplicates, NULL and out-of-range
+// items dropped; ok is false when a value is not one the fast path binds.
+func (p *fastPlan) multiKeys(bind map[string]*querypb.BindVariable) (keys [][]byte, ok bool) {
+	keys = make([][]byte, 0, len(p.multi))
 	for _, names := range p.multi {
-		key, none, ok := p.boundKey(nil, names, bind, true)
+		key, none, ok := p.boundKeyOf(nil, names, bind, true)
 		if !ok {
-			return nil, false, nil
+			return nil, false
 		}
 		if !none {
 			keys = append(keys, key)
 		}
 	}
 	slices.SortFunc(keys, bytes.Compare)
-	return s.readKeys(ctx, p, entry, slices.CompactFunc(keys, bytes.Equal), explicit)
+	return slices.CompactFunc(keys, bytes.Equal), true
+}
+
+// runMultiPoint executes a multi-point read plan.
+func (s *Session) runMultiPoint(ctx context.Context, p *fastPlan, entry *tableEntry, bind map[string]*querypb.BindVariable, explicit bool) (*sqltypes.Result, bool, error) {
+	keys, ok := p.multiKeys(bind)
+	if !ok {
+		return nil, false, nil
+	}
+	return s.readKeys(ctx, p, entry, keys, explicit)
 }

@@ -101,7 +101,7 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 		return nil
 	}
 	if sel.OrderBy == nil && sel.Limit == nil && !sel.QueryOpts.Distinct {
-		if recogniseMultiPoint(sel.Where.Expr, p, qualifierOK) {
+		if recogniseMultiPoint(sel.Where.Expr, p, qualifierOK, false) {
 			return p
 		}
 		if p.params = keyParams(sel.Where.Expr, m, qualifierOK); p.params != nil {
@@ -462,8 +462,14 @@ func (s *Session) selectDone(sctx *sql.Context, rows int) {
 // fast path binds, or, with noNegUnsigned, a negative value for an unsigned
 // column; none is true when no row can match.
 func (p *fastPlan) boundKey(b []byte, names []string, bind map[string]*querypb.BindVariable, noNegUnsigned bool) (key []byte, none, ok bool) {
+	return p.boundKeyOf(b, names, bind, noNegUnsigned)
+}
+
+// boundKeyOf is boundKey for the primary key's first len(names) columns
+// (a key prefix when names is shorter than the key).
+func (p *fastPlan) boundKeyOf(b []byte, names []string, bind map[string]*querypb.BindVariable, noNegUnsigned bool) (key []byte, none, ok bool) {
 	key = b
-	for i := range p.meta.pk.cols {
+	for i := range names {
 		kc, bv := &p.meta.pk.cols[i], bind[names[i]]
 		if noNegUnsigned && negativeForUnsigned(kc, bv) {
 			return nil, false, false

@@ -23,11 +23,16 @@ import (
 
 // Writes on the fast path:
 //
-//	UPDATE t SET col = ? | col = col + ? | col = col - ? [, ...] WHERE pk1 = ? [AND ...]
-//	DELETE FROM t WHERE pk1 = ? [AND ...]
+//	UPDATE t SET col = ? | col = col + ? | col = col - ? [, ...] WHERE <keys>
+//	DELETE FROM t WHERE <keys>
 //	INSERT INTO t [(cols)] VALUES (?, ...) [, (?, ...) ...]
 //
-// (a literal may stand where a marker does). Parity with go-mysql-server
+// where <keys> is pk1 = ? [AND ...] naming the whole primary key, or an IN
+// list over it — pk IN (?, ...), (pk1, pk2, ...) IN ((?, ?, ...), ...) —
+// which may also name only the key's leading columns, each item then
+// meaning every row under that key prefix (TPC-C's Delivery). Rows are
+// locked and changed in key order, each once (a literal may stand where a
+// marker does). Parity with go-mysql-server
 // is kept by construction: every value goes through the column type's own
 // Convert, as go-mysql-server's INSERT and UPDATE do, and anything that is
 // not plainly in range — a conversion error or an out-of-range value, a
@@ -168,7 +173,7 @@ func (fe *Frontend) recogniseUpdate(ctx *sql.Context, query string, u *ast.Updat
 		}
 		p.write.sets = append(p.write.sets, as)
 	}
-	if p.params = keyParams(u.Where.Expr, m, qualifierOK); p.params == nil {
+	if p.params = keyParams(u.Where.Expr, m, qualifierOK); p.params == nil && !recogniseMultiPoint(u.Where.Expr, p, qualifierOK, true) {
 		return nil
 	}
 	return p
@@ -189,7 +194,7 @@ func (fe *Frontend) recogniseDelete(ctx *sql.Context, query string, d *ast.Delet
 	if qualifierOK == nil || !writableMeta(p.meta) {
 		return nil
 	}
-	if p.params = keyParams(d.Where.Expr, p.meta, qualifierOK); p.params == nil {
+	if p.params = keyParams(d.Where.Expr, p.meta, qualifierOK); p.params == nil && !recogniseMultiPoint(d.Where.Expr, p, qualifierOK, true) {
 		return nil
 	}
 	return p
@@ -507,13 +512,25 @@ func (s *Session) runWrite(ctx context.Context, p *fastPlan, entry *tableEntry, 
 		return nil, false, nil
 	}
 	sctx := s.fastContext()
-	var keyBuf [64]byte
-	var key []byte
-	none := false
+	var (
+		keyBuf  [64]byte
+		one     [1][]byte
+		targets [][]byte // the keys (or key prefixes) an UPDATE or DELETE names
+	)
 	if p.write.kind != writeInsert {
-		var ok bool
-		if key, none, ok = p.boundKey(keyBuf[:0], p.params, bind, false); !ok {
-			return nil, false, nil
+		if p.multi != nil {
+			var ok bool
+			if targets, ok = p.multiKeys(bind); !ok {
+				return nil, false, nil
+			}
+		} else {
+			key, none, ok := p.boundKey(keyBuf[:0], p.params, bind, false)
+			if !ok {
+				return nil, false, nil
+			}
+			if targets = one[:0]; !none {
+				targets = append(targets, key)
+			}
 		}
 	}
 	s.ClearWarnings()
@@ -525,9 +542,9 @@ func (s *Session) runWrite(ctx context.Context, p *fastPlan, entry *tableEntry, 
 	)
 	switch p.write.kind {
 	case writeUpdate:
-		res, err = s.fastUpdate(ctx, sctx, p, entry, tx, key, none, bind)
+		res, err = s.fastUpdate(ctx, sctx, p, entry, tx, targets, bind)
 	case writeDelete:
-		res, err = s.fastDelete(ctx, p, entry, tx, key, none)
+		res, err = s.fastDelete(ctx, p, entry, tx, targets)
 	default:
 		res, err = s.fastInsert(ctx, sctx, p, entry, tx, bind)
 	}
@@ -574,7 +591,7 @@ func isDuplicate(err error) bool {
 // does: a locking read, the new row from the assignments, no write when
 // the row compares equal; affected rows are the changed ones (the matched
 // ones with CLIENT_FOUND_ROWS).
-func (s *Session) fastUpdate(ctx context.Context, sctx *sql.Context, p *fastPlan, entry *tableEntry, tx *storage.Tx, key []byte, none bool, bind map[string]*querypb.BindVariable) (*sqltypes.Result, error) {
+func (s *Session) fastUpdate(ctx context.Context, sctx *sql.Context, p *fastPlan, entry *tableEntry, tx *storage.Tx, targets [][]byte, bind map[string]*querypb.BindVariable) (*sqltypes.Result, error) {
 	m := p.meta
 	sch := m.schema.Schema
 	// Values first: a statement that would fall back touches nothing.
@@ -600,44 +617,41 @@ func (s *Session) fastUpdate(ctx context.Context, sctx *sql.Context, p *fastPlan
 		vals[i] = v
 	}
 	matched, changed := 0, 0
-	if !none {
-		stored, found, err := tx.Get(ctx, entry.store, key, txn.LockX)
+	err := p.eachTarget(ctx, tx, entry, targets, func(key, stored []byte) error {
+		matched++
+		old, err := decodeRow(stored, len(sch))
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if found {
-			matched = 1
-			old, err := decodeRow(stored, len(sch))
-			if err != nil {
-				return nil, err
-			}
-			row := old.Copy()
-			for i, a := range p.write.sets {
-				v := vals[i]
-				if a.delta {
-					if v, err = applyDelta(sctx, sch[a.ord], row[a.ord], v, a.minus); err != nil {
-						return nil, err
-					}
-				}
-				row[a.ord] = v
-			}
-			eq, err := old.Equals(sctx, row, sch)
-			if err != nil {
-				return nil, errFastFallback
-			}
-			if !eq {
-				changed = 1
-				enc, err := encodeRow(nil, row)
-				if err != nil {
-					return nil, errFastFallback
-				}
-				if string(enc) != string(stored) {
-					if err := tx.Update(ctx, entry.store, m.version, key, key, enc); err != nil {
-						return nil, err
-					}
+		row := old.Copy()
+		for i, a := range p.write.sets {
+			v := vals[i]
+			if a.delta {
+				if v, err = applyDelta(sctx, sch[a.ord], row[a.ord], v, a.minus); err != nil {
+					return err
 				}
 			}
+			row[a.ord] = v
 		}
+		eq, err := old.Equals(sctx, row, sch)
+		if err != nil {
+			return errFastFallback
+		}
+		if eq {
+			return nil
+		}
+		changed++
+		enc, err := encodeRow(nil, row)
+		if err != nil {
+			return errFastFallback
+		}
+		if string(enc) == string(stored) {
+			return nil
+		}
+		return tx.Update(ctx, entry.store, m.version, key, key, enc)
+	})
+	if err != nil {
+		return nil, err
 	}
 	affected := changed
 	if s.Client().Capabilities&mysql.CapabilityClientFoundRows != 0 {
@@ -730,23 +744,53 @@ func arithmeticDelta(ctx *sql.Context, col *sql.Column, cur, d interface{}, minu
 	return convertForColumn(ctx, col, v)
 }
 
-// fastDelete deletes the row the key names.
-func (s *Session) fastDelete(ctx context.Context, p *fastPlan, entry *tableEntry, tx *storage.Tx, key []byte, none bool) (*sqltypes.Result, error) {
+// fastDelete deletes the rows the targets name.
+func (s *Session) fastDelete(ctx context.Context, p *fastPlan, entry *tableEntry, tx *storage.Tx, targets [][]byte) (*sqltypes.Result, error) {
 	affected := 0
-	if !none {
-		_, found, err := tx.Get(ctx, entry.store, key, txn.LockX)
-		if err != nil {
-			return nil, err
-		}
-		if found {
-			if err := tx.Delete(ctx, entry.store, p.meta.version, key); err != nil {
-				return nil, err
-			}
-			affected = 1
-		}
+	err := p.eachTarget(ctx, tx, entry, targets, func(key, _ []byte) error {
+		affected++
+		return tx.Delete(ctx, entry.store, p.meta.version, key)
+	})
+	if err != nil {
+		return nil, err
 	}
 	sql.IncrementStatusVariable(s.fastContext(), "Com_delete", 1)
 	return &sqltypes.Result{RowsAffected: uint64(affected)}, nil
+}
+
+// eachTarget calls fn with the primary key and stored row of each row the
+// targets name, in key order, each locked exclusively first: a target is a
+// whole key, or with p.multiPrefix a key prefix naming every row under it
+// (as go-mysql-server reads the ranges of the same list).
+func (p *fastPlan) eachTarget(ctx context.Context, tx *storage.Tx, entry *tableEntry, targets [][]byte, fn func(key, stored []byte) error) error {
+	for _, t := range targets {
+		if !p.multiPrefix {
+			stored, found, err := tx.Get(ctx, entry.store, t, txn.LockX)
+			if err != nil {
+				return err
+			}
+			if found {
+				if err := fn(t, stored); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		cur := tx.Cursor(ctx, entry.store, storage.PrimaryIndex, storage.Range{Lo: t, Hi: prefixEnd(t)}, false, txn.LockX)
+		for {
+			key, stored, ok, err := cur.Next()
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			if err := fn(key, stored); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // fastInsert inserts the statement's rows. An explicit AUTO_INCREMENT value

@@ -47,7 +47,7 @@ func TestFastPathFuzz(t *testing.T) {
 	pick := func(pool []any) any { return pool[g.IntN(len(pool))] }
 	var prog []stmt
 	for i := 0; i < n; i++ {
-		switch g.IntN(14) {
+		switch g.IntN(19) {
 		case 0:
 			prog = append(prog, stmt{"SELECT * FROM f WHERE id = ?", []any{key()}})
 		case 1:
@@ -72,6 +72,16 @@ func TestFastPathFuzz(t *testing.T) {
 			prog = append(prog, stmt{"INSERT INTO f (id, s) VALUES (?, ?), (?, ?)", []any{key(), pick(strs), key(), pick(strs)}})
 		case 12:
 			prog = append(prog, stmt{"SELECT i, s FROM f WHERE id = ? FOR UPDATE", []any{key()}})
+		case 14:
+			prog = append(prog, stmt{"SELECT id, s FROM f WHERE i = ? ORDER BY s LIMIT ?", []any{pick(ints), g.IntN(4)}})
+		case 15:
+			prog = append(prog, stmt{"SELECT id, d FROM f WHERE s = ? AND i = ?", []any{pick(strs), pick(ints)}})
+		case 16:
+			prog = append(prog, stmt{"SELECT id, s FROM f WHERE i = ? ORDER BY s DESC FOR UPDATE", []any{pick(ints)}})
+		case 17:
+			prog = append(prog, stmt{"UPDATE f SET t = t + ?, s = ? WHERE id IN (?, ?)", []any{pick(ints), pick(strs), key(), key()}})
+		case 18:
+			prog = append(prog, stmt{"DELETE FROM f WHERE id IN (?, ?, ?)", []any{key(), key(), key()}})
 		case 13:
 			if g.IntN(2) == 0 {
 				prog = append(prog, stmt{"BEGIN", nil})
@@ -93,7 +103,7 @@ func TestFastPathFuzz(t *testing.T) {
 			db = e.openDB(dsn)
 		}
 		s := newSession(t, e.ctx, db, "client")
-		s.exec("CREATE TABLE f (id INT PRIMARY KEY, i INT, t TINYINT UNSIGNED NOT NULL DEFAULT 0, s VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, d DECIMAL(14,2) NOT NULL DEFAULT 0)")
+		s.exec("CREATE TABLE f (id INT PRIMARY KEY, i INT, t TINYINT UNSIGNED NOT NULL DEFAULT 0, s VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, d DECIMAL(14,2) NOT NULL DEFAULT 0, KEY k_is (i, s))")
 		h := fastCounter(t, admin, "hits")
 		var out []string
 		for _, st := range prog {

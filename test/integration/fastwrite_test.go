@@ -99,6 +99,22 @@ var writeCorpus = []writeCase{
 	{"UPDATE w_money SET m = ? WHERE id = ?", [][]any{{"42.42", 10}, {"-1.999", 10}, {"123456789012", 11}, {[]byte("3.10"), 11}, {"abc", 12}, {nil, 12}}},
 	{"INSERT INTO w_num (id, d) VALUES (?, ?)", [][]any{{20, "9999.99"}, {21, "10000.00"}, {22, "-9999.99"}, {23, "0.1"}}},
 
+	// Writes by key lists (TPC-C's Delivery): the whole key, and a leading
+	// part of it naming every row under it; duplicates, NULLs, out-of-range
+	// items, a row whose new value overflows (the statement falls back after
+	// changing earlier rows: undone first), unchanged rows.
+	{"INSERT INTO w_c VALUES (?, ?, ?, ?), (?, ?, ?, ?), (?, ?, ?, ?), (?, ?, ?, ?), (?, ?, ?, ?)", [][]any{
+		{5, 1, 1, "a", 5, 1, 2, "b", 5, 2, 1, "c", 6, 1, 1, "d", 6, 1, 9, "e"}}},
+	{"UPDATE w_c SET v = ? WHERE (w, d, o) IN ((?, ?, ?), (?, ?, ?))", [][]any{
+		{"u1", 5, 1, 1, 5, 2, 1}, {"u1", 5, 1, 1, 5, 2, 1}, {"u2", 5, 1, 1, 5, 1, 1}, {"u3", nil, 1, 1, 6, 1, 9}, {"u4", 5, 256, 1, 5, 1, 2}, {"u5", 7, 7, 7, 8, 8, 8}}},
+	{"UPDATE w_c SET v = ? WHERE (w, d) IN ((?, ?), (?, ?))", [][]any{{"p1", 5, 1, 6, 1}, {"p2", 5, 2, 5, 2}, {"p3", 9, 9, 5, 1}, {"p4", 5, -1, 6, 1}}},
+	{"UPDATE w_c SET v = ? WHERE (d, w) IN ((?, ?))", [][]any{{"q", 1, 6}}},
+	{"DELETE FROM w_c WHERE (w, d, o) IN ((?, ?, ?), (?, ?, ?), (?, ?, ?))", [][]any{{5, 1, 1, 5, 1, 1, 9, 9, 9}, {5, 1, 1, nil, 1, 2, 5, 2, 1}}},
+	{"DELETE FROM w_c WHERE (w, d) IN ((?, ?))", [][]any{{6, 1}, {6, 1}}},
+	{"INSERT INTO w_int (id, k, t) VALUES (?, ?, ?), (?, ?, ?), (?, ?, ?)", [][]any{{40, 1, 100}, {41, 2, 120}, {42, 3, -5}}},
+	{"UPDATE w_int SET t = t + ?, k = k + 1 WHERE id IN (?, ?, ?)", [][]any{{1, 40, 41, 42}, {1, 42, 42, 99}, {10, 40, 41, 42}, {1, nil, 40, 40}, {"2", 40, 41, 42}}},
+	{"UPDATE w_int SET k = ? WHERE id IN (?, ?)", [][]any{{5, 40, 41}, {5, 40, 41}, {5, 40, int64(3000000000)}}},
+	{"DELETE FROM w_int WHERE id IN (?, ?, ?)", [][]any{{40, 40, 99}, {41, "42", 1.5}, {41, 42, -1}}},
 	{"INSERT INTO w_nopk VALUES (?, ?), (?, ?)", [][]any{{1, "x", 1, "x"}, {nil, nil, 2, "toolong"}, {3, "y", 4, "z"}}},
 	{"UPDATE w_nopk SET b = ? WHERE a = ?", [][]any{{"q", 1}}},
 	{"DELETE FROM w_nopk WHERE a = ?", [][]any{{3}}},
