@@ -69,6 +69,7 @@ type fastPlan struct {
 	multi         [][]string  // WHERE pk IN (...): bind names per key, in key column order
 	multiPrefix   bool        // multi names leading key columns only (writes: each item a key range)
 	prefix        *prefixSpec // equalities on an index's leading columns (fast_prefix.go)
+	agg           aggKind     // COUNT(*), MIN or MAX over an index prefix (fast_agg.go)
 }
 
 // fastCounters are the fast path's counters (SHOW STATUS Lockstep_fast_path_*).

@@ -65,9 +65,15 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 		case *ast.AliasedExpr:
 			col, ok := x.Expr.(*ast.ColName)
 			if f, isFunc := x.Expr.(*ast.FuncExpr); isFunc && len(sel.SelectExprs) == 1 {
-				// SUM(col) of an integer column over a key range.
-				col, ok = sumArg(f)
-				p.sum = ok
+				// SUM(col) of an integer column over a key range;
+				// COUNT(*), MIN(col), MAX(col) over an index prefix.
+				if col, ok = sumArg(f); ok {
+					p.sum = true
+				} else if p.agg, col, ok = aggregateArg(f); ok && col == nil {
+					// COUNT(*): the first key column stands in as the
+					// plan's one output column (never decoded).
+					col = &ast.ColName{Name: ast.NewColIdent(m.schema.Schema[m.pk.cols[0].ord].Name)}
+				}
 			}
 			if !ok || !qualifierOK(col.Qualifier) {
 				return nil
@@ -99,6 +105,12 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 	}
 	if p.sum {
 		return nil
+	}
+	if p.agg != 0 {
+		if sel.OrderBy != nil || sel.Limit != nil || sel.QueryOpts.Distinct || sel.Lock != "" || !recogniseAggregate(sel, p, qualifierOK) {
+			return nil
+		}
+		return p
 	}
 	if sel.OrderBy == nil && sel.Limit == nil && !sel.QueryOpts.Distinct {
 		if recogniseMultiPoint(sel.Where.Expr, p, qualifierOK, false) {

@@ -48,25 +48,32 @@ type prefixSpec struct {
 // recognisePrefix fills p.prefix from sel's WHERE, ORDER BY and LIMIT;
 // false when they do not have the shape above.
 func recognisePrefix(sel *ast.Select, p *fastPlan, qualifierOK func(ast.TableName) bool) bool {
-	m := p.meta
 	if sel.QueryOpts.Distinct {
 		return false
 	}
 	eqs := map[int]string{}
-	if !collectKeyEqualities(sel.Where.Expr, m, qualifierOK, eqs) {
+	if !collectKeyEqualities(sel.Where.Expr, p.meta, qualifierOK, eqs) {
 		return false
 	}
-	// ORDER BY: columns not fixed by the WHERE, one direction.
-	var order []int
-	desc := false
+	order, desc, ok := orderColumns(sel, p.meta, qualifierOK, eqs)
+	if !ok || !choosePrefixIndex(p, eqs, order, desc) {
+		return false
+	}
+	return recogniseLimit(sel, p.prefix)
+}
+
+// orderColumns returns the ORDER BY's columns that eqs does not fix, and
+// their direction; ok is false for anything but plain columns of the
+// table in one direction.
+func orderColumns(sel *ast.Select, m *tableMeta, qualifierOK func(ast.TableName) bool, eqs map[int]string) (order []int, desc, ok bool) {
 	for _, o := range sel.OrderBy {
-		c, ok := o.Expr.(*ast.ColName)
-		if !ok || !qualifierOK(c.Qualifier) || aliasNamed(sel, c.Name.String()) {
-			return false
+		c, isCol := o.Expr.(*ast.ColName)
+		if !isCol || !qualifierOK(c.Qualifier) || aliasNamed(sel, c.Name.String()) {
+			return nil, false, false
 		}
 		ord := m.colIndex(c.Name.String())
 		if ord < 0 {
-			return false
+			return nil, false, false
 		}
 		if _, fixed := eqs[ord]; fixed {
 			continue // one value: no order to give
@@ -75,10 +82,19 @@ func recognisePrefix(sel *ast.Select, p *fastPlan, qualifierOK func(ast.TableNam
 		if len(order) == 0 {
 			desc = d
 		} else if d != desc {
-			return false
+			return nil, false, false
 		}
 		order = append(order, ord)
 	}
+	return order, desc, true
+}
+
+// choosePrefixIndex sets p.prefix to a read of the index whose leading
+// columns eqs fixes furthest (every equality among them; the primary key
+// first among equals) and whose next columns are order; false when there
+// is none.
+func choosePrefixIndex(p *fastPlan, eqs map[int]string, order []int, desc bool) bool {
+	m := p.meta
 	spec := &prefixSpec{reverse: desc}
 	best := -1
 	try := func(idx int, codec *keyCodec) {
@@ -98,6 +114,13 @@ func recognisePrefix(sel *ast.Select, p *fastPlan, qualifierOK func(ast.TableNam
 	for _, kc := range spec.codec.cols[:best] {
 		spec.params = append(spec.params, eqs[kc.ord])
 	}
+	p.prefix = spec
+	return true
+}
+
+// recogniseLimit fills spec's LIMIT from sel: none, a literal or a marker;
+// false for an OFFSET or anything else.
+func recogniseLimit(sel *ast.Select, spec *prefixSpec) bool {
 	if sel.Limit != nil {
 		if sel.Limit.Offset != nil {
 			return false
@@ -121,7 +144,6 @@ func recognisePrefix(sel *ast.Select, p *fastPlan, qualifierOK func(ast.TableNam
 		}
 		spec.hasLim = true
 	}
-	p.prefix = spec
 	return true
 }
 
@@ -167,6 +189,9 @@ func aliasNamed(sel *ast.Select, name string) bool {
 // runPrefix executes an index prefix read plan.
 func (s *Session) runPrefix(ctx context.Context, p *fastPlan, entry *tableEntry, bind map[string]*querypb.BindVariable, explicit bool) (*sqltypes.Result, bool, error) {
 	spec := p.prefix
+	if p.agg != 0 && !p.aggFieldsMatch() {
+		return nil, false, nil
+	}
 	limit := int64(-1)
 	if spec.hasLim {
 		limit = spec.limitN
@@ -208,7 +233,10 @@ func (s *Session) runPrefix(ctx context.Context, p *fastPlan, entry *tableEntry,
 		tx.ReadPolicy = lock.policy
 		cur := tx.Cursor(sctx, entry.store, spec.idx, storage.Range{Lo: lo, Hi: prefixEnd(lo)}, spec.reverse, lock.mode)
 		var err error
-		for limit < 0 || int64(len(res.Rows)) < limit {
+		if p.agg != 0 {
+			res.Rows, err = p.aggregate(sctx, cur)
+		}
+		for p.agg == 0 && (limit < 0 || int64(len(res.Rows)) < limit) {
 			_, row, ok, nerr := cur.Next()
 			if nerr != nil || !ok {
 				err = nerr
@@ -225,6 +253,9 @@ func (s *Session) runPrefix(ctx context.Context, p *fastPlan, entry *tableEntry,
 		if err != nil {
 			return nil, true, s.handleTxError(sctx, err)
 		}
+	}
+	if p.agg != 0 && res.Rows == nil {
+		res.Rows = [][]sqltypes.Value{{p.agg.empty()}}
 	}
 	s.selectDone(sctx, len(res.Rows))
 	return res, true, nil

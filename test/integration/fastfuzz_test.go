@@ -47,7 +47,7 @@ func TestFastPathFuzz(t *testing.T) {
 	pick := func(pool []any) any { return pool[g.IntN(len(pool))] }
 	var prog []stmt
 	for i := 0; i < n; i++ {
-		switch g.IntN(19) {
+		switch g.IntN(22) {
 		case 0:
 			prog = append(prog, stmt{"SELECT * FROM f WHERE id = ?", []any{key()}})
 		case 1:
@@ -69,7 +69,11 @@ func TestFastPathFuzz(t *testing.T) {
 		case 9, 10:
 			prog = append(prog, stmt{"INSERT INTO f (id, i, t, s, d) VALUES (?, ?, ?, ?, ?)", []any{key(), pick(ints), pick(ints), pick(strs), pick(decs)}})
 		case 11:
-			prog = append(prog, stmt{"INSERT INTO f (id, s) VALUES (?, ?), (?, ?)", []any{key(), pick(strs), key(), pick(strs)}})
+			if g.IntN(2) == 0 {
+				prog = append(prog, stmt{"INSERT INTO f (id, s) VALUES (?, ?), (?, ?)", []any{key(), pick(strs), key(), pick(strs)}})
+			} else {
+				prog = append(prog, stmt{"INSERT INTO f (id, i, t) VALUES (?, ?, ?)", []any{key(), pick(ints), g.IntN(3)}})
+			}
 		case 12:
 			prog = append(prog, stmt{"SELECT i, s FROM f WHERE id = ? FOR UPDATE", []any{key()}})
 		case 14:
@@ -82,6 +86,12 @@ func TestFastPathFuzz(t *testing.T) {
 			prog = append(prog, stmt{"UPDATE f SET t = t + ?, s = ? WHERE id IN (?, ?)", []any{pick(ints), pick(strs), key(), key()}})
 		case 18:
 			prog = append(prog, stmt{"DELETE FROM f WHERE id IN (?, ?, ?)", []any{key(), key(), key()}})
+		case 19:
+			prog = append(prog, stmt{"SELECT COUNT(*) FROM f WHERE i = ?", []any{pick(ints)}})
+		case 20:
+			prog = append(prog, stmt{"SELECT MIN(i) FROM f WHERE t = ?", []any{g.IntN(3)}})
+		case 21:
+			prog = append(prog, stmt{"SELECT MAX(i) FROM f WHERE t = ?", []any{g.IntN(3)}})
 		case 13:
 			if g.IntN(2) == 0 {
 				prog = append(prog, stmt{"BEGIN", nil})
@@ -103,7 +113,7 @@ func TestFastPathFuzz(t *testing.T) {
 			db = e.openDB(dsn)
 		}
 		s := newSession(t, e.ctx, db, "client")
-		s.exec("CREATE TABLE f (id INT PRIMARY KEY, i INT, t TINYINT UNSIGNED NOT NULL DEFAULT 0, s VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, d DECIMAL(14,2) NOT NULL DEFAULT 0, KEY k_is (i, s))")
+		s.exec("CREATE TABLE f (id INT PRIMARY KEY, i INT, t TINYINT UNSIGNED NOT NULL DEFAULT 0, s VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, d DECIMAL(14,2) NOT NULL DEFAULT 0, KEY k_is (i, s), KEY k_ti (t, i))")
 		h := fastCounter(t, admin, "hits")
 		var out []string
 		for _, st := range prog {

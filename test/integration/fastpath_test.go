@@ -191,13 +191,27 @@ func TestFastPathSameResults(t *testing.T) {
 		{"SELECT id FROM t_x WHERE last = ?", [][]any{{"bar"}}},
 		{"SELECT first AS last, last AS first FROM t_x WHERE w = ? AND d = ? AND last = ? ORDER BY first", [][]any{{1, 1, "bar"}}},
 		{"SELECT k AS c, c AS k FROM t_r WHERE id BETWEEN ? AND ? ORDER BY c", [][]any{{1, 7}}},
+		// COUNT(*), MIN and MAX over an index prefix.
+		{"SELECT COUNT(*) FROM t_c WHERE w = ? AND d = ?", [][]any{{1, 2}, {2, 255}, {3, 3}, {nil, 2}, {1, 256}}},
+		{"SELECT COUNT(*) FROM t_x WHERE w = ? AND d = ? AND last = ?", [][]any{{1, 1, "BAR"}, {1, 1, "zz"}}},
+		{"SELECT MAX(o) FROM t_c WHERE w = ? AND d = ?", [][]any{{1, 2}, {2, 255}, {3, 3}, {1, -1}}},
+		{"SELECT MIN(o) AS m FROM t_c WHERE w = ? AND d = ?", [][]any{{1, 2}, {3, 3}}},
+		{"SELECT MIN(o), MAX(o) FROM t_c WHERE w = ? AND d = ?", [][]any{{1, 2}}},
+		{"SELECT MAX(o) FROM t_x WHERE w = ? AND d = ?", [][]any{{1, 1}, {2, 1}, {1, 2}}},
+		{"SELECT MIN(o) FROM t_x WHERE w = ? AND d = ?", [][]any{{1, 1}, {2, 1}}},
+		{"SELECT MAX(id) FROM t_x WHERE w = ? AND d = ? AND o = ?", [][]any{{1, 1, 7}, {1, 1, 99}}},
+		{"SELECT MIN(d) FROM t_x WHERE w = ? AND d = ?", [][]any{{1, 1}, {1, 3}}},
+		{"SELECT MAX(first) FROM t_x WHERE w = ? AND d = ? AND last = ?", [][]any{{1, 1, "bar"}}},
+		{"SELECT MAX(k) FROM t_r WHERE id = ?", [][]any{{4}, {1}}},
+		{"SELECT COUNT(o) FROM t_c WHERE w = ?", [][]any{{1}}},
+		{"SELECT COUNT(*) FROM t_c WHERE w = ? FOR UPDATE", [][]any{{1}}},
 		// Not fast shapes: go-mysql-server runs them.
 		{"SELECT DISTINCT k, c FROM t_r WHERE id BETWEEN ? AND ? ORDER BY k", [][]any{{1, 7}}},
 		{"SELECT k FROM t_r WHERE id BETWEEN ? AND ? LIMIT 2", [][]any{{1, 7}}},
 		{"SELECT id FROM t_x WHERE w = ? AND d = ? ORDER BY first", [][]any{{1, 1}}},
 		{"SELECT id FROM t_x WHERE w = ? AND d = ? ORDER BY o LIMIT 1, 2", [][]any{{1, 1}}},
 		{"SELECT v FROM t_int WHERE id = ? AND n = 1", [][]any{{1}}},
-		{"SELECT COUNT(*) FROM t_int WHERE id = ?", [][]any{{1}}},
+		{"SELECT COUNT(*) FROM t_int WHERE id = ?", [][]any{{1}, {99}}},
 	}
 	run := func(s *session) []string {
 		var out []string

@@ -1,0 +1,150 @@
+package sqlfront
+
+import (
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"lockstep/internal/storage"
+)
+
+// Aggregates over an index prefix:
+//
+//	SELECT COUNT(*) | MIN(col) | MAX(col) FROM t WHERE k1 = ? AND ... AND kn = ?
+//
+// with k1..kn the leading columns of the primary key or a secondary index
+// (fast_prefix.go), and for MIN and MAX col the index column right after
+// them (or one of them). COUNT(*) counts the rows of the prefix; MIN reads
+// the prefix forwards and MAX backwards, stopping at the first row whose
+// col is not NULL — one row read where go-mysql-server reads the whole
+// prefix. No ORDER BY, LIMIT, DISTINCT or locking clause (go-mysql-server
+// runs those). MIN and MAX take integer, decimal, float and temporal
+// columns only: for strings, values equal under a collation ('a', 'A')
+// make "the" minimum depend on which row comes first, and the two paths
+// read in different orders.
+
+// aggKind is an aggregate a fast plan computes.
+type aggKind uint8
+
+const (
+	aggCount aggKind = iota + 1 // COUNT(*)
+	aggMin
+	aggMax
+)
+
+// aggregateArg recognises COUNT(*), MIN(col) and MAX(col) (no DISTINCT, no
+// window). col is nil for COUNT(*).
+func aggregateArg(f *ast.FuncExpr) (kind aggKind, col *ast.ColName, ok bool) {
+	if f.Distinct || f.Over != nil || !f.Qualifier.IsEmpty() || len(f.Exprs) != 1 {
+		return 0, nil, false
+	}
+	switch name := f.Name.String(); {
+	case strings.EqualFold(name, "count"):
+		if st, isStar := f.Exprs[0].(*ast.StarExpr); isStar && st.TableName.IsEmpty() {
+			return aggCount, nil, true
+		}
+		return 0, nil, false
+	case strings.EqualFold(name, "min"):
+		kind = aggMin
+	case strings.EqualFold(name, "max"):
+		kind = aggMax
+	default:
+		return 0, nil, false
+	}
+	ae, isAliased := f.Exprs[0].(*ast.AliasedExpr)
+	if !isAliased {
+		return 0, nil, false
+	}
+	col, ok = ae.Expr.(*ast.ColName)
+	return kind, col, ok
+}
+
+// recogniseAggregate fills p.prefix for an aggregate plan (p.agg, p.cols
+// set); false when the WHERE or the column does not fit.
+func recogniseAggregate(sel *ast.Select, p *fastPlan, qualifierOK func(ast.TableName) bool) bool {
+	m := p.meta
+	eqs := map[int]string{}
+	if !collectKeyEqualities(sel.Where.Expr, m, qualifierOK, eqs) {
+		return false
+	}
+	var order []int
+	if p.agg != aggCount {
+		ord := p.cols[0]
+		if !minMaxType(m.schema.Schema[ord].Type) {
+			return false
+		}
+		if _, fixed := eqs[ord]; !fixed {
+			order = []int{ord}
+		}
+	}
+	return choosePrefixIndex(p, eqs, order, p.agg == aggMax)
+}
+
+// minMaxType reports the column types MIN and MAX take on the fast path.
+func minMaxType(t sql.Type) bool {
+	return types.IsInteger(t) || types.IsDecimal(t) || types.IsFloat(t) || types.IsTime(t)
+}
+
+// aggFieldsMatch reports whether the result metadata go-mysql-server gave
+// the statement is what the fast path sends: BIGINT for COUNT(*), the
+// column's own type for MIN and MAX.
+func (p *fastPlan) aggFieldsMatch() bool {
+	if len(p.fields) != 1 {
+		return false
+	}
+	if p.agg == aggCount {
+		return p.fields[0].Type == querypb.Type_INT64
+	}
+	return p.fields[0].Type == p.meta.schema.Schema[p.cols[0]].Type.Type()
+}
+
+// empty is the aggregate of no rows: 0 for COUNT, NULL for MIN and MAX.
+func (k aggKind) empty() sqltypes.Value {
+	if k == aggCount {
+		return sqltypes.NewInt64(0)
+	}
+	return sqltypes.NULL
+}
+
+// aggregate computes p.agg over the rows of cur: the one result row.
+func (p *fastPlan) aggregate(ctx *sql.Context, cur *storage.Cursor) ([][]sqltypes.Value, error) {
+	if p.agg == aggCount {
+		var n int64
+		for {
+			_, _, ok, err := cur.Next()
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return [][]sqltypes.Value{{sqltypes.NewInt64(n)}}, nil
+			}
+			n++
+		}
+	}
+	ord := p.cols[0]
+	for {
+		_, stored, ok, err := cur.Next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return [][]sqltypes.Value{{sqltypes.NULL}}, nil
+		}
+		row, err := decodeRow(stored, ord+1)
+		if err != nil {
+			return nil, err
+		}
+		if row[ord] == nil {
+			continue // MIN and MAX skip NULLs
+		}
+		v, err := p.meta.schema.Schema[ord].Type.SQL(ctx, nil, row[ord])
+		if err != nil {
+			return nil, err
+		}
+		return [][]sqltypes.Value{{v}}, nil
+	}
+}
