@@ -95,7 +95,7 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 	}
 
 	if _, ok := sel.Where.Expr.(*ast.RangeCond); ok {
-		if !recogniseRange(sel, p, qualifierOK) {
+		if p.agg != 0 || !recogniseRange(sel, p, qualifierOK) {
 			return nil
 		}
 		if p.sum && (len(p.rng.order) > 0 || p.rng.distinct || !types.IsInteger(m.schema.Schema[p.cols[0]].Type)) {

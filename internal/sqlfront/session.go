@@ -32,6 +32,8 @@ type Session struct {
 	writers  int        // open UPDATE/DELETE editors (locking statements)
 	stmtPid  uint64     // statement the lock intent belongs to
 	stmtLock lockIntent // how its reads lock
+	textPid  uint64     // statement textLock was read for
+	textLock lockIntent // the locking clause of its prepared text
 
 	lastWarnings int64 // conditions raised by the previous statement (@@warning_count)
 
@@ -329,17 +331,30 @@ func (s *Session) lockIntent(ctx *sql.Context) lockIntent {
 	if s.stmtPid == ctx.Pid() {
 		return s.stmtLock
 	}
-	if q := ctx.Query(); mayLock(q) {
-		key := sql.RemoveSpaceAndDelimiter(q, ';')
-		if stmt, ok := s.fe.Engine.PreparedDataCache.GetCachedStmt(s.ID(), key); ok {
-			if in := intentOf(q, stmt); in.mode != 0 {
-				s.setLockIntent(ctx, in)
-				return in
-			}
-		}
+	if s.textPid != ctx.Pid() {
+		// Once per statement: a join asks for every lookup it makes.
+		s.textPid, s.textLock = ctx.Pid(), s.textIntent(ctx)
+	}
+	if in := s.textLock; in.mode != 0 {
+		s.setLockIntent(ctx, in)
+		return in
 	}
 	if s.serial && ctx.GetIgnoreAutoCommit() {
 		return lockIntent{mode: txn.LockS}
+	}
+	return lockIntent{}
+}
+
+// textIntent is the locking clause of the running statement's prepared
+// text (mode 0 when it has none or is not a prepared statement).
+func (s *Session) textIntent(ctx *sql.Context) lockIntent {
+	q := ctx.Query()
+	if !mayLock(q) {
+		return lockIntent{}
+	}
+	key := sql.RemoveSpaceAndDelimiter(q, ';')
+	if stmt, ok := s.fe.Engine.PreparedDataCache.GetCachedStmt(s.ID(), key); ok {
+		return intentOf(q, stmt)
 	}
 	return lockIntent{}
 }

@@ -180,6 +180,7 @@ func (t *Table) Truncate() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := int(t.rows.Load())
+	forgetRecords(t.pk)
 	t.pk = newPKTree()
 	for _, s := range t.secs {
 		s.tree = newSecTree()
@@ -196,6 +197,7 @@ func (t *Table) Drop() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.dropped = true
+	forgetRecords(t.pk)
 	t.pk = newPKTree()
 	for _, s := range t.secs {
 		s.tree = newSecTree()

@@ -555,3 +555,28 @@ func TestAddUniqueIndexWithPendingDelete(t *testing.T) {
 		t.Fatalf("unique index uk holds rows %v under one key after the pending delete rolled back", got)
 	}
 }
+
+// TestTruncateWithOpenWriterCommit: a transaction that wrote before
+// TRUNCATE and commits afterwards brings none of its rows back: the records
+// it wrote left the table with the truncate (holds reports them gone).
+func TestTruncateWithOpenWriterCommit(t *testing.T) {
+	e := newTestEngine(t)
+	tb := newKTable(e, false)
+	seed(t, e, tb, 3, func(id int) int { return id })
+	w := e.Begin(txn.RepeatableRead)
+	ins(t, w, tb, 9, 9, "pending")
+	upd(t, w, tb, 1, 100, "pending")
+	tb.Truncate()
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	e.Purge()
+	r := e.Begin(txn.RepeatableRead)
+	defer r.Rollback()
+	if got := scan(t, r, tb, PrimaryIndex, Range{}, false, 0); len(got) != 0 {
+		t.Fatalf("after TRUNCATE and a later commit: %q, want no rows", got)
+	}
+	if pkLen(tb) != 0 || secLen(tb, 0) != 0 {
+		t.Fatalf("commit after TRUNCATE left %d records, %d entries", pkLen(tb), secLen(tb, 0))
+	}
+}

@@ -205,6 +205,8 @@ func TestFastPathSameResults(t *testing.T) {
 		{"SELECT MAX(k) FROM t_r WHERE id = ?", [][]any{{4}, {1}}},
 		{"SELECT COUNT(o) FROM t_c WHERE w = ?", [][]any{{1}}},
 		{"SELECT COUNT(*) FROM t_c WHERE w = ? FOR UPDATE", [][]any{{1}}},
+		{"SELECT COUNT(*) FROM t_r WHERE id BETWEEN ? AND ?", [][]any{{2, 4}, {9, 9}}},
+		{"SELECT MAX(k) FROM t_r WHERE id BETWEEN ? AND ?", [][]any{{2, 4}}},
 		// Not fast shapes: go-mysql-server runs them.
 		{"SELECT DISTINCT k, c FROM t_r WHERE id BETWEEN ? AND ? ORDER BY k", [][]any{{1, 7}}},
 		{"SELECT k FROM t_r WHERE id BETWEEN ? AND ? LIMIT 2", [][]any{{1, 7}}},
