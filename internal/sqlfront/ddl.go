@@ -56,10 +56,27 @@ func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.Colum
 		nr = append(nr, row[:pos]...)
 		nr = append(nr, nil)
 		nr = append(nr, row[pos:]...)
-		if !col.Nullable && col.Default == nil {
+		// Existing rows get the generated value, else the default (an
+		// expression default evaluated per row), else NULL or, for a NOT
+		// NULL column without a default, the type's zero value — as
+		// MySQL fills them.
+		// The expressions were resolved against the table as it was (their
+		// column indexes are the old row's): they read the old row.
+		if expr := col.Generated; expr != nil {
+			v, err := expr.Eval(ctx, row)
+			if err != nil {
+				return nil, err
+			}
+			if v != nil {
+				if v, _, err = col.Type.Convert(ctx, v); err != nil {
+					return nil, err
+				}
+			}
+			nr[pos] = v
+		} else if !col.Nullable && col.Default == nil {
 			nr[pos] = col.Type.Zero()
 		} else if col.Default != nil {
-			v, err := col.Default.Eval(ctx, nr)
+			v, err := col.Default.Eval(ctx, row)
 			if err != nil {
 				return nil, err
 			}
@@ -72,7 +89,11 @@ func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.Colum
 		}
 		return nr, nil
 	}
-	return t.alter(ctx, old, newSchema, conv, nil, "")
+	if err := t.alter(ctx, old, newSchema, conv, nil, ""); err != nil {
+		return err
+	}
+	t.filled = true
+	return nil
 }
 
 func shiftOrdinals(ords []int, from, by int) []int {

@@ -17,6 +17,10 @@ type Table struct {
 	db    *Database
 	entry *tableEntry
 	meta  *tableMeta
+	// filled is set once AddColumn has filled the new column of every
+	// existing row (ddl.go): the UPDATE pass go-mysql-server then runs
+	// over the table to apply defaults must change nothing.
+	filled bool
 }
 
 var (
@@ -227,8 +231,28 @@ func (t *indexedTable) LookupPartitions(ctx *sql.Context, lookup sql.IndexLookup
 func (t *Table) Inserter(ctx *sql.Context) sql.RowInserter { return t.editor(ctx) }
 func (t *Table) Replacer(ctx *sql.Context) sql.RowReplacer { return t.editor(ctx) }
 
-func (t *Table) Updater(ctx *sql.Context) sql.RowUpdater { return t.lockingEditor(ctx) }
-func (t *Table) Deleter(ctx *sql.Context) sql.RowDeleter { return t.lockingEditor(ctx) }
+func (t *Table) Updater(ctx *sql.Context) sql.RowUpdater {
+	if t.filled {
+		return filledUpdater{}
+	}
+	return t.lockingEditor(ctx)
+}
+
+// filledUpdater is the updater of go-mysql-server's pass that applies a new
+// column's default to existing rows after ADD COLUMN. AddColumn has already
+// written every row with the right value; the pass would write them again
+// with the default expression evaluated against the wrong columns (its
+// column indexes are the old table's, the rows it passes are the new
+// table's: an ADD COLUMN ... DEFAULT (expr) FIRST or AFTER read a
+// neighbouring column). It keeps nothing.
+type filledUpdater struct{}
+
+func (filledUpdater) StatementBegin(*sql.Context)                 {}
+func (filledUpdater) DiscardChanges(*sql.Context, error) error    { return nil }
+func (filledUpdater) StatementComplete(*sql.Context) error        { return nil }
+func (filledUpdater) Update(*sql.Context, sql.Row, sql.Row) error { return nil }
+func (filledUpdater) Close(*sql.Context) error                    { return nil }
+func (t *Table) Deleter(ctx *sql.Context) sql.RowDeleter          { return t.lockingEditor(ctx) }
 
 // lockingEditor makes the reads of an UPDATE or DELETE current reads that
 // lock each row (InnoDB semantics), so concurrent updates never lose writes,

@@ -24,7 +24,8 @@ import (
 // without it); it stays as a regression check. So do the cases of the bugs
 // fixed on 2026-11-22 (MULTIRANGE, NULLLOOKUP, IGNORE, OWNWRITES, UNIQUEADD,
 // ALTERCONV/out-of-range, ALTERCONV/enum-reorder, AUTOINC/modify-adds,
-// PKMODIFY/*, DECIMAL, SUBPART, SAVEPOINT, EVENTS): they pass now and guard
+// PKMODIFY/*, DECIMAL, SUBPART, SAVEPOINT, EVENTS) and on 2026-11-23
+// (DEFAULTFIRST, DEFAULTFIRST/generated): they pass now and guard
 // against the bugs coming back.
 
 type repro struct {

@@ -21,25 +21,6 @@ var knownFailures = []skipGroup{
 
 	// ---- (a) lockstep bugs: wrong results or errors from lockstep storage / sqlfront ----
 
-	{ // DEFAULTFIRST
-		reason: "[bug] ADD COLUMN ... FIRST/AFTER with a DEFAULT or STORED generated expression that references other columns computes existing rows from the wrong columns; a new generated column is NULL for existing rows",
-		texts: []string{
-			"SELECT * FROM t19",
-			"SELECT * FROM t20",
-		},
-		tests: []string{
-			"TestColumnDefaults/Add_column_first_default_expression/SELECT_*_FROM_t17",
-			"TestGeneratedColumns/Add_stored_column_first_with_expression/SELECT_*_FROM_t17",
-			"TestGeneratedColumns/Add_stored_column_first_with_literal/SELECT_*_FROM_t16",
-			"TestGeneratedColumns/add_new_generated_column/select_*_from_t1_order_by_a",
-			"TestGeneratedColumns/creating_index_on_stored_generated_column_within_multi-alter_statement/select_*_from_t1_order_by_a",
-			"TestGeneratedColumns/creating_index_on_stored_generated_column_within_multi-alter_statement/select_*_from_t1_order_by_b",
-			"TestGeneratedColumns/creating_index_on_stored_generated_column_within_multi-alter_statement/select_*_from_t1_where_b_=_2_order_by_a",
-			"TestGeneratedColumns/creating_index_on_virtual_generated_column_within_multi-alter_statement/select_*_from_t1_order_by_a",
-			"TestGeneratedColumns/creating_index_on_virtual_generated_column_within_multi-alter_statement/select_*_from_t1_order_by_b",
-			"TestGeneratedColumns/creating_index_on_virtual_generated_column_within_multi-alter_statement/select_*_from_t1_where_b_=_2_order_by_a",
-		},
-	},
 	{ // AUTOINC
 		reason: "[bug] AUTO_INCREMENT: explicit FLOAT/DOUBLE values do not advance the counter",
 		tests: []string{

@@ -198,6 +198,32 @@ func TestDDL(t *testing.T) {
 		s.mustErr("ALTER TABLE t ADD COLUMN v INT") // ER_DUP_FIELDNAME (1060): exact code checked in TestErrors
 	})
 
+	// ADD COLUMN fills existing rows as MySQL does: a STORED or VIRTUAL
+	// generated column with its expression, an expression DEFAULT per row
+	// — wherever the column goes (FIRST, AFTER) —, a NOT NULL column
+	// without a default with the type's zero. Before 2026-11-23 a new
+	// generated column was NULL in existing rows and a DEFAULT (expr)
+	// added FIRST or AFTER read a neighbouring column.
+	t.Run("AlterAddColumnFillsRows", func(t *testing.T) {
+		e := newDatabase(t, srv)
+		s := e.session("s")
+		s.exec("CREATE TABLE t (id INT PRIMARY KEY, a INT)")
+		s.exec("INSERT INTO t VALUES (1,10),(2,20),(3,NULL)")
+		s.exec("ALTER TABLE t ADD COLUMN c INT AS (a + 1) STORED")
+		s.exec("ALTER TABLE t ADD COLUMN v INT AS (a * 3) VIRTUAL")
+		s.exec("ALTER TABLE t ADD COLUMN f INT AS (id * 100) STORED FIRST")
+		s.exec("ALTER TABLE t ADD COLUMN g INT DEFAULT (a * 2) AFTER id")
+		s.exec("ALTER TABLE t ADD COLUMN h VARCHAR(10) DEFAULT (CONCAT('h', id)) FIRST")
+		s.exec("ALTER TABLE t ADD COLUMN n INT NOT NULL")
+		s.exec("ALTER TABLE t ADD COLUMN k INT NOT NULL DEFAULT 7 AFTER a")
+		const want = "h1:100:1:20:10:7:11:30:0 h2:200:2:40:20:7:21:60:0 h3:300:3:NULL:NULL:7:NULL:NULL:0"
+		s.wantRows(want, "SELECT h, f, id, g, a, k, c, v, n FROM t ORDER BY id")
+		s.exec("CREATE INDEX ic ON t (c)")
+		s.wantRows("2", "SELECT id FROM t WHERE c = 21")
+		s.exec("INSERT INTO t (id, a, n) VALUES (4, 5, 1)")
+		s.wantRows("h4:400:4:10:5:7:6:15:1", "SELECT h, f, id, g, a, k, c, v, n FROM t WHERE id = 4")
+	})
+
 	t.Run("AlterDropColumn", func(t *testing.T) {
 		e := newDatabase(t, srv)
 		s := e.session("s")

@@ -25,17 +25,30 @@ func (s *session) rowsOf(query string) string {
 		s.t.Fatalf("%s: %s: %v", s.name, query, err)
 	}
 	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		s.t.Fatalf("%s: %s: %v", s.name, query, err)
+	}
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
 	var out []string
 	for rows.Next() {
-		var a, b sql.NullString
-		if err := rows.Scan(&a, &b); err != nil {
+		if err := rows.Scan(ptrs...); err != nil {
 			s.t.Fatalf("%s: %s: scan: %v", s.name, query, err)
 		}
-		bs := b.String
-		if !b.Valid {
-			bs = "NULL"
+		// Columns joined by ':'; NULL shows as NULL except in the first
+		// column (empty there, as the two-column form always had it).
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			parts[i] = v.String
+			if !v.Valid && i > 0 {
+				parts[i] = "NULL"
+			}
 		}
-		out = append(out, a.String+":"+bs)
+		out = append(out, strings.Join(parts, ":"))
 	}
 	if err := rows.Err(); err != nil {
 		s.t.Fatalf("%s: %s: %v", s.name, query, err)

@@ -45,11 +45,6 @@ func classify(name, msg string) *rule {
 // wins.
 var rules = []rule{
 	// ---- (a) lockstep bugs
-	{key: "DEFAULTFIRST", kind: "bug",
-		reason: "ADD COLUMN ... FIRST/AFTER with a DEFAULT or STORED generated expression that references other " +
-			"columns computes existing rows from the wrong columns; a new generated column is NULL for existing rows",
-		patterns: []string{`Add_column_first`, `Add_column_back_reference`, `Add_stored_column_first`,
-			`add_new_generated_column`, `generated_column_within_multi-alter`}},
 	{key: "AUTOINC", kind: "bug",
 		reason:   "AUTO_INCREMENT: explicit FLOAT/DOUBLE values do not advance the counter",
 		patterns: []string{`auto_increment_on_(float|double)`}},
