@@ -86,6 +86,12 @@ func lockstepVariables() []sql.SystemVariable {
 			Type: types.NewSystemStringType("datadir"), Default: ""}),
 		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_group_commit_wakeup",
 			Type: types.NewSystemEnumType("lockstep_group_commit_wakeup", "targeted", "broadcast"), Default: "targeted"}),
+		// The server's version, as its handshake gives it (go-mysql-
+		// server's defaults say 8.0.31 and "Dolt").
+		fromServer(&sql.MysqlSystemVariable{Name: "version",
+			Type: types.NewSystemStringType("version"), Default: ""}),
+		fromServer(&sql.MysqlSystemVariable{Name: "version_comment",
+			Type: types.NewSystemStringType("version_comment"), Default: ""}),
 		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_log_retention_size",
 			Type: types.NewSystemIntType("lockstep_log_retention_size", 0, math.MaxInt64, false), Default: int64(0)}),
 	}

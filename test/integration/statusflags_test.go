@@ -63,10 +63,23 @@ func TestHandshakeStatusFlags(t *testing.T) {
 	for pkt[i] != 0 {
 		i++
 	}
+	handshakeVersion := string(pkt[1:i])
 	i += 1 + 4 + 8 + 1 + 2 + 1
 	flags := binary.LittleEndian.Uint16(pkt[i:])
 	if flags&statusAutocommit == 0 || flags&statusInTrans != 0 {
 		t.Fatalf("handshake status flags %#x: want AUTOCOMMIT set and IN_TRANS clear", flags)
+	}
+
+	// One server: @@version and VERSION() say what the handshake says
+	// (they said 8.0.31 against the handshake's 8.0.33), and
+	// @@version_comment names lockstep (it said "Dolt").
+	s := newDatabase(t, srv).session("s")
+	var version, fn, comment string
+	if err := s.c.QueryRowContext(s.ctx, "SELECT @@version, VERSION(), @@version_comment").Scan(&version, &fn, &comment); err != nil {
+		t.Fatal(err)
+	}
+	if version != handshakeVersion || fn != handshakeVersion || comment != "lockstep" {
+		t.Fatalf("@@version %q, VERSION() %q, @@version_comment %q; handshake says %q, want comment lockstep", version, fn, comment, handshakeVersion)
 	}
 }
 
