@@ -80,10 +80,6 @@ func installConfigVars(fe *sqlfront.Frontend, cfg config.Config, port int) error
 		"datadir":                      func() any { return datadir + string(filepath.Separator) },
 		"lockstep_group_commit_wakeup": func() any { return cfg.GroupCommitWakeup },
 		"lockstep_log_retention_size":  func() any { return cfg.LogRetentionSize },
-		// What the handshake says, so clients that read @@version (the
-		// CLI's status, connectors' feature checks) see one server.
-		"version":         func() any { return ServerVersion },
-		"version_comment": func() any { return "lockstep" },
 	})
 }
 

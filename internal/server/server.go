@@ -24,8 +24,9 @@ import (
 	"lockstep/internal/storage"
 )
 
-// ServerVersion is what clients see as the server version.
-const ServerVersion = "8.0.33-lockstep"
+// ServerVersion is what clients see as the server version (the handshake;
+// @@version says the same).
+const ServerVersion = sqlfront.ServerVersion
 
 // Run starts a server with cfg and blocks until ctx is cancelled or the
 // listener fails. It returns nil after a clean shutdown. ready, when not nil,

@@ -14,6 +14,10 @@ import (
 // Definitions are registered in go-mysql-server's process-wide registry
 // once per process; ownedVars, built with them and never changed after, are
 // those whose global values each server keeps (servervars.go).
+// ServerVersion is the MySQL version lockstep presents: in the handshake
+// and as @@version / VERSION().
+const ServerVersion = "8.0.33-lockstep"
+
 var (
 	registerOnce sync.Once
 	ownedVars    map[string]*serverVar
@@ -89,9 +93,9 @@ func lockstepVariables() []sql.SystemVariable {
 		// The server's version, as its handshake gives it (go-mysql-
 		// server's defaults say 8.0.31 and "Dolt").
 		fromServer(&sql.MysqlSystemVariable{Name: "version",
-			Type: types.NewSystemStringType("version"), Default: ""}),
+			Type: types.NewSystemStringType("version"), Default: ServerVersion}),
 		fromServer(&sql.MysqlSystemVariable{Name: "version_comment",
-			Type: types.NewSystemStringType("version_comment"), Default: ""}),
+			Type: types.NewSystemStringType("version_comment"), Default: "lockstep"}),
 		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_log_retention_size",
 			Type: types.NewSystemIntType("lockstep_log_retention_size", 0, math.MaxInt64, false), Default: int64(0)}),
 	}
