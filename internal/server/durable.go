@@ -195,7 +195,7 @@ func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txl
 	fe.Storage().SetMinimalImages(cfg.RowImage == "minimal")
 	fe.Storage().SetCommitter(d)
 	fe.SetDDLLogger(d)
-	fe.SetExtraStatus(d.status)
+	fe.AddExtraStatus(d.status)
 	if err := installIdentity(fe, d); err != nil {
 		d.close()
 		return nil, err

@@ -73,10 +73,19 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 		ln.Close()
 		return err
 	}
+	limited := &limitListener{Listener: ln, max: func() int64 {
+		v, _ := fe.GlobalVariable("max_connections")
+		n, ok := v.(int64)
+		if !ok {
+			return 151
+		}
+		return n
+	}}
+	fe.AddExtraStatus(limited.status)
 	srv, err := gmsserver.NewServerWithHandler(gmsserver.Config{
 		Protocol: "tcp",
 		Address:  ln.Addr().String(),
-		Listener: ln,
+		Listener: limited,
 		Version:  ServerVersion,
 	}, fe.Engine, sql.NewContext, fe.NewSession, nil, wrapHandlerFor(fe))
 	if err != nil {

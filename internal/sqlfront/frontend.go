@@ -33,7 +33,7 @@ type Frontend struct {
 	ddlMu  sync.Mutex // serialises logged DDL statements (see ddllog.go)
 	ddlLog DDLLogger
 
-	extraStatus atomic.Pointer[func(map[string]int64)]
+	extraStatus atomic.Pointer[[]func(map[string]int64)]
 	vars        serverVars   // this server's values of per-server variables (servervars.go)
 	connections atomic.Int64 // connections opened (SHOW STATUS Connections)
 

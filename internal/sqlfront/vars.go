@@ -76,6 +76,14 @@ func lockstepVariables() []sql.SystemVariable {
 			Type:    types.NewSystemBoolType("autocommit"),
 			Default: int8(1),
 		}),
+		// Enforced by the server's listener (internal/server/connlimit.go).
+		perServer(&sql.MysqlSystemVariable{
+			Name:    "max_connections",
+			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Global),
+			Dynamic: true,
+			Type:    types.NewSystemIntType("max_connections", 1, 100000, false),
+			Default: int64(151),
+		}),
 		fromServer(&sql.MysqlSystemVariable{Name: "server_uuid",
 			Type: types.NewSystemStringType("server_uuid"), Default: ""}),
 		fromServer(&sql.MysqlSystemVariable{Name: "gtid_executed",
@@ -156,12 +164,27 @@ func (fe *Frontend) StatusValues() map[string]int64 {
 	m["Lockstep_purge_limit"] = int64(ss.PurgeLimit)
 	m["Threads_connected"], m["Connections"] = fe.connStats()
 	fe.fastStatus(m)
-	if f := fe.extraStatus.Load(); f != nil {
-		(*f)(m)
+	if fs := fe.extraStatus.Load(); fs != nil {
+		for _, f := range *fs {
+			f(m)
+		}
 	}
 	return m
 }
 
-// SetExtraStatus adds counters owned by other parts (the log, the commit
-// pipeline): f is called with the map SHOW STATUS is built from.
-func (fe *Frontend) SetExtraStatus(f func(m map[string]int64)) { fe.extraStatus.Store(&f) }
+// AddExtraStatus adds counters owned by other parts (the log, the commit
+// pipeline, the listener): f is called with the map SHOW STATUS is built
+// from, after those added before it.
+func (fe *Frontend) AddExtraStatus(f func(m map[string]int64)) {
+	for {
+		old := fe.extraStatus.Load()
+		var fs []func(map[string]int64)
+		if old != nil {
+			fs = append(fs, *old...)
+		}
+		fs = append(fs, f)
+		if fe.extraStatus.CompareAndSwap(old, &fs) {
+			return
+		}
+	}
+}

@@ -1,0 +1,89 @@
+package integration
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+
+	"lockstep/internal/testutil"
+)
+
+// TestMaxConnections: @@max_connections is enforced as MySQL enforces it —
+// max_connections + 1 connections (the extra one is an administrator's;
+// root is one) are let in, the next is refused at once with 1040 "Too many
+// connections" (it was let in: the variable said 151 and limited nothing),
+// Connection_errors_max_connections counts it, and a closed connection
+// frees its slot. The limit is the server's own (SET GLOBAL on one server
+// does not limit another).
+func TestMaxConnections(t *testing.T) {
+	srv := testutil.StartServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	db := srv.DB(t, "")
+	db.SetMaxIdleConns(0)
+
+	var def int64
+	if err := db.QueryRowContext(ctx, "SELECT @@global.max_connections").Scan(&def); err != nil || def != 151 {
+		t.Fatalf("default max_connections = %d (%v), want 151", def, err)
+	}
+	admin, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.ExecContext(ctx, "SET GLOBAL max_connections = 3"); err != nil {
+		t.Fatal(err)
+	}
+
+	// admin holds one slot; three more fit (3 + 1), the fifth is refused.
+	var held []*sql.Conn
+	for i := 0; i < 3; i++ {
+		c, err := db.Conn(ctx)
+		if err == nil {
+			err = c.PingContext(ctx)
+		}
+		if err != nil {
+			t.Fatalf("connection %d of 4: %v", i+2, err)
+		}
+		held = append(held, c)
+	}
+	c, err := db.Conn(ctx)
+	if err == nil {
+		err = c.PingContext(ctx)
+		c.Close()
+	}
+	expectErrno(t, err, 1040, "a fifth connection with max_connections = 3")
+
+	var name string
+	var refused int64
+	if err := admin.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Connection_errors_max_connections'").Scan(&name, &refused); err != nil || refused < 1 {
+		t.Fatalf("Connection_errors_max_connections = %d (%v), want >= 1", refused, err)
+	}
+
+	// A closed connection gives its slot back.
+	held[0].Close()
+	held = held[1:]
+	var again *sql.Conn
+	for i := 0; i < 50; i++ { // the server notices the close asynchronously
+		if again, err = db.Conn(ctx); err == nil {
+			if err = again.PingContext(ctx); err == nil {
+				break
+			}
+			again.Close()
+		}
+	}
+	if err != nil {
+		t.Fatalf("after closing one connection: %v", err)
+	}
+	again.Close()
+	for _, c := range held {
+		c.Close()
+	}
+
+	// Another server keeps its own limit.
+	other := testutil.StartServer(t)
+	var otherMax int64
+	if err := other.DB(t, "").QueryRowContext(ctx, "SELECT @@global.max_connections").Scan(&otherMax); err != nil || otherMax != 151 {
+		t.Fatalf("a second server's max_connections = %d (%v), want 151", otherMax, err)
+	}
+}
