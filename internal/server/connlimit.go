@@ -16,9 +16,10 @@ import (
 // in a queue instead, and go-mysql-server does not set it.
 type limitListener struct {
 	net.Listener
-	max     func() int64 // the current @@global.max_connections
-	open    atomic.Int64 // connections accepted and not yet closed
-	refused atomic.Int64 // Connection_errors_max_connections
+	max     func() int64  // the current @@global.max_connections
+	stats   func() string // the COM_STATISTICS line (comstats.go); nil: not answered
+	open    atomic.Int64  // connections accepted and not yet closed
+	refused atomic.Int64  // Connection_errors_max_connections
 }
 
 // Accept returns the next connection within the limit; refused ones are
@@ -34,6 +35,9 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			l.refused.Add(1)
 			go refuseConn(c)
 			continue
+		}
+		if l.stats != nil {
+			c = &statsConn{Conn: c, answer: l.stats}
 		}
 		return &countedConn{Conn: c, l: l}, nil
 	}

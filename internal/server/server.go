@@ -14,6 +14,7 @@ import (
 	_ "net/http/pprof" // profiling endpoint, only served when LOCKSTEP_PPROF is set
 	"os"
 	"strconv"
+	"time"
 
 	gmsserver "github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -81,6 +82,17 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 		}
 		return n
 	}}
+	started := time.Now()
+	limited.stats = func() string {
+		var questions int64
+		if _, v, ok := sql.StatusVariables.GetGlobal("Questions"); ok {
+			questions, _ = v.(int64)
+			if u, isU := v.(uint64); isU {
+				questions = int64(u)
+			}
+		}
+		return statisticsLine(started, limited.open.Load(), questions)
+	}
 	fe.AddExtraStatus(limited.status)
 	srv, err := gmsserver.NewServerWithHandler(gmsserver.Config{
 		Protocol: "tcp",

@@ -35,6 +35,29 @@ func TestOtherClients(t *testing.T) {
 		}
 	})
 
+	// COM_STATISTICS: mysqladmin status and the CLI's status command
+	// (they got "command handling not implemented yet: 9"); the
+	// connection goes on working after it.
+	t.Run("mysqladmin-status", func(t *testing.T) {
+		admin, err := exec.LookPath("mysqladmin")
+		requireClient(t, "mysqladmin", err == nil)
+		out, err := exec.Command(admin, "-h127.0.0.1", "-P"+port, "-uroot", "status", "ping").CombinedOutput()
+		if err != nil {
+			t.Fatalf("mysqladmin status: %v\n%s", err, out)
+		}
+		for _, want := range []string{"Uptime: ", "Threads: ", "Questions: ", "Queries per second avg: ", "mysqld is alive"} {
+			if !strings.Contains(string(out), want) {
+				t.Fatalf("mysqladmin status ping: %q lacks %q", out, want)
+			}
+		}
+		bin, err := exec.LookPath("mysql")
+		requireClient(t, "the mysql client", err == nil)
+		out, err = exec.Command(bin, "-h127.0.0.1", "-P"+port, "-uroot", "-e", "status; SELECT 41 + 1").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "Uptime:") || !strings.Contains(string(out), "Threads: ") || !strings.Contains(string(out), "42") {
+			t.Fatalf("mysql status: %v\n%s", err, out)
+		}
+	})
+
 	t.Run("pymysql", func(t *testing.T) {
 		requireClient(t, "PyMySQL", exec.Command("python3", "-c", "import pymysql").Run() == nil)
 		e := newDatabase(t, srv)

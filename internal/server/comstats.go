@@ -1,0 +1,146 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"time"
+)
+
+// COM_STATISTICS (`mysqladmin status`, the mysql CLI's `status`) is a
+// command the protocol layer does not know: it answered "command handling
+// not implemented yet: 9". statsConn answers it itself, below the protocol
+// layer: it reads the client's packets as they arrive, hands everything
+// else on unchanged, and replies to a one-byte command packet 0x09 with the
+// statistics line MySQL sends.
+//
+// Framing: a packet is a 3-byte length, a sequence byte and the payload; a
+// command starts at sequence 0. The connection is read as a stream of
+// packets from the first byte (the handshake response, sequence 1). An
+// SSLRequest (sequence 1, 32 bytes) means TLS follows: from then on the
+// bytes are passed through untouched. A COM_STATISTICS that arrives while
+// earlier bytes are still waiting to be read (a pipelining client) waits
+// until they have been, so replies keep the commands' order.
+
+const comStatistics = 0x09
+
+// statsConn is a connection that answers COM_STATISTICS.
+type statsConn struct {
+	net.Conn
+	answer func() string // the statistics line
+
+	buf     []byte // bytes read from Conn; buf[:ready] may be handed out
+	ready   int
+	pending int    // payload bytes of the current packet not yet passed
+	through bool   // TLS: no more parsing
+	back    []byte // buf's backing array, reused once buf is drained
+}
+
+// Read hands out the client's bytes minus the COM_STATISTICS packets.
+func (c *statsConn) Read(p []byte) (int, error) {
+	for {
+		if c.ready > 0 {
+			n := copy(p, c.buf[:c.ready])
+			c.buf = c.buf[n:]
+			c.ready -= n
+			return n, nil
+		}
+		if c.through && len(c.buf) == 0 {
+			return c.Conn.Read(p)
+		}
+		if err := c.parse(); err != nil {
+			return 0, err
+		}
+		if c.ready > 0 {
+			continue
+		}
+		// Read into the buffer's spare room: one copy of the client's
+		// bytes (to p), no allocation once the buffer exists.
+		switch {
+		case len(c.buf) == 0:
+			if c.back == nil {
+				c.back = make([]byte, 16<<10)
+			}
+			c.buf = c.back[:0]
+		case len(c.buf) == cap(c.buf):
+			c.buf = append(make([]byte, 0, 2*cap(c.buf)), c.buf...)
+		}
+		n, err := c.Conn.Read(c.buf[len(c.buf):cap(c.buf)])
+		c.buf = c.buf[:len(c.buf)+n]
+		if err != nil && n == 0 {
+			if len(c.buf) > 0 {
+				// A partial packet at the end of the stream: hand it on,
+				// the protocol layer reports the short read.
+				c.ready, c.through = len(c.buf), true
+				continue
+			}
+			return 0, err
+		}
+	}
+}
+
+// parse moves c.ready over complete packet headers and payload bytes,
+// answering and dropping COM_STATISTICS packets found at a boundary with
+// nothing before them waiting.
+func (c *statsConn) parse() error {
+	for c.ready < len(c.buf) {
+		rest := c.buf[c.ready:]
+		switch {
+		case c.through:
+			c.ready = len(c.buf)
+			continue
+		case c.pending > 0:
+			k := min(c.pending, len(rest))
+			c.pending -= k
+			c.ready += k
+			continue
+		case len(rest) < 4:
+			return nil // a header still arriving
+		}
+		size := int(rest[0]) | int(rest[1])<<8 | int(rest[2])<<16
+		seq := rest[3]
+		if seq == 0 && size == 1 {
+			if len(rest) < 5 {
+				return nil
+			}
+			if rest[4] == comStatistics {
+				if c.ready > 0 {
+					return nil // earlier commands first
+				}
+				if err := c.reply(); err != nil {
+					return err
+				}
+				c.buf = append(c.buf[:0], rest[5:]...)
+				continue
+			}
+		}
+		if seq == 1 && size == 32 {
+			c.through = true // SSLRequest: TLS from the next byte on
+		}
+		c.ready += 4
+		c.pending = size
+	}
+	return nil
+}
+
+// reply writes the statistics line as the command's one response packet
+// (sequence 1, a bare string as MySQL sends it).
+func (c *statsConn) reply() error {
+	line := c.answer()
+	n := len(line)
+	pkt := make([]byte, 0, 4+n)
+	pkt = append(pkt, byte(n), byte(n>>8), byte(n>>16), 1)
+	pkt = append(pkt, line...)
+	_, err := c.Conn.Write(pkt)
+	return err
+}
+
+// statisticsLine is MySQL's COM_STATISTICS text.
+func statisticsLine(started time.Time, threads, questions int64) string {
+	up := int64(time.Since(started).Seconds())
+	qps := 0.0
+	if up > 0 {
+		qps = float64(questions) / float64(up)
+	}
+	return fmt.Sprintf("Uptime: %d  Threads: %d  Questions: %d  Slow queries: 0  Opens: 0  Flush tables: 1  Open tables: 0  Queries per second avg: %.3f",
+		up, threads, questions, qps)
+}

@@ -1,0 +1,135 @@
+package server
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// chunkConn is a net.Conn whose reads return the input chunk by chunk and
+// whose writes are recorded.
+type chunkConn struct {
+	net.Conn
+	chunks  [][]byte
+	written bytes.Buffer
+}
+
+func (c *chunkConn) Read(p []byte) (int, error) {
+	if len(c.chunks) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, c.chunks[0])
+	if c.chunks[0] = c.chunks[0][n:]; len(c.chunks[0]) == 0 {
+		c.chunks = c.chunks[1:]
+	}
+	return n, nil
+}
+
+func (c *chunkConn) Write(p []byte) (int, error) { return c.written.Write(p) }
+
+func packet(seq byte, payload ...byte) []byte {
+	n := len(payload)
+	return append([]byte{byte(n), byte(n >> 8), byte(n >> 16), seq}, payload...)
+}
+
+func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+// TestStatsConn: whatever way the client's bytes are split into reads, the
+// protocol layer gets every byte except the COM_STATISTICS packets, each of
+// which is answered once with a sequence-1 packet holding the statistics
+// line; a COM_STATISTICS queued behind an unread command is answered only
+// once that command's bytes were read; after an SSLRequest nothing is
+// parsed (a 0x09 packet shape inside TLS bytes passes through).
+func TestStatsConn(t *testing.T) {
+	handshake := packet(1, bytes.Repeat([]byte{'h'}, 60)...)
+	query := packet(0, append([]byte{0x03}, "SELECT 1"...)...)
+	stats := packet(0, comStatistics)
+	ping := packet(0, 0x0e)
+	big := packet(0, append([]byte{0x03}, bytes.Repeat([]byte{'x'}, 9000)...)...)
+	sslRequest := packet(1, bytes.Repeat([]byte{0}, 32)...)
+	cases := []struct {
+		name     string
+		in, want []byte
+		answers  int
+	}{
+		{name: "alone", in: cat(handshake, stats), want: handshake, answers: 1},
+		{name: "between", in: cat(handshake, query, stats, ping), want: cat(handshake, query, ping), answers: 1},
+		{name: "twice", in: cat(handshake, stats, stats, query), want: cat(handshake, query), answers: 2},
+		{name: "large packets around", in: cat(handshake, big, stats, big), want: cat(handshake, big, big), answers: 1},
+		{name: "a payload byte 0x09 is not a command", in: cat(handshake, packet(0, 0x03, 0x09), packet(0, 0x09, 0x00)), want: cat(handshake, packet(0, 0x03, 0x09), packet(0, 0x09, 0x00))},
+		{name: "after TLS nothing is parsed", in: cat(sslRequest, stats, query), want: cat(sslRequest, stats, query)},
+	}
+	for _, tc := range cases {
+		for _, split := range []int{0, 1, 2, 3, 4, 5, 7, 4096} {
+			var chunks [][]byte
+			if split == 0 {
+				chunks = [][]byte{append([]byte(nil), tc.in...)}
+			} else {
+				for b := tc.in; len(b) > 0; {
+					k := min(split, len(b))
+					chunks = append(chunks, append([]byte(nil), b[:k]...))
+					b = b[k:]
+				}
+			}
+			raw := &chunkConn{chunks: chunks}
+			c := &statsConn{Conn: raw, answer: func() string { return "STATS" }}
+			got, err := io.ReadAll(readerFunc(c.Read))
+			if err != nil {
+				t.Fatalf("%s, reads of %d: %v", tc.name, split, err)
+			}
+			if !bytes.Equal(got, tc.want) {
+				t.Fatalf("%s, reads of %d: protocol layer got %d bytes %q..., want %d bytes", tc.name, split, len(got), head(got), len(tc.want))
+			}
+			answer := packet(1, []byte("STATS")...)
+			if want := bytes.Repeat(answer, tc.answers); !bytes.Equal(raw.written.Bytes(), want) {
+				t.Fatalf("%s, reads of %d: wrote %q, want %q", tc.name, split, raw.written.Bytes(), want)
+			}
+		}
+	}
+}
+
+// TestStatsConnOrder: a COM_STATISTICS pipelined behind a command is not
+// answered before the protocol layer has read that command.
+func TestStatsConnOrder(t *testing.T) {
+	query := packet(0, append([]byte{0x03}, "SELECT 1"...)...)
+	stats := packet(0, comStatistics)
+	raw := &chunkConn{chunks: [][]byte{cat(query, stats)}}
+	c := &statsConn{Conn: raw, answer: func() string { return "S" }}
+	p := make([]byte, 4)
+	if _, err := io.ReadFull(readerFunc(c.Read), p); err != nil {
+		t.Fatal(err)
+	}
+	if raw.written.Len() != 0 {
+		t.Fatalf("answered COM_STATISTICS while the query before it was still unread")
+	}
+	rest, err := io.ReadAll(readerFunc(c.Read))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(append(p, rest...), query) || raw.written.Len() == 0 {
+		t.Fatalf("read %q, wrote %q", append(p, rest...), raw.written.Bytes())
+	}
+}
+
+func TestStatisticsLine(t *testing.T) {
+	line := statisticsLine(time.Now().Add(-10*time.Second), 3, 50)
+	for _, want := range []string{"Uptime: 10  ", "Threads: 3  ", "Questions: 50  ", "Queries per second avg: 5.000"} {
+		if !strings.Contains(line, want) {
+			t.Fatalf("%q lacks %q", line, want)
+		}
+	}
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+func head(b []byte) []byte {
+	if len(b) > 40 {
+		return b[:40]
+	}
+	return b
+}
