@@ -2,9 +2,11 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dolthub/vitess/go/mysql"
 )
@@ -34,6 +36,70 @@ var errRules = []errRule{
 	{regexp.MustCompile(`^number of values does not match number of columns`), mysql.ERWrongValueCountOnRow, "21S01"},
 	{regexp.MustCompile(`^cannot execute statement in a READ ONLY transaction`), 1792, "25006"},
 	{regexp.MustCompile(`^SAVEPOINT .* does not exist`), mysql.ERSPDoesNotExist, "42000"},
+	{regexp.MustCompile(`^Incorrect (datetime|date|time|timestamp) value: `), 1292, "22007"},
+	{regexp.MustCompile(`^Invalid JSON text`), 3140, "22032"},
+}
+
+// errContext is what a message needs from the session: the current
+// database, the row the statement failed at.
+type errContext struct {
+	db  string
+	row int
+}
+
+// msgRule rewrites go-mysql-server's wording of error num into MySQL's.
+type msgRule struct {
+	num     int
+	re      *regexp.Regexp
+	rewrite func(m []string, ec errContext) string
+}
+
+var msgRules = []msgRule{
+	{mysql.ERDataTooLong, regexp.MustCompile(`^string '(?s:.*)' is too large for column '(.*)'$`),
+		func(m []string, ec errContext) string {
+			return fmt.Sprintf("Data too long for column '%s' at row %d", m[1], ec.row)
+		}},
+	{mysql.ERBadNullError, regexp.MustCompile(`^column name '(.*)' is non-nullable but attempted to set a value of null$`),
+		func(m []string, _ errContext) string { return fmt.Sprintf("Column '%s' cannot be null", m[1]) }},
+	{mysql.ERNoSuchTable, regexp.MustCompile(`^table not found: (.*)$`),
+		func(m []string, ec errContext) string {
+			name := m[1]
+			if !strings.Contains(name, ".") && ec.db != "" {
+				name = ec.db + "." + name
+			}
+			return fmt.Sprintf("Table '%s' doesn't exist", name)
+		}},
+	{mysql.ERBadDb, regexp.MustCompile(`^database not found: (.*)$`),
+		func(m []string, _ errContext) string { return fmt.Sprintf("Unknown database '%s'", m[1]) }},
+	{mysql.ERWrongValueCountOnRow, regexp.MustCompile(`^number of values does not match number of columns provided$`),
+		func(_ []string, ec errContext) string {
+			return fmt.Sprintf("Column count doesn't match value count at row %d", ec.row)
+		}},
+}
+
+// maxQuoted is the longest quoted value a message keeps (MySQL's messages
+// print values with %-.192s); a longer one is cut, never echoed whole.
+const maxQuoted = 192
+
+var quoted = regexp.MustCompile(`'(?s:[^']*)'`)
+
+// shortenQuoted cuts every quoted value in msg longer than maxQuoted bytes
+// (at a character boundary) and marks the cut with "...".
+func shortenQuoted(msg string) string {
+	if len(msg) <= maxQuoted {
+		return msg
+	}
+	return quoted.ReplaceAllStringFunc(msg, func(q string) string {
+		v := q[1 : len(q)-1]
+		if len(v) <= maxQuoted {
+			return q
+		}
+		cut := maxQuoted
+		for cut > 0 && !utf8.RuneStart(v[cut]) {
+			cut--
+		}
+		return "'" + v[:cut] + "...'"
+	})
 }
 
 // statesByNum are MySQL's SQLSTATEs for numbers GMS already gets right.
@@ -58,8 +124,17 @@ var dropDB = regexp.MustCompile(`(?is)^\s*drop\s+(database|schema)\s`)
 var dropTable = regexp.MustCompile(`(?is)^\s*drop\s+(temporary\s+)?table\s`)
 
 func mysqlError(query string, err error) error {
+	return mysqlErrorIn(query, errContext{row: 1}, err)
+}
+
+// mysqlErrorIn maps err to MySQL's number, SQLSTATE and wording; ec gives
+// the session's side of the message.
+func mysqlErrorIn(query string, ec errContext, err error) error {
 	if err == nil {
 		return nil
+	}
+	if ec.row < 1 {
+		ec.row = 1
 	}
 	var se *mysql.SQLError
 	if !errors.As(err, &se) {
@@ -96,7 +171,17 @@ func mysqlError(query string, err error) error {
 	if st, ok := statesByNum[num]; ok {
 		state = st
 	}
-	if num == se.Num && state == se.State {
+	for _, r := range msgRules {
+		if r.num != num {
+			continue
+		}
+		if m := r.re.FindStringSubmatch(msg); m != nil {
+			msg = r.rewrite(m, ec)
+			break
+		}
+	}
+	msg = shortenQuoted(msg)
+	if num == se.Num && state == se.State && msg == se.Message {
 		return err // nothing recognised: leave the error as it was
 	}
 	return mysql.NewSQLError(num, state, "%s", msg)

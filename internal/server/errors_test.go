@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/dolthub/vitess/go/mysql"
@@ -16,7 +17,14 @@ func TestMySQLError(t *testing.T) {
 		msg         string
 	}{
 		{"syntax", "SELEC 1", mysql.NewSQLError(1105, "HY000", "syntax error at position 6 near 'SELEC'"), 1064, "42000", ""},
-		{"too long", "", mysql.NewSQLError(1105, "HY000", "string 'abcdef' is too large for column 'c'"), 1406, "22001", ""},
+		{"too long", "", mysql.NewSQLError(1105, "HY000", "string 'abcdef' is too large for column 'c'"), 1406, "22001", "Data too long for column 'c' at row 1"},
+		{"not null", "", mysql.NewSQLError(1048, "HY000", "column name 'v' is non-nullable but attempted to set a value of null"), 1048, "23000", "Column 'v' cannot be null"},
+		{"unknown database", "USE nope", mysql.NewSQLError(1049, "HY000", "database not found: nope"), 1049, "42000", "Unknown database 'nope'"},
+		{"unknown qualified table", "", mysql.NewSQLError(1146, "HY000", "table not found: d.nope"), 1146, "42S02", "Table 'd.nope' doesn't exist"},
+		{"bad datetime", "", mysql.NewSQLError(1105, "HY000", "Incorrect datetime value: 'x'"), 1292, "22007", "Incorrect datetime value: 'x'"},
+		{"bad json", "", mysql.NewSQLError(1105, "HY000", "Invalid JSON text: bad"), 3140, "22032", "Invalid JSON text: bad"},
+		{"huge value cut at a character", "", mysql.NewSQLError(1366, "HY000", "%s", "error: '"+strings.Repeat("é", 300)+"' is not a valid value for 'int'"),
+			1366, "HY000", "error: '" + strings.Repeat("é", 96) + "...' is not a valid value for 'int'"},
 		{"unknown column", "", mysql.NewSQLError(1105, "HY000", `column "x" could not be found in any table in scope`), 1054, "42S22", ""},
 		{"drop missing db", "DROP DATABASE nope", mysql.NewSQLError(1049, "HY000", "database not found: nope"), 1008, "HY000", ""},
 		{"drop missing table", "drop table nope", mysql.NewSQLError(1146, "HY000", "table not found: nope"), 1051, "42S02", ""},
@@ -35,6 +43,16 @@ func TestMySQLError(t *testing.T) {
 				t.Fatalf("got %d (%s) %q, want %d (%s) %q", se.Num, se.State, se.Message, tc.num, tc.state, tc.msg)
 			}
 		})
+	}
+	// The session's side: the current database and the failing row.
+	var se *mysql.SQLError
+	if !errors.As(mysqlErrorIn("", errContext{db: "shop", row: 3}, mysql.NewSQLError(1105, "HY000", "string 'x' is too large for column 'c'")), &se) ||
+		se.Message != "Data too long for column 'c' at row 3" {
+		t.Fatalf("row number: %v", se)
+	}
+	if !errors.As(mysqlErrorIn("", errContext{db: "shop", row: 1}, mysql.NewSQLError(1146, "HY000", "table not found: t")), &se) ||
+		se.Message != "Table 'shop.t' doesn't exist" {
+		t.Fatalf("database name: %v", se)
 	}
 	if mysqlError("", nil) != nil {
 		t.Fatal("nil error changed")

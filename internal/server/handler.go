@@ -161,7 +161,8 @@ func (h *handler) mysqlError(c *mysql.Conn, query string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return mysqlError(query, h.fe.ForeignKeyError(c.ConnectionID, query, err))
+	db, row := h.fe.ErrorContext(c.ConnectionID)
+	return mysqlErrorIn(query, errContext{db: db, row: row}, h.fe.ForeignKeyError(c.ConnectionID, query, err))
 }
 
 func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p *mysql.PrepareData) ([]*querypb.Field, error) {
@@ -171,4 +172,11 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 	}
 	h.syncInTrans(c)
 	return f, h.mysqlError(c, query, err)
+}
+
+// ComInitDB (the mysql CLI's `use`, a connection's initial database) maps
+// its error as a statement's: an unknown database is 1049 (42000) "Unknown
+// database 'x'".
+func (h *handler) ComInitDB(c *mysql.Conn, schemaName string) error {
+	return h.mysqlError(c, "USE "+schemaName, h.Handler.ComInitDB(c, schemaName))
 }

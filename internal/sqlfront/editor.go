@@ -80,6 +80,9 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 		return err
 	}
 	err = tx.Insert(ctx, e.t.entry.store, m.version, pk, enc)
+	if err == nil {
+		e.s.rowsWritten++
+	}
 	return e.writeError(ctx, err, row)
 }
 
@@ -139,6 +142,7 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	if err != nil {
 		return err
 	}
+	e.s.rowsWritten++ // rows examined, changed or not (MySQL's row count)
 	m := e.t.meta
 	enc, err := encodeRow(nil, new)
 	if err != nil {

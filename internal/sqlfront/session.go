@@ -33,7 +33,11 @@ type Session struct {
 	stmtPid  uint64     // statement the lock intent belongs to
 	stmtLock lockIntent // how its reads lock
 	textPid  uint64     // statement textLock was read for
-	textLock lockIntent // the locking clause of its prepared text
+	// rowsWritten counts the rows the running statement handed to the
+	// table editors: a conversion error go-mysql-server raises before the
+	// next one is at row rowsWritten + 1 (MySQL's "at row N").
+	rowsWritten int
+	textLock    lockIntent // the locking clause of its prepared text
 
 	lastWarnings int64 // conditions raised by the previous statement (@@warning_count)
 
@@ -229,7 +233,10 @@ func (s *Session) ReleaseSavepoint(ctx *sql.Context, _ sql.Transaction, name str
 }
 
 // CommandBegin implements sql.LifecycleAwareSession.
-func (s *Session) CommandBegin() error { return nil }
+func (s *Session) CommandBegin() error {
+	s.rowsWritten = 0
+	return nil
+}
 
 // CommandEnd implements sql.LifecycleAwareSession. Under READ COMMITTED a
 // statement's ReadView ends with it. In autocommit mode outside BEGIN, a

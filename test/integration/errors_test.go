@@ -21,31 +21,42 @@ var errorCases = []struct {
 	code     uint16
 	sqlState string
 	noPrep   bool // not preparable in MySQL, or a session command: text only
+	// msg is MySQL's message, checked when set ({db}: the test's
+	// database); maxMsg bounds the message's length when set.
+	msg    string
+	maxMsg int
 }{
 	{name: "Syntax", stmt: "SELEC 1", code: erParse, sqlState: "42000"},
 	{name: "SyntaxTruncated", stmt: "SELECT * FROM", code: erParse, sqlState: "42000"},
 	{name: "SyntaxBadKeyword", stmt: "INSERT INTO e VALUES (1,,2)", code: erParse, sqlState: "42000"},
-	{name: "UnknownTableSelect", stmt: "SELECT * FROM nosuch", code: erNoSuchTable, sqlState: "42S02"},
-	{name: "UnknownTableInsert", stmt: "INSERT INTO nosuch VALUES (1)", code: erNoSuchTable, sqlState: "42S02"},
-	{name: "UnknownTableUpdate", stmt: "UPDATE nosuch SET a = 1", code: erNoSuchTable, sqlState: "42S02"},
-	{name: "UnknownDatabaseUse", stmt: "USE nosuchdb", code: erBadDB, sqlState: "42000", noPrep: true},
+	{name: "UnknownTableSelect", stmt: "SELECT * FROM nosuch", code: erNoSuchTable, sqlState: "42S02", msg: "Table '{db}.nosuch' doesn't exist"},
+	{name: "UnknownTableInsert", stmt: "INSERT INTO nosuch VALUES (1)", code: erNoSuchTable, sqlState: "42S02", msg: "Table '{db}.nosuch' doesn't exist"},
+	{name: "UnknownTableUpdate", stmt: "UPDATE nosuch SET a = 1", code: erNoSuchTable, sqlState: "42S02", msg: "Table '{db}.nosuch' doesn't exist"},
+	{name: "UnknownDatabaseUse", stmt: "USE nosuchdb", code: erBadDB, sqlState: "42000", noPrep: true, msg: "Unknown database 'nosuchdb'"},
 	{name: "StringIntoInt", stmt: "INSERT INTO e (id, n, nn) VALUES (2, 'abc', 0)", code: erTruncatedWrongVal, sqlState: "HY000"},
 	{name: "StringIntoIntParam", stmt: "INSERT INTO e (id, n, nn) VALUES (?, ?, ?)", args: []any{2, "abc", 0}, code: erTruncatedWrongVal, sqlState: "HY000"},
 	{name: "StringIntoIntUpdate", stmt: "UPDATE e SET n = 'abc' WHERE id = 1", code: erTruncatedWrongVal, sqlState: "HY000"},
-	{name: "NullIntoNotNull", stmt: "INSERT INTO e (id, nn) VALUES (2, NULL)", code: erBadNull, sqlState: "23000"},
-	{name: "NullIntoNotNullParam", stmt: "INSERT INTO e (id, nn) VALUES (?, ?)", args: []any{2, nil}, code: erBadNull, sqlState: "23000"},
-	{name: "NullIntoNotNullUpdate", stmt: "UPDATE e SET nn = NULL WHERE id = 1", code: erBadNull, sqlState: "23000"},
-	{name: "NullIntoPrimaryKey", stmt: "INSERT INTO e (id, nn) VALUES (NULL, 0)", code: erBadNull, sqlState: "23000"},
+	{name: "NullIntoNotNull", stmt: "INSERT INTO e (id, nn) VALUES (2, NULL)", code: erBadNull, sqlState: "23000", msg: "Column 'nn' cannot be null"},
+	{name: "NullIntoNotNullParam", stmt: "INSERT INTO e (id, nn) VALUES (?, ?)", args: []any{2, nil}, code: erBadNull, sqlState: "23000", msg: "Column 'nn' cannot be null"},
+	{name: "NullIntoNotNullUpdate", stmt: "UPDATE e SET nn = NULL WHERE id = 1", code: erBadNull, sqlState: "23000", msg: "Column 'nn' cannot be null"},
+	{name: "NullIntoPrimaryKey", stmt: "INSERT INTO e (id, nn) VALUES (NULL, 0)", code: erBadNull, sqlState: "23000", msg: "Column 'id' cannot be null"},
 	{name: "NoDefaultForNotNull", stmt: "INSERT INTO e (id) VALUES (2)", code: 1364, sqlState: "HY000"},
-	{name: "VarcharTooLong", stmt: "INSERT INTO e (id, nn, s) VALUES (2, 0, 'toolong')", code: erDataTooLong, sqlState: "22001"},
-	{name: "VarcharTooLongParam", stmt: "INSERT INTO e (id, nn, s) VALUES (?, ?, ?)", args: []any{2, 0, "toolong"}, code: erDataTooLong, sqlState: "22001"},
-	{name: "VarcharTooLongUpdate", stmt: "UPDATE e SET s = 'toolong' WHERE id = 1", code: erDataTooLong, sqlState: "22001"},
+	{name: "VarcharTooLong", stmt: "INSERT INTO e (id, nn, s) VALUES (2, 0, 'toolong')", code: erDataTooLong, sqlState: "22001", msg: "Data too long for column 's' at row 1"},
+	{name: "VarcharTooLongParam", stmt: "INSERT INTO e (id, nn, s) VALUES (?, ?, ?)", args: []any{2, 0, "toolong"}, code: erDataTooLong, sqlState: "22001", msg: "Data too long for column 's' at row 1"},
+	{name: "VarcharTooLongUpdate", stmt: "UPDATE e SET s = 'toolong' WHERE id = 1", code: erDataTooLong, sqlState: "22001", msg: "Data too long for column 's' at row 1"},
+	{name: "VarcharTooLongSecondRow", stmt: "INSERT INTO e (id, nn, s) VALUES (2, 0, 'ok'), (3, 0, 'toolong')", code: erDataTooLong, sqlState: "22001",
+		msg: "Data too long for column 's' at row 2"},
+	{name: "BadDatetime", stmt: "INSERT INTO e (id, nn, dt) VALUES (2, 0, 'notadate')", code: 1292, sqlState: "22007"},
+	{name: "BadJSON", stmt: "INSERT INTO e (id, nn, j) VALUES (2, 0, '{bad')", code: 3140, sqlState: "22032"},
+	// A huge offending value is not echoed whole (a 1 MB value came back
+	// in the message).
+	{name: "HugeValueNotEchoed", stmt: "UPDATE e SET nn = ? WHERE id = 1", args: []any{strings.Repeat("x", 1<<20)}, code: erTruncatedWrongVal, sqlState: "HY000", maxMsg: 400},
 	{name: "TinyintOutOfRange", stmt: "INSERT INTO e (id, nn, ti) VALUES (2, 0, 300)", code: 1264, sqlState: "22003"},
 	{name: "DuplicatePK", stmt: "INSERT INTO e (id, nn) VALUES (1, 0)", code: erDupEntry, sqlState: "23000"},
 	{name: "UnknownColumnSelect", stmt: "SELECT nosuch FROM e", code: 1054, sqlState: "42S22"},
 	{name: "UnknownColumnInsert", stmt: "INSERT INTO e (id, nosuch) VALUES (2, 0)", code: 1054, sqlState: "42S22"},
 	{name: "UnknownColumnWhere", stmt: "UPDATE e SET n = 1 WHERE nosuch = 1", code: 1054, sqlState: "42S22"},
-	{name: "ColumnCountMismatch", stmt: "INSERT INTO e VALUES (2)", code: 1136, sqlState: "21S01"},
+	{name: "ColumnCountMismatch", stmt: "INSERT INTO e VALUES (2)", code: 1136, sqlState: "21S01", msg: "Column count doesn't match value count at row 1"},
 	{name: "UnknownSystemVariable", stmt: "SELECT @@nosuch_variable", code: 1193, sqlState: "HY000"},
 	{name: "CreateDatabaseExists", stmt: "CREATE DATABASE errs_exists", code: 1007, sqlState: "HY000"},
 	{name: "DropDatabaseMissing", stmt: "DROP DATABASE errs_missing", code: 1008, sqlState: "HY000"},
@@ -74,7 +85,7 @@ func TestErrors(t *testing.T) {
 	srv := startServer(t)
 	e := newDatabase(t, srv)
 	setup := e.session("setup")
-	setup.exec("CREATE TABLE e (id INT PRIMARY KEY, n INT, nn INT NOT NULL, s VARCHAR(5), ti TINYINT, KEY ix (n))")
+	setup.exec("CREATE TABLE e (id INT PRIMARY KEY, n INT, nn INT NOT NULL, s VARCHAR(5), ti TINYINT, dt DATETIME, j JSON, KEY ix (n))")
 	setup.exec("INSERT INTO e (id, n, nn, s, ti) VALUES (1, 1, 1, 'a', 1)")
 	setup.exec("CREATE DATABASE IF NOT EXISTS errs_exists")
 	t.Cleanup(func() { e.db.ExecContext(context.Background(), "DROP DATABASE IF EXISTS errs_exists") })
@@ -131,6 +142,12 @@ func TestErrors(t *testing.T) {
 				if errorGaps[c.name+"/"+m.name] {
 					knownGap(t, got != c.code || state != c.sqlState, msg, c.name, m.name, got, state, me.Message, c.code, c.sqlState, reproOf(c.stmt, c.args))
 					return
+				}
+				if want := strings.ReplaceAll(c.msg, "{db}", e.name); c.msg != "" && me.Message != want {
+					t.Errorf("%s (%s): message %q, MySQL's: %q", c.name, m.name, me.Message, want)
+				}
+				if c.maxMsg > 0 && len(me.Message) > c.maxMsg {
+					t.Errorf("%s (%s): a %d-byte message (%.80q...), want at most %d", c.name, m.name, len(me.Message), me.Message, c.maxMsg)
 				}
 				if got == c.code && state == c.sqlState {
 					return
