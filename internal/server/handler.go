@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strings"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -73,12 +74,34 @@ func (h *handler) syncInTrans(c *mysql.Conn) {
 	}
 }
 
+// explain replaces go-mysql-server's placeholder tabular EXPLAIN row with
+// the real table (sqlfront.Explain) when query is one EXPLAIN statement;
+// otherwise (a multi-statement text, a prepared EXPLAIN) it keeps the
+// placeholder, repaired.
+func (h *handler) explain(c *mysql.Conn, query string, r *sqltypes.Result) {
+	if !isExplainResult(r) {
+		return
+	}
+	if !strings.Contains(strings.TrimRight(strings.TrimSpace(query), ";"), ";") {
+		if rows := h.fe.Explain(c.ConnectionID, query); rows != nil {
+			r.Rows = rows
+			return
+		}
+	}
+	fixExplainNulls(r)
+}
+
+// isExplainResult reports go-mysql-server's tabular EXPLAIN result.
+func isExplainResult(r *sqltypes.Result) bool {
+	return len(r.Fields) == 12 && r.Fields[1].Name == "select_type" && r.Fields[9].Name == "rows"
+}
+
 // fixExplainNulls repairs go-mysql-server's placeholder tabular EXPLAIN
 // row, which sends the text "NULL" in columns declared as integers (rows)
 // and floats (filtered): clients that convert by the declared type (PyMySQL)
 // failed on it and lost the connection. MySQL sends SQL NULLs there.
 func fixExplainNulls(r *sqltypes.Result) {
-	if len(r.Fields) != 12 || r.Fields[1].Name != "select_type" || r.Fields[9].Name != "rows" {
+	if !isExplainResult(r) {
 		return
 	}
 	for _, row := range r.Rows {
@@ -98,7 +121,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 	err = h.Handler.ComQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
 		learnFields(&learn, r)
 		h.syncInTrans(c)
-		fixExplainNulls(r)
+		h.explain(c, query, r)
 		return cb(r, more)
 	})
 	h.syncInTrans(c)
@@ -115,7 +138,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	rest, err := h.Handler.ComMultiQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
 		learnFields(&learn, r)
 		h.syncInTrans(c)
-		fixExplainNulls(r)
+		h.explain(c, query, r)
 		return cb(r, more)
 	})
 	h.syncInTrans(c)
