@@ -42,6 +42,7 @@ func main() {
 	md := flag.Bool("md", false, "print counts as a Markdown table")
 	skiplist := flag.Bool("skiplist", false, "generate the skip list from the runs given")
 	docFile := flag.String("doc", "", "with -skiplist: also write the groups as a Markdown table to this file")
+	staleFile := flag.String("stale", "", "skip-list file: list its entries that passed in the (no-skip) run given; exit 1 if any")
 	flag.Parse()
 
 	var runs []*run
@@ -62,6 +63,14 @@ func main() {
 		check(err)
 	}
 
+	if *staleFile != "" {
+		n, err := reportStale(os.Stdout, runs[0], nm, *staleFile)
+		check(err)
+		if n > 0 {
+			os.Exit(1)
+		}
+		return
+	}
 	if *skiplist {
 		if nm == nil {
 			check(fmt.Errorf("-skiplist needs -names"))
