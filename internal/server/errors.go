@@ -38,6 +38,7 @@ var errRules = []errRule{
 	{regexp.MustCompile(`^SAVEPOINT .* does not exist`), mysql.ERSPDoesNotExist, "42000"},
 	{regexp.MustCompile(`^Incorrect (datetime|date|time|timestamp) value: `), 1292, "22007"},
 	{regexp.MustCompile(`^Invalid JSON text`), 3140, "22032"},
+	{regexp.MustCompile(`^Check constraint ".*" violated$`), 3819, "HY000"},
 }
 
 // errContext is what a message needs from the session: the current
@@ -71,6 +72,8 @@ var msgRules = []msgRule{
 		}},
 	{mysql.ERBadDb, regexp.MustCompile(`^database not found: (.*)$`),
 		func(m []string, _ errContext) string { return fmt.Sprintf("Unknown database '%s'", m[1]) }},
+	{3819, regexp.MustCompile(`^Check constraint "(.*)" violated$`),
+		func(m []string, _ errContext) string { return fmt.Sprintf("Check constraint '%s' is violated.", m[1]) }},
 	{mysql.ERWrongValueCountOnRow, regexp.MustCompile(`^number of values does not match number of columns provided$`),
 		func(_ []string, ec errContext) string {
 			return fmt.Sprintf("Column count doesn't match value count at row %d", ec.row)

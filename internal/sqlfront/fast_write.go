@@ -85,8 +85,12 @@ func mayBeFastWrite(q string) bool {
 }
 
 // writableMeta reports whether the fast path may write a table of this
-// definition: no generated columns and no ON UPDATE expressions.
+// definition: no generated columns, no ON UPDATE expressions, no CHECK
+// constraints (go-mysql-server evaluates them).
 func writableMeta(m *tableMeta) bool {
+	if len(m.checks) > 0 {
+		return false
+	}
 	for _, c := range m.schema.Schema {
 		if c.Generated != nil || c.OnUpdate != nil {
 			return false

@@ -33,8 +33,9 @@ type tableMeta struct {
 	hidden     bool     // no declared primary key
 	autoIncCol int      // ordinal of the AUTO_INCREMENT column, or -1
 	indexes    []indexMeta
-	fks        []foreignKey // FOREIGN KEYs this table declares (fk.go)
-	version    uint64       // storage table version this definition encodes for
+	fks        []foreignKey          // FOREIGN KEYs this table declares (fk.go)
+	checks     []sql.CheckDefinition // CHECK constraints (checks.go)
+	version    uint64                // storage table version this definition encodes for
 
 	// sqlIndexes caches what GetIndexes returns for this definition: a
 	// published tableMeta never changes, and the planner asks several times
@@ -78,6 +79,7 @@ func (m *tableMeta) clone() *tableMeta {
 	c.schema.PkOrdinals = append([]int(nil), m.schema.PkOrdinals...)
 	c.indexes = append([]indexMeta(nil), m.indexes...)
 	c.fks = append([]foreignKey(nil), m.fks...)
+	c.checks = append([]sql.CheckDefinition(nil), m.checks...)
 	c.sqlIndexes = &indexCache{}
 	return &c
 }

@@ -250,26 +250,26 @@ func TestConcurrentTransactions(t *testing.T) {
 	gmstest.TestConcurrentTransactions(t, start(t, core, ""))
 }
 
-// --- not run ---------------------------------------------------------------
+// CHECK constraints (run since 2026-11-23, checks.go).
 
 const (
-	noChecks  = "CHECK constraints are not implemented (tables are not sql.CheckTable)"
 	noSpatial = "spatial types are not implemented (GEOMETRY columns are not storable)"
 )
 
 func TestCreateCheckConstraints(t *testing.T) {
-	gmstest.TestCreateCheckConstraints(t, start(t, off, noChecks))
+	gmstest.TestCreateCheckConstraints(t, start(t, core, ""))
 }
-func TestChecksOnInsert(t *testing.T) { gmstest.TestChecksOnInsert(t, start(t, off, noChecks)) }
-func TestChecksOnUpdate(t *testing.T) { gmstest.TestChecksOnUpdate(t, start(t, off, noChecks)) }
+func TestChecksOnInsert(t *testing.T) { gmstest.TestChecksOnInsert(t, start(t, core, "")) }
+func TestChecksOnUpdate(t *testing.T) { gmstest.TestChecksOnUpdate(t, start(t, core, "")) }
 func TestDisallowedCheckConstraints(t *testing.T) {
-	// Invalid CHECK definitions are rejected by GMS before they reach the
-	// table, so this suite passes although lockstep has no CHECKs.
 	gmstest.TestDisallowedCheckConstraints(t, start(t, core, ""))
 }
 func TestDropCheckConstraints(t *testing.T) {
-	gmstest.TestDropCheckConstraints(t, start(t, off, noChecks))
+	gmstest.TestDropCheckConstraints(t, start(t, core, ""))
 }
+
+// --- not run ---------------------------------------------------------------
+
 func TestSpatialQueries(t *testing.T) { gmstest.TestSpatialQueries(t, start(t, off, noSpatial)) }
 func TestSpatialScripts(t *testing.T) { gmstest.TestSpatialScripts(t, start(t, off, noSpatial)) }
 func TestSpatialIndexScripts(t *testing.T) {

@@ -66,9 +66,6 @@ var rules = []rule{
 		reason: "a foreign key cannot use a parent index extended by its implicit primary key columns " +
 			"(lockstep indexes are not sql.ExtendedIndex)",
 		patterns: []string{`Referenced_index_includes_implicit_primary_key_columns`}},
-	{key: "CHECK", kind: "feature",
-		reason:   "CHECK constraints are not implemented (lockstep tables are not sql.CheckTable)",
-		patterns: []string{`check constraint op`, `CHECK_\(`, `_check_\(`, `inline_check_constraint`}},
 	{key: "ALTERPK", kind: "feature",
 		reason: "ALTER TABLE ADD/DROP PRIMARY KEY is not implemented (lockstep tables are not " +
 			"sql.PrimaryKeyAlterableTable)",
