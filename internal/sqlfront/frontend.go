@@ -61,7 +61,7 @@ func New(opts Options) (*Frontend, error) {
 		sessions: map[uint32]*Session{}}
 	fe.provider = &provider{fe: fe, dbs: map[string]*Database{}}
 	registerSystemVariables()
-	a := analyzer.NewBuilder(fe.provider).AddPreAnalyzeRule(globalVarsRuleID, globalVarsRule).AddPostAnalyzeRule(longerPrefixRuleID, longerPrefixRule).AddPostAnalyzeRule(idxSortRuleID, idxSortRule).AddPostAnalyzeRule(explainRowsRuleID, explainRowsRule).AddPostAnalyzeRule(lookupJoinRuleID, lookupJoinRule).Build()
+	a := analyzer.NewBuilder(fe.provider).AddPreAnalyzeRule(globalVarsRuleID, globalVarsRule).AddPostAnalyzeRule(longerPrefixRuleID, longerPrefixRule).AddPostAnalyzeRule(idxSortRuleID, idxSortRule).AddPostAnalyzeRule(explainRowsRuleID, explainRowsRule).AddPostAnalyzeRule(lookupJoinRuleID, lookupJoinRule).AddPostAnalyzeRule(sumDecimalRuleID, sumDecimalRule).Build()
 	a.ExecBuilder = rowexec.NewOverrideBuilder(execOverride{fe: fe})
 	fe.Engine = sqle.New(a, &sqle.Config{})
 	fe.Engine.Parser = &parser{Parser: sql.GlobalParser, fe: fe}

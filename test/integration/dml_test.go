@@ -360,3 +360,33 @@ func TestDML(t *testing.T) {
 		}
 	})
 }
+
+// TestSumDecimal: SUM over a DECIMAL column is a DECIMAL with the column's
+// scale, exact, as in MySQL (go-mysql-server declared it DOUBLE: 35.5 for
+// 35.50, and a float's 15-16 digits lost cents on large sums).
+func TestSumDecimal(t *testing.T) {
+	srv := startServer(t)
+	s := newDatabase(t, srv).session("s")
+	s.exec("CREATE TABLE m (id INT PRIMARY KEY, g INT, d DECIMAL(13,2))")
+	s.exec("INSERT INTO m VALUES (1, 1, 12.25), (2, 1, 23.25), (3, 2, NULL)")
+	for i := 10; i < 30; i++ {
+		s.exec(fmt.Sprintf("INSERT INTO m VALUES (%d, 3, 12345678901.23)", i))
+	}
+	s.wantRows("1:35.50 2:NULL 3:246913578024.60", "SELECT g, SUM(d) FROM m GROUP BY g ORDER BY g")
+	s.wantRows("3:246913578024.60", "SELECT g, SUM(d) AS s FROM m GROUP BY g HAVING s > 100 ORDER BY g")
+	rows, err := s.c.QueryContext(s.ctx, "SELECT SUM(d) FROM m WHERE g = 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cts, err := rows.ColumnTypes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name := cts[0].DatabaseTypeName(); name != "DECIMAL" {
+		t.Fatalf("SUM(DECIMAL) column type %s, want DECIMAL", name)
+	}
+	if _, scale, ok := cts[0].DecimalSize(); !ok || scale != 2 {
+		t.Fatalf("SUM(DECIMAL(13,2)) scale %d (%v), want 2", scale, ok)
+	}
+}
