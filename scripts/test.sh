@@ -4,8 +4,9 @@
 #
 #   1. install sysbench and the MariaDB client if missing (only when root; as
 #      another user the install is skipped and the sysbench smoke says so),
-#      and PyMySQL + SQLAlchemy for the client tests (a missing client fails
-#      those tests when CI is set, and skips them otherwise)
+#      and PyMySQL, SQLAlchemy and mysql-connector-python for the client
+#      tests (a missing client fails those tests when CI is set, and skips
+#      them otherwise)
 #   2. gofmt check of the tracked Go files
 #   3. go vet ./...
 #   4. go test -count=1 -timeout 30m ./...
@@ -28,11 +29,11 @@ if ! command -v sysbench >/dev/null || ! { command -v mysql >/dev/null || comman
 	fi
 fi
 
-if command -v python3 >/dev/null && ! python3 -c "import pymysql, sqlalchemy" 2>/dev/null; then
-	step "installing PyMySQL and SQLAlchemy"
-	python3 -m pip install -q --disable-pip-version-check pymysql sqlalchemy 2>/dev/null ||
-		python3 -m pip install -q --disable-pip-version-check --break-system-packages pymysql sqlalchemy ||
-		echo "PyMySQL/SQLAlchemy not installed; their tests fail under CI and skip otherwise"
+if command -v python3 >/dev/null && ! python3 -c "import pymysql, sqlalchemy, mysql.connector" 2>/dev/null; then
+	step "installing PyMySQL, SQLAlchemy and mysql-connector-python"
+	python3 -m pip install -q --disable-pip-version-check pymysql sqlalchemy mysql-connector-python 2>/dev/null ||
+		python3 -m pip install -q --disable-pip-version-check --break-system-packages pymysql sqlalchemy mysql-connector-python ||
+		echo "the Python clients are not installed; their tests fail under CI and skip otherwise"
 fi
 
 step "gofmt"

@@ -112,6 +112,45 @@ CREATE TRIGGER tr BEFORE INSERT ON p FOR EACH ROW SET NEW.name = UPPER(NEW.name)
 		}
 	})
 
+	// Oracle's mysql-connector-python (pure Python): autocommit off by
+	// default, so COMMIT and ROLLBACK matter; server-side prepared
+	// cursors; MySQL's error number, SQLSTATE and wording; tabular EXPLAIN.
+	t.Run("mysql-connector-python", func(t *testing.T) {
+		requireClient(t, "mysql-connector-python", exec.Command("python3", "-c", "import mysql.connector").Run() == nil)
+		e := newDatabase(t, srv)
+		prog := `
+import sys, decimal, datetime, mysql.connector
+c = mysql.connector.connect(host="127.0.0.1", port=int(sys.argv[1]), user="root", password="", database=sys.argv[2], use_pure=True)
+assert c.autocommit is False
+cur = c.cursor()
+cur.execute("CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(10), d DECIMAL(10,2), ts DATETIME)")
+cur.execute("INSERT INTO t VALUES (%s, %s, %s, %s)", (1, "a", "1.50", "2024-01-02 03:04:05"))
+c.commit()
+cur.execute("INSERT INTO t VALUES (%s, %s, %s, NULL)", (2, "b", "2.25"))
+c.rollback()
+cur.execute("SELECT id, c, d, ts FROM t ORDER BY id")
+rows = cur.fetchall()
+assert rows == [(1, "a", decimal.Decimal("1.50"), datetime.datetime(2024, 1, 2, 3, 4, 5))], rows
+pc = c.cursor(prepared=True)
+pc.execute("SELECT c, d FROM t WHERE id = %s", (1,))
+assert pc.fetchall() == [("a", decimal.Decimal("1.50"))]
+try:
+    cur.execute("INSERT INTO t VALUES (1, 'x', 0, NULL)")
+    raise SystemExit("duplicate accepted")
+except mysql.connector.Error as err:
+    assert (err.errno, err.sqlstate, err.msg) == (1062, "23000", "Duplicate entry '1' for key 't.PRIMARY'"), (err.errno, err.sqlstate, err.msg)
+c.rollback()
+cur.execute("EXPLAIN SELECT * FROM t WHERE id = 1")
+row = cur.fetchall()[0]
+assert row[2] == "t" and row[4] == "const" and row[6] == "PRIMARY", row
+print("ok")
+`
+		out, err := exec.Command("python3", "-c", prog, port, e.name).CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != "ok" {
+			t.Fatalf("mysql-connector-python: %v\n%s", err, out)
+		}
+	})
+
 	t.Run("pymysql", func(t *testing.T) {
 		requireClient(t, "PyMySQL", exec.Command("python3", "-c", "import pymysql").Run() == nil)
 		e := newDatabase(t, srv)
