@@ -39,6 +39,11 @@ var errRules = []errRule{
 	{regexp.MustCompile(`^Incorrect (datetime|date|time|timestamp) value: `), 1292, "22007"},
 	{regexp.MustCompile(`^Invalid JSON text`), 3140, "22032"},
 	{regexp.MustCompile(`^Check constraint ".*" violated$`), 3819, "HY000"},
+	// Features lockstep lacks: MySQL's ER_NOT_SUPPORTED_YET.
+	{regexp.MustCompile(`^error: table is not primary key alterable`), 1235, "42000"},
+	{regexp.MustCompile(`^database does not support temporary tables`), 1235, "42000"},
+	{regexp.MustCompile(`^lockstep does not support `), 1235, "42000"},
+	{regexp.MustCompile(`^table does not support FULLTEXT indexes`), 1235, "42000"},
 }
 
 // errContext is what a message needs from the session: the current
@@ -74,6 +79,16 @@ var msgRules = []msgRule{
 		func(m []string, _ errContext) string { return fmt.Sprintf("Unknown database '%s'", m[1]) }},
 	{3819, regexp.MustCompile(`^Check constraint "(.*)" violated$`),
 		func(m []string, _ errContext) string { return fmt.Sprintf("Check constraint '%s' is violated.", m[1]) }},
+	{1235, regexp.MustCompile(`(?s)^error: table is not primary key alterable`),
+		func([]string, errContext) string {
+			return "This version of lockstep doesn't yet support 'ALTER TABLE ... ADD/DROP PRIMARY KEY'"
+		}},
+	{1235, regexp.MustCompile(`^database does not support temporary tables`),
+		func([]string, errContext) string {
+			return "This version of lockstep doesn't yet support 'CREATE TEMPORARY TABLE'"
+		}},
+	{1068, regexp.MustCompile(`^error: Multiple primary keys defined$`),
+		func([]string, errContext) string { return "Multiple primary key defined" }},
 	{mysql.ERWrongValueCountOnRow, regexp.MustCompile(`^number of values does not match number of columns provided$`),
 		func(_ []string, ec errContext) string {
 			return fmt.Sprintf("Column count doesn't match value count at row %d", ec.row)
@@ -114,6 +129,7 @@ var statesByNum = map[int]string{
 	mysql.ERCantDropFieldOrKey: "42000",
 	mysql.ERDupEntry:           mysql.SSDupKey,
 	mysql.ERParseError:         "42000",
+	1068:                       "42000", // ER_MULTIPLE_PRI_KEY
 }
 
 // gmsPrefixes are go-mysql-server's wordings in front of a MySQL message.
