@@ -50,6 +50,7 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 		{config.KeyCheckpointLogSize, "bytes", "256M", "write a checkpoint (and drop the log it covers) after this much log; 0 = never"},
 		{config.KeyLogRetentionSize, "bytes", "0", "keep at least this much log from before the last checkpoint (for replicas); 0 = only what recovery needs"},
 		{config.KeyLogSegmentSize, "bytes", "64M", "start a new log segment file after this many bytes (4K..1G)"},
+		{config.KeyLogPreallocate, "bool", "ON", "write the log into segment files zero-filled ahead of time (cheaper fsyncs)"},
 	}
 	flags := map[string]*optionFlag{}
 	var configFile string

@@ -39,6 +39,7 @@ type Config struct {
 	CheckpointLogSize int64  // --checkpoint-log-size: checkpoint after this many log bytes (0: never)
 	LogRetentionSize  int64  // --log-retention-size: log bytes kept before a checkpoint, for replicas (0: none)
 	LogSegmentSize    int64  // --log-segment-size: the log starts a new segment file after this many bytes
+	LogPreallocate    bool   // --log-preallocate: write into zero-filled segment files (default on)
 }
 
 // Option names, shared by flags and option-file keys.
@@ -58,6 +59,7 @@ const (
 	KeyCheckpointLogSize = "checkpoint-log-size"
 	KeyLogRetentionSize  = "log-retention-size"
 	KeyLogSegmentSize    = "log-segment-size"
+	KeyLogPreallocate    = "log-preallocate"
 )
 
 // Limits of --log-segment-size.
@@ -69,7 +71,7 @@ const (
 // Keys lists every option name in the order they are documented.
 var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword,
 	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin, KeyCheckpointLogSize,
-	KeyLogRetentionSize, KeyLogSegmentSize}
+	KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate}
 
 // Default returns the embedded defaults: data in ./lockstep-data, listening on
 // 127.0.0.1:3306, account root with no password.
@@ -88,6 +90,7 @@ func Default() Config {
 		LogCompressMin:    4096,
 		CheckpointLogSize: 256 << 20,
 		LogSegmentSize:    64 << 20,
+		LogPreallocate:    true,
 	}
 }
 
@@ -152,6 +155,12 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("invalid log-compression %q: %v", value, err)
 		}
 		c.LogCompression = b
+	case KeyLogPreallocate:
+		b, err := parseBool(value)
+		if err != nil {
+			return fmt.Errorf("invalid log-preallocate %q: %v", value, err)
+		}
+		c.LogPreallocate = b
 	case KeyLogCompressMin:
 		n, err := strconv.Atoi(strings.TrimSpace(value))
 		if err != nil || n < 0 {

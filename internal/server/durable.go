@@ -117,6 +117,9 @@ func (d *durable) status(m map[string]int64) {
 	m["Lockstep_log_wait_wakeups"] = int64(ls.Wakeups)
 	m["Lockstep_log_wait_wakeups_done"] = int64(ls.WakeupsDone)
 	m["Lockstep_log_disk_full_resumes"] = int64(ls.DiskFullResumes)
+	m["Lockstep_log_segments_preallocated"] = int64(ls.Preallocated)
+	m["Lockstep_log_segments_preallocated_used"] = int64(ls.PreallocUsed)
+	m["Lockstep_log_preallocate_failures"] = int64(ls.PreallocFailures)
 	if segs := d.log.Segments(); len(segs) > 0 {
 		m["Lockstep_log_segments"] = int64(len(segs))
 		m["Lockstep_log_first_index"] = int64(segs[0].First)
@@ -156,6 +159,7 @@ func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txl
 		CompressThreshold: cfg.LogCompressMin,
 		SyncMode:          txlog.SyncAlways,
 		SegmentSize:       cfg.LogSegmentSize,
+		Preallocate:       cfg.LogPreallocate,
 		FS:                fs,
 	}
 	if cfg.SyncBinlog == 0 {

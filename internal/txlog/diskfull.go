@@ -94,6 +94,14 @@ func (l *Log) resume() error {
 		l.done.slots[i].Store(0)
 	}
 	w.ready, w.hdrPos, w.written = r, r, r
+	for _, rs := range w.rots {
+		if rs.spare != nil { // claimed for a segment that will not be created
+			rs.spare.f.Close()
+			l.fs.Remove(l.path(rs.spare.name))
+			rs.spare = nil
+		}
+	}
+	s.prealloc = false
 	w.queue, w.qhead, w.rots = w.queue[:0], 0, nil
 	w.nextIndex, w.lastTerm = last+1, term
 	w.stampSeg, w.stampCount = s, last+1-s.first

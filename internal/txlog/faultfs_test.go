@@ -2,6 +2,8 @@ package txlog
 
 import (
 	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
 )
@@ -15,6 +17,9 @@ type faultFS struct {
 	syncCalls atomic.Int64
 	limited   atomic.Bool
 	spaceLeft atomic.Int64
+	// spareRoom, when positive, is the space each preallocated spare file
+	// gets: its writes past it fail with ENOSPC (and use no shared space).
+	spareRoom atomic.Int64
 }
 
 func (fs *faultFS) failSyncs(err error) { fs.syncErr.Store(&err) }
@@ -29,12 +34,18 @@ func (fs *faultFS) OpenFile(name string, flag int, perm os.FileMode) (File, erro
 	if err != nil {
 		return nil, err
 	}
-	return &faultFile{File: f, fs: fs}, nil
+	ff := &faultFile{File: f, fs: fs}
+	if n := fs.spareRoom.Load(); n > 0 && strings.HasPrefix(filepath.Base(name), spareNamePrefix) {
+		ff.own = new(atomic.Int64)
+		ff.own.Store(n)
+	}
+	return ff, nil
 }
 
 type faultFile struct {
 	*os.File
-	fs *faultFS
+	fs  *faultFS
+	own *atomic.Int64 // the file's own space budget, if it has one
 }
 
 func (f *faultFile) Sync() error {
@@ -47,13 +58,17 @@ func (f *faultFile) Sync() error {
 
 // room returns how many of n bytes fit in the space budget.
 func (f *faultFile) room(n int) int {
-	if !f.fs.limited.Load() {
+	budget := &f.fs.spaceLeft
+	switch {
+	case f.own != nil:
+		budget = f.own
+	case !f.fs.limited.Load():
 		return n
 	}
 	for {
-		left := f.fs.spaceLeft.Load()
+		left := budget.Load()
 		take := min(int64(n), left)
-		if f.fs.spaceLeft.CompareAndSwap(left, left-take) {
+		if budget.CompareAndSwap(left, left-take) {
 			return int(take)
 		}
 	}

@@ -23,6 +23,10 @@ type File interface {
 	io.Writer
 	io.WriterAt
 	io.ReaderAt
+	// Sync makes the file's data durable, with the metadata needed to read
+	// it back (its size): fdatasync(2) on Linux, fsync elsewhere. A segment
+	// written inside its preallocated length changes no such metadata, so
+	// its syncs commit no file system journal.
 	Sync() error
 	Truncate(size int64) error
 	Close() error
@@ -37,8 +41,13 @@ func (OSFS) OpenFile(name string, flag int, perm os.FileMode) (File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return f, nil
+	return osFile{f}, nil
 }
+
+// osFile is an operating system file whose Sync is datasync.
+type osFile struct{ *os.File }
+
+func (f osFile) Sync() error { return datasync(f.File) }
 
 func (OSFS) Remove(name string) error                     { return os.Remove(name) }
 func (OSFS) Rename(oldname, newname string) error         { return os.Rename(oldname, newname) }

@@ -62,6 +62,13 @@ type Log struct {
 
 	adminMu sync.Mutex // TruncateSuffix, TruncatePrefix, Reset, AppendAt
 	st      counters
+
+	// Preallocation (prealloc.go): the spare the writer claims, the
+	// preallocator's kick and exit, its last error.
+	spare    atomic.Pointer[spareFile]
+	preKick  chan struct{}
+	preDone  chan struct{}
+	spareSeq int // the preallocator's
 }
 
 // Entry is one record.
@@ -192,6 +199,7 @@ func (l *Log) Close() error {
 	close(l.stop)
 	<-l.writerDone
 	<-l.flusherDone
+	<-l.preDone
 	err := l.Err()
 	l.setFailure(ErrClosed, l.durable.Load())
 
@@ -209,14 +217,20 @@ func (l *Log) path(name string) string { return filepath.Join(l.dir, name) }
 
 // createSegment creates a segment file holding only its header: written to
 // a temporary name, fsynced, renamed, and the directory fsynced, so that a
-// segment file either does not exist or has a whole header.
-func (l *Log) createSegment(first, prevTerm uint64, flags uint16) (*segment, error) {
+// segment file either does not exist or has a whole header. With a spare
+// (prealloc.go) the spare is that temporary file: the header is written
+// over its first zeros and the rest of it stays zeros.
+func (l *Log) createSegment(first, prevTerm uint64, flags uint16, sp *spareFile) (*segment, error) {
 	s := &segment{name: segName(first), first: first, prevTerm: prevTerm,
-		baseOff: segHeaderSize, last: first - 1, size: segHeaderSize}
+		baseOff: segHeaderSize, last: first - 1, size: segHeaderSize, prealloc: sp != nil}
 	path := l.path(s.name)
 	tmp := path + ".tmp"
-	f, err := l.fs.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
+	var f File
+	var err error
+	if sp != nil {
+		f, tmp = sp.f, l.path(sp.name)
+		l.st.preUsed.Add(1)
+	} else if f, err = l.fs.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644); err != nil {
 		return nil, writeError("create", s.name, 0, err)
 	}
 	fail := func(op string, err error) (*segment, error) {

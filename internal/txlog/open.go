@@ -25,7 +25,7 @@ func Open(opts Options) (*Log, *Recovery, error) {
 		return nil, nil, err
 	}
 	if len(sc.segs) == 0 {
-		s, err := l.createSegment(sc.nextOrDefault(), 0, 0)
+		s, err := l.createSegment(sc.nextOrDefault(), 0, 0, nil)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -54,6 +54,7 @@ func Open(opts Options) (*Log, *Recovery, error) {
 
 	go l.writerLoop()
 	go l.flusherLoop()
+	go l.preallocLoop()
 	return l, rec, nil
 }
 
@@ -73,6 +74,8 @@ func newLog(opts Options) *Log {
 		stop:        make(chan struct{}),
 		writerDone:  make(chan struct{}),
 		flusherDone: make(chan struct{}),
+		preKick:     make(chan struct{}, 1),
+		preDone:     make(chan struct{}),
 	}
 	l.writtenWaits = newWaitSet(&l.written, &l.fail, &l.st)
 	l.durableWaits = newWaitSet(&l.durable, &l.fail, &l.st)

@@ -35,6 +35,7 @@ func (m SyncMode) String() string {
 const (
 	DefaultSegmentSize       = 64 << 20
 	DefaultBufferSize        = 16 << 20
+	DefaultPreallocAfter     = 1 << 20
 	DefaultSyncInterval      = time.Second
 	DefaultCompressThreshold = 4096
 
@@ -65,6 +66,20 @@ type Options struct {
 	// zstd-compressed (when that makes them smaller).
 	Compression       bool
 	CompressThreshold int
+	// Preallocate keeps a zero-filled segment file of SegmentSize bytes
+	// ready (written by a background goroutine once the log has taken
+	// PreallocAfter bytes since Open), and the writer moves to it at the
+	// next record boundary when the current segment is not preallocated.
+	// Records are then written over zeros that are already on disk, so the
+	// file's size and block map do not change and a sync flushes only
+	// data: on ext4 that halves the cost of each commit's fsync
+	// (docs/txlog.md). Recovery reads a run of zeros to the end of a
+	// segment as its end, not as a torn record.
+	Preallocate bool
+	// PreallocAfter: bytes the log takes before the first spare segment is
+	// written (default 1 MiB, or a quarter of SegmentSize if less), so that
+	// a short-lived log writes none.
+	PreallocAfter int64
 	// RecoverTruncate: at Open, a corrupt record that is not a torn tail is
 	// dropped together with everything after it, instead of failing Open.
 	RecoverTruncate bool
@@ -92,6 +107,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.SegmentSize < segHeaderSize+recHeaderSize {
 		return o, fmt.Errorf("txlog: Options.SegmentSize %d is too small", o.SegmentSize)
+	}
+	if o.PreallocAfter == 0 {
+		o.PreallocAfter = min(DefaultPreallocAfter, o.SegmentSize/4)
 	}
 	if o.BufferSize == 0 {
 		o.BufferSize = DefaultBufferSize

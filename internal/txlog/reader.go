@@ -111,6 +111,17 @@ func (r *recReader) validAfter(from int64) (bool, error) {
 		if len(hb) < recHeaderSize {
 			return false, nil
 		}
+		if allZero(hb) {
+			// A record's header is never all zeros (its checksum is not):
+			// jump to the last header position that still reaches the
+			// next non-zero byte.
+			next, err := r.nextNonZero(off)
+			if err != nil {
+				return false, err
+			}
+			off = max(off, next-recHeaderSize) // the loop adds one
+			continue
+		}
 		length := int64(hb[0]) | int64(hb[1])<<8 | int64(hb[2])<<16 | int64(hb[3])<<24
 		if off+recHeaderSize+length > r.end {
 			continue
@@ -127,6 +138,59 @@ func (r *recReader) validAfter(from int64) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// nextNonZero returns the offset of the first non-zero byte at or after
+// from (r.end if there is none).
+func (r *recReader) nextNonZero(from int64) (int64, error) {
+	for off := from; off < r.end; {
+		b, err := r.at(off, r.window)
+		if err != nil {
+			return 0, err
+		}
+		if len(b) == 0 {
+			break
+		}
+		for i, c := range b {
+			if c != 0 {
+				return off + int64(i), nil
+			}
+		}
+		off += int64(len(b))
+	}
+	return r.end, nil
+}
+
+// dataEnd returns the offset just past the last non-zero byte at or after
+// from, or from itself when everything from there to the end is zero.
+func (r *recReader) dataEnd(from int64) (int64, error) {
+	end := from
+	for off := from; off < r.end; {
+		b, err := r.at(off, r.window)
+		if err != nil {
+			return 0, err
+		}
+		if len(b) == 0 {
+			break
+		}
+		for i := len(b) - 1; i >= 0; i-- {
+			if b[i] != 0 {
+				end = off + int64(i) + 1
+				break
+			}
+		}
+		off += int64(len(b))
+	}
+	return end, nil
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // payloadOf returns the original payload bytes of a verified record, in

@@ -174,6 +174,17 @@ func (sc *scanner) scanSegment(k int) error {
 			return sc.corrupt(k, s, off, fmt.Sprintf("index %d where %d was expected", rh.index, sc.next), off)
 		}
 		if st != recOK {
+			dataEnd, err := r.dataEnd(off)
+			if err != nil {
+				f.Close()
+				return fmt.Errorf("txlog: read %s at offset %d: %w", sf.name, off, err)
+			}
+			if dataEnd == off {
+				// Zeros to the end of the file: a preallocated segment's
+				// unused part (prealloc.go), not a record.
+				s.prealloc = size > off
+				break
+			}
 			torn, err := sc.isTorn(r, last, off, rh, hdrOK, st)
 			if err != nil {
 				f.Close()
@@ -194,7 +205,7 @@ func (sc *scanner) scanSegment(k int) error {
 				f.Close()
 				return fmt.Errorf("txlog: fsync %s: %w", sf.name, err)
 			}
-			sc.rec.TornBytes, sc.rec.TornFile = size-off, sf.name
+			sc.rec.TornBytes, sc.rec.TornFile = dataEnd-off, sf.name
 			break
 		}
 		if (rh.index-s.first)%sparseEvery == 0 {
@@ -336,6 +347,9 @@ func walkCount(f File, size, off int64) (int64, bool) {
 			return n, false
 		}
 		h, ok := parseRecHeader(hb)
+		if !ok && allZero(hb) {
+			return n, true // a preallocated segment's zeros
+		}
 		if !ok {
 			return n, false
 		}

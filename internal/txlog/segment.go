@@ -23,6 +23,11 @@ type segment struct {
 	// written (fileOff). Only the writer goroutine uses them.
 	baseLSN uint64
 	baseOff int64
+	// prealloc: the file runs on past the data in zeros (prealloc.go);
+	// spare is the file claimed for a segment stamped into but not yet
+	// created. Only the writer goroutine uses them after Open.
+	prealloc bool
+	spare    *spareFile
 
 	// Guarded by Log.segMu, updated by the writer as records are written.
 	last   uint64  // index of the last readable record (first-1 if none)

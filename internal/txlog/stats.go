@@ -18,6 +18,9 @@ type counters struct {
 	compressed  atomic.Uint64
 	segments    atomic.Uint64
 	resumes     atomic.Uint64
+	prealloc    atomic.Uint64
+	preFailed   atomic.Uint64
+	preUsed     atomic.Uint64
 }
 
 // Stats is a snapshot of the log's counters since Open. Each field is read
@@ -49,6 +52,11 @@ type Stats struct {
 	SpaceWaits uint64
 	// Compressed counts payloads stored zstd-compressed.
 	Compressed uint64
+	// Preallocated counts spare segment files the preallocator zero-filled,
+	// PreallocUsed those the writer moved to, PreallocFailures attempts
+	// that failed (disk full, say; the log then grows its files as they
+	// fill, and the preallocator tries again a second later).
+	Preallocated, PreallocUsed, PreallocFailures uint64
 	// SegmentsCreated counts segments created since Open.
 	SegmentsCreated uint64
 	// DiskFullResumes counts ResumeAfterDiskFull calls that took the log
@@ -63,20 +71,23 @@ type Stats struct {
 func (l *Log) Stats() Stats {
 	c := &l.st
 	return Stats{
-		Appends:         c.appends.Load(),
-		Records:         c.records.Load(),
-		Bytes:           l.reserved.Load() &^ closedBit,
-		Writes:          c.writes.Load(),
-		Fsyncs:          c.fsyncs.Load(),
-		Waits:           c.waits.Load(),
-		Wakeups:         c.wakeups.Load(),
-		WakeupsDone:     c.wakeupsDone.Load(),
-		FailWakeups:     c.failWakeups.Load(),
-		SpaceWaits:      c.spaceWaits.Load(),
-		Compressed:      c.compressed.Load(),
-		SegmentsCreated: c.segments.Load(),
-		DiskFullResumes: c.resumes.Load(),
-		WrittenLSN:      l.written.Load(),
-		DurableLSN:      l.durable.Load(),
+		Appends:          c.appends.Load(),
+		Records:          c.records.Load(),
+		Bytes:            l.reserved.Load() &^ closedBit,
+		Writes:           c.writes.Load(),
+		Fsyncs:           c.fsyncs.Load(),
+		Waits:            c.waits.Load(),
+		Wakeups:          c.wakeups.Load(),
+		WakeupsDone:      c.wakeupsDone.Load(),
+		FailWakeups:      c.failWakeups.Load(),
+		SpaceWaits:       c.spaceWaits.Load(),
+		Compressed:       c.compressed.Load(),
+		SegmentsCreated:  c.segments.Load(),
+		Preallocated:     c.prealloc.Load(),
+		PreallocUsed:     c.preUsed.Load(),
+		PreallocFailures: c.preFailed.Load(),
+		DiskFullResumes:  c.resumes.Load(),
+		WrittenLSN:       l.written.Load(),
+		DurableLSN:       l.durable.Load(),
 	}
 }

@@ -86,6 +86,7 @@ func (l *Log) truncateSuffix(from uint64) error {
 	removed := l.segs[k+1:]
 	l.segs = l.segs[: k+1 : k+1]
 	s.last, s.size = from-1, off
+	s.prealloc = false // the zeros went with the truncation
 	s.trimSparse(from)
 	l.terms = trimRunsFrom(l.terms, from)
 	l.lastIndex.Store(from - 1)
@@ -243,7 +244,7 @@ func (l *Log) reset(next, prevTerm uint64) error {
 			return fmt.Errorf("txlog: Reset: sync the log directory: %w", err)
 		}
 	}
-	s, err := l.createSegment(next, prevTerm, segReset)
+	s, err := l.createSegment(next, prevTerm, segReset, nil)
 	if err != nil {
 		if k < len(old) {
 			// The log in memory no longer matches the files: stop here, a

@@ -19,6 +19,7 @@ type writer struct {
 	rots       []*segment // segments stamped into but not yet created
 	queue      []pendingRec
 	qhead      int
+	preKicked  bool // the preallocator was started (PreallocAfter reached)
 }
 
 // pendingRec is a stamped record not yet published to readers.
@@ -126,6 +127,10 @@ func (l *Log) writeStep() bool {
 	if w.written > from {
 		l.publish(from)
 	}
+	if !w.preKicked && l.opts.Preallocate && w.written >= uint64(l.opts.PreallocAfter) {
+		w.preKicked = true
+		l.kickPrealloc()
+	}
 	if err != nil {
 		l.setFailure(err, w.written)
 		return false
@@ -148,9 +153,11 @@ func (l *Log) stamp() error {
 			return fmt.Errorf("%w: AppendAt of index %d became index %d (an Append ran concurrently)", ErrLogFailed, want, idx)
 		}
 		off := w.stampSeg.fileOff(w.hdrPos)
-		if off >= l.opts.SegmentSize && w.stampCount > 0 {
+		if l.wantsRotation(off) {
+			sp := l.claimSpare()
 			s := &segment{name: segName(idx), first: idx, prevTerm: w.lastTerm,
-				baseLSN: w.hdrPos, baseOff: segHeaderSize, last: idx - 1, size: segHeaderSize}
+				baseLSN: w.hdrPos, baseOff: segHeaderSize, last: idx - 1, size: segHeaderSize,
+				spare: sp, prealloc: sp != nil}
 			w.rots = append(w.rots, s)
 			w.stampSeg, w.stampCount = s, 0
 			off = segHeaderSize
@@ -225,13 +232,23 @@ func (l *Log) writeAt(s *segment, b []byte, off int64) error {
 	return nil
 }
 
-// rotate fsyncs the current segment and creates s, which becomes current.
+// rotate fsyncs the current segment (cutting off the zeros of a
+// preallocated one first) and creates s, which becomes current.
 func (l *Log) rotate(s *segment) error {
 	old := l.w.cur
+	if old.prealloc {
+		end := old.fileOff(l.w.written)
+		if err := old.file.Truncate(end); err != nil {
+			return writeError("truncate", old.name, end, err)
+		}
+		old.prealloc = false
+	}
 	if err := l.syncFile(old.file, old.name); err != nil {
 		return err
 	}
-	ns, err := l.createSegment(s.first, s.prevTerm, 0)
+	sp := s.spare
+	s.spare = nil
+	ns, err := l.createSegment(s.first, s.prevTerm, 0, sp)
 	if err != nil {
 		return err
 	}

@@ -82,7 +82,9 @@ func TestCrashRecovery(t *testing.T) {
 		start := time.Now()
 		// Small checkpoints, so that kills also land during a checkpoint
 		// and recovery starts from one and replays the log after it.
-		s := testutil.StartServer(t, "--datadir", datadir, "--checkpoint-log-size", "16K")
+		// Small segments, so that kills also land while the log moves to
+		// a preallocated segment or the preallocator writes one.
+		s := testutil.StartServer(t, "--datadir", datadir, "--checkpoint-log-size", "16K", "--log-segment-size", "64K")
 		admin := openDB(t, s, "")
 		conn := c.adminConn(admin)
 		if c.round == 1 {
@@ -109,6 +111,10 @@ func TestCrashRecovery(t *testing.T) {
 	t.Logf("summary: %d rounds (seed %d), %d transfers acknowledged, %d unknown (%d found after restart, %d not), %v total",
 		rounds, seed, a, u, kept, lost, time.Since(began).Round(time.Millisecond))
 	// The rounds must have gone through checkpoints, not only the log.
+	t.Logf("preallocated log segments written into, summed over the rounds: %d", c.preallocUsed)
+	if c.preallocUsed == 0 {
+		t.Errorf("no round wrote into a preallocated log segment (Lockstep_log_segments_preallocated_used stayed 0)")
+	}
 	if ckpts, _ := filepath.Glob(filepath.Join(datadir, "checkpoint", "checkpoint-*.ckpt")); len(ckpts) == 0 {
 		t.Errorf("no checkpoint was written in %d rounds (--checkpoint-log-size 16K)", rounds)
 	}
@@ -122,6 +128,9 @@ type crashTest struct {
 	ledger *ledger
 	schema schema
 	nextID atomic.Int64 // transfer ids, unique over the whole test
+	// preallocUsed sums Lockstep_log_segments_preallocated_used read just
+	// before each kill.
+	preallocUsed int64
 }
 
 func (c *crashTest) adminConn(db *sql.DB) *sql.Conn {
@@ -168,7 +177,25 @@ func (c *crashTest) exec(conn *sql.Conn, stmts ...string) {
 // notice. It returns how many transfers were acknowledged and how many are
 // unknown in this round.
 func (c *crashTest) workloadAndKill(s *testutil.Server, run time.Duration) (nAcked, nUnknown int) {
-	return c.workload(s.DSN("bank"), run, s.Kill)
+	return c.workload(s.DSN("bank"), run, func() {
+		c.preallocUsed += statusValue(s.DSN(""), "Lockstep_log_segments_preallocated_used")
+		s.Kill()
+	})
+}
+
+// statusValue reads one global status counter; 0 if it cannot.
+func statusValue(dsn, name string) int64 {
+	db, err := sql.Open("mysql", dsn+dsnTimeouts)
+	if err != nil {
+		return 0
+	}
+	defer db.Close()
+	var k string
+	var v int64
+	if err := db.QueryRow("SHOW GLOBAL STATUS LIKE '"+name+"'").Scan(&k, &v); err != nil {
+		return 0
+	}
+	return v
 }
 
 // workload runs the clients against dsn for run, then calls crash while
