@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -68,18 +69,31 @@ func fkChecks(ctx *sql.Context) bool {
 }
 
 // loggedDDLText is the text logged for the running DDL statement.
+// It starts with marks (comments) carrying the session state the
+// statement's outcome depends on: collation_server always (collation.go),
+// foreign_key_checks when off.
 func loggedDDLText(ctx *sql.Context) string {
+	mark := collationMark(sessionCollationServer(ctx))
 	if !fkChecks(ctx) {
-		return fkChecksOffMark + ctx.Query()
+		mark += fkChecksOffMark
 	}
-	return ctx.Query()
+	return mark + ctx.Query()
 }
 
 // replayText returns the statement a logged text runs, setting on ctx the
-// session state the text carries.
+// session state the text carries. A text without a collation mark was
+// logged before lockstep's default became MySQL's: it ran under
+// utf8mb4_0900_bin.
 func replayText(ctx *sql.Context, logged string) (string, error) {
-	if q, ok := strings.CutPrefix(logged, fkChecksOffMark); ok {
-		return q, ctx.SetSessionVariable(ctx, "foreign_key_checks", int8(0))
+	q, coll := cutCollationMark(logged)
+	if coll == "" {
+		coll = legacyCollation
 	}
-	return logged, nil
+	if err := ctx.SetSessionVariable(ctx, "collation_server", coll); err != nil {
+		return q, fmt.Errorf("collation_server %q: %w", coll, err)
+	}
+	if rest, ok := strings.CutPrefix(q, fkChecksOffMark); ok {
+		return rest, ctx.SetSessionVariable(ctx, "foreign_key_checks", int8(0))
+	}
+	return q, nil
 }

@@ -637,14 +637,9 @@ func (s *Session) fastUpdate(ctx context.Context, sctx *sql.Context, p *fastPlan
 			}
 			row[a.ord] = v
 		}
-		eq, err := old.Equals(sctx, row, sch)
-		if err != nil {
-			return errFastFallback
-		}
-		if eq {
-			return nil
-		}
-		changed++
+		// Unchanged means the same stored bytes, as MySQL compares
+		// records: 'two' -> 'TWO' is a change under a case-insensitive
+		// collation too.
 		enc, err := encodeRow(nil, row)
 		if err != nil {
 			return errFastFallback
@@ -652,6 +647,7 @@ func (s *Session) fastUpdate(ctx context.Context, sctx *sql.Context, p *fastPlan
 		if string(enc) == string(stored) {
 			return nil
 		}
+		changed++
 		return tx.Update(ctx, entry.store, m.version, key, key, enc)
 	})
 	if err != nil {

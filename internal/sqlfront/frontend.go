@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -20,6 +21,9 @@ type Options struct {
 	Password string
 	Store    *storage.Engine // the storage engine; nil: one with Storage options
 	Storage  storage.Options
+	// CollationServer is the server's initial @@global.collation_server,
+	// what databases are created with ("": MySQL 8's utf8mb4_0900_ai_ci).
+	CollationServer string
 }
 
 // Frontend is the SQL engine over lockstep storage: the go-mysql-server
@@ -28,6 +32,7 @@ type Frontend struct {
 	store    *storage.Engine
 	provider *provider
 	Engine   *sqle.Engine
+	exec     sql.NodeExecBuilder // the engine's, for nodes execOverride builds
 	user     string
 
 	ddlMu  sync.Mutex // serialises logged DDL statements (see ddllog.go)
@@ -61,8 +66,16 @@ func New(opts Options) (*Frontend, error) {
 		sessions: map[uint32]*Session{}}
 	fe.provider = &provider{fe: fe, dbs: map[string]*Database{}}
 	registerSystemVariables()
-	a := analyzer.NewBuilder(fe.provider).AddPreAnalyzeRule(globalVarsRuleID, globalVarsRule).AddPostAnalyzeRule(longerPrefixRuleID, longerPrefixRule).AddPostAnalyzeRule(idxSortRuleID, idxSortRule).AddPostAnalyzeRule(explainRowsRuleID, explainRowsRule).AddPostAnalyzeRule(lookupJoinRuleID, lookupJoinRule).AddPostAnalyzeRule(sumDecimalRuleID, sumDecimalRule).Build()
+	if c := opts.CollationServer; c != "" {
+		if _, err := sql.ParseCollation("", c, false); err != nil {
+			return nil, fmt.Errorf("collation_server: %w", err)
+		}
+		fe.vars.setGlobal("collation_server", c)
+		fe.vars.setGlobal("collation_connection", c)
+	}
+	a := analyzer.NewBuilder(fe.provider).AddPreAnalyzeRule(globalVarsRuleID, globalVarsRule).AddPostAnalyzeRule(longerPrefixRuleID, longerPrefixRule).AddPostAnalyzeRule(idxSortRuleID, idxSortRule).AddPostAnalyzeRule(explainRowsRuleID, explainRowsRule).AddPostAnalyzeRule(lookupJoinRuleID, lookupJoinRule).AddPostAnalyzeRule(sumDecimalRuleID, sumDecimalRule).AddPostAnalyzeRule(collationHashRuleID, collationHashRule).Build()
 	a.ExecBuilder = rowexec.NewOverrideBuilder(execOverride{fe: fe})
+	fe.exec = a.ExecBuilder
 	fe.Engine = sqle.New(a, &sqle.Config{})
 	fe.Engine.Parser = &parser{Parser: sql.GlobalParser, fe: fe}
 	mdb := a.Catalog.MySQLDb

@@ -22,7 +22,7 @@ import (
 
 var keyFixtureSQL = []string{
 	"SET time_zone = '+00:00'",
-	"CREATE DATABASE keyfix",
+	"CREATE DATABASE keyfix COLLATE utf8mb4_0900_bin", // the golden keys were made under the binary default
 	`CREATE TABLE keyfix.kt (
 		id BIGINT NOT NULL,
 		s2 VARCHAR(20) COLLATE utf8mb4_general_ci NOT NULL,

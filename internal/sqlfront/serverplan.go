@@ -27,7 +27,8 @@ const globalVarsRuleID analyzer.RuleId = 1 << 20
 // analyzes a single-table UPDATE or DELETE with a fixed list of rules
 // that leaves this one out: there @@global.name still reads the default.)
 func globalVarsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if ctx == nil || !strings.Contains(ctx.Query(), "@@") {
+	// A context without a query text (tests, internal statements) is walked.
+	if ctx == nil || (ctx.Query() != "" && !strings.Contains(ctx.Query(), "@@")) {
 		return n, transform.SameTree, nil
 	}
 	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
@@ -64,8 +65,24 @@ func (o execOverride) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 		}
 	case *plan.ShowCreateTable:
 		return showCreateTable(ctx, n, row)
-	case *plan.Update, *plan.DeleteFrom:
+	case *plan.Update:
+		// Single-table UPDATEs skip the post-analysis rules: mark the
+		// target here (collation_plan.go) and build the marked plan.
+		if out, changed, err := exactUpdate(n); err != nil || changed {
+			if err != nil {
+				return nil, err
+			}
+			return o.fe.exec.Build(ctx, out, row)
+		}
 		lockFKTargets(ctx, n) // and go-mysql-server builds it
+	case *plan.DeleteFrom:
+		lockFKTargets(ctx, n) // and go-mysql-server builds it
+	case *plan.Distinct:
+		return o.buildDistinct(ctx, n.Child, row)
+	case *plan.OrderedDistinct:
+		return o.buildDistinct(ctx, n.Child, row)
+	case *plan.SetOp:
+		return o.buildUnionDistinct(ctx, n, row)
 	}
 	return nil, nil
 }

@@ -21,6 +21,9 @@ type Table struct {
 	// existing row (ddl.go): the UPDATE pass go-mysql-server then runs
 	// over the table to apply defaults must change nothing.
 	filled bool
+	// exact: this is the table an UPDATE writes through; its Schema
+	// compares strings by bytes (collation_plan.go).
+	exact bool
 }
 
 var (
@@ -43,9 +46,14 @@ var (
 // check needs it); lockstep has no temporary tables yet.
 func (t *Table) IsTemporary() bool { return false }
 
-func (t *Table) Name() string                           { return t.meta.name }
-func (t *Table) String() string                         { return t.meta.name }
-func (t *Table) Schema() sql.Schema                     { return t.meta.schema.Schema }
+func (t *Table) Name() string   { return t.meta.name }
+func (t *Table) String() string { return t.meta.name }
+func (t *Table) Schema() sql.Schema {
+	if t.exact {
+		return t.meta.exactSchema() // an UPDATE's target (collation_plan.go)
+	}
+	return t.meta.schema.Schema
+}
 func (t *Table) Collation() sql.CollationID             { return t.meta.collation }
 func (t *Table) Comment() string                        { return t.meta.comment }
 func (t *Table) PrimaryKeySchema() sql.PrimaryKeySchema { return t.meta.schema }

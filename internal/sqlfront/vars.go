@@ -76,6 +76,9 @@ func lockstepVariables() []sql.SystemVariable {
 			Type:    types.NewSystemBoolType("autocommit"),
 			Default: int8(1),
 		}),
+		// MySQL 8's defaults, per server (collation.go).
+		collationVariable("collation_server"),
+		collationVariable("collation_connection"),
 		// Enforced by the server's listener (internal/server/connlimit.go).
 		perServer(&sql.MysqlSystemVariable{
 			Name:    "max_connections",
