@@ -168,7 +168,7 @@ func TestPrecedence(t *testing.T) {
 		d := config.Default()
 		c.SyncBinlog, c.RowImage, c.GroupCommitWakeup = d.SyncBinlog, d.RowImage, d.GroupCommitWakeup
 		c.LogCompression, c.LogCompressMin, c.CheckpointLogSize = d.LogCompression, d.LogCompressMin, d.CheckpointLogSize
-		c.LogSegmentSize = d.LogSegmentSize
+		c.LogSegmentSize, c.LogPreallocate = d.LogSegmentSize, d.LogPreallocate
 		return c
 	}
 	tests := []struct {
@@ -188,7 +188,7 @@ func TestPrecedence(t *testing.T) {
 			want: durable(config.Config{Datadir: filepath.Join(tmp, "rel", "dir"), BindAddress: "127.0.0.1", Port: 3306, User: "root"})},
 		{name: "durability flags", args: []string{"--sync-binlog", "0", "--recover-truncate", "--binlog-row-image=MINIMAL",
 			"--group-commit-wakeup", "broadcast", "--log-compression=OFF", "--log-compression-threshold", "100",
-			"--log-retention-size", "1G", "--log-segment-size=16M"},
+			"--log-retention-size", "1G", "--log-segment-size=16M", "--log-preallocate=OFF"},
 			want: config.Config{Datadir: filepath.Join(tmp, "lockstep-data"), BindAddress: "127.0.0.1", Port: 3306, User: "root",
 				SyncBinlog: 0, RecoverTruncate: true, RowImage: "minimal", GroupCommitWakeup: "broadcast", LogCompression: false, LogCompressMin: 100,
 				CheckpointLogSize: 256 << 20, LogRetentionSize: 1 << 30, LogSegmentSize: 16 << 20}},
