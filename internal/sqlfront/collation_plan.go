@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/dolthub/go-mysql-server/sql"
@@ -106,16 +108,73 @@ func (k *weightKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 
 // writeWeights writes v's weights under coll, hex-encoded, to w.
 func writeWeights(ctx *sql.Context, w io.Writer, coll sql.CollationID, t sql.Type, v any) error {
-	st, _ := t.(sql.StringType)
-	s, err := types.ConvertToString(ctx, v, st, nil)
+	buf, err := appendWeights(ctx, nil, coll, t, v)
 	if err != nil {
 		return err
 	}
-	if coll.PadAttribute() == "PAD SPACE" {
+	out := make([]byte, hex.EncodedLen(len(buf)))
+	hex.Encode(out, buf)
+	_, err = w.Write(out)
+	return err
+}
+
+// appendWeights appends v's weights under coll to dst: 4 bytes per
+// character, as sql.CollationID.WriteWeightString computes them, trailing
+// spaces dropped under a PAD SPACE collation.
+func appendWeights(ctx *sql.Context, dst []byte, coll sql.CollationID, t sql.Type, v any) ([]byte, error) {
+	st, _ := t.(sql.StringType)
+	s, err := types.ConvertToString(ctx, v, st, nil)
+	if err != nil {
+		return dst, err
+	}
+	w := weigherFor(coll)
+	if w.padSpace {
 		s = strings.TrimRight(s, " ")
 	}
-	hw := hex.NewEncoder(w)
-	return coll.WriteWeightString(hw, s)
+	return w.append(dst, s)
+}
+
+// weigher computes a collation's weights with the ASCII characters'
+// weights in a table: go-mysql-server's weight of a character under the
+// 0900 collations is a map lookup, a fifth of the CPU of a read-only
+// sysbench run with DISTINCT over 120-character strings.
+type weigher struct {
+	sorter   sql.CollationSorter
+	ascii    [utf8.RuneSelf]int32
+	padSpace bool
+}
+
+var weighers sync.Map // sql.CollationID -> *weigher
+
+func weigherFor(c sql.CollationID) *weigher {
+	if w, ok := weighers.Load(c); ok {
+		return w.(*weigher)
+	}
+	w := &weigher{sorter: c.Sorter(), padSpace: c.PadAttribute() == "PAD SPACE"}
+	for r := range w.ascii {
+		w.ascii[r] = w.sorter(rune(r))
+	}
+	actual, _ := weighers.LoadOrStore(c, w)
+	return actual.(*weigher)
+}
+
+func (w *weigher) append(dst []byte, s string) ([]byte, error) {
+	for i := 0; i < len(s); {
+		var wt int32
+		if c := s[i]; c < utf8.RuneSelf {
+			wt = w.ascii[c]
+			i++
+		} else {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n <= 1 {
+				return dst, sql.ErrCollationMalformedString.New("hashing")
+			}
+			wt = w.sorter(r)
+			i += n
+		}
+		dst = append(dst, byte(wt), byte(wt>>8), byte(wt>>16), byte(wt>>24))
+	}
+	return dst, nil
 }
 
 // collationHashRule wraps the string keys of hash joins and the string
@@ -254,6 +313,9 @@ type collationDistinctIter struct {
 	sch   sql.Schema
 	colls []sql.CollationID
 	seen  map[uint64]struct{}
+
+	digest xxhash.Digest
+	buf    []byte
 }
 
 func newCollationDistinctIter(child sql.RowIter, sch sql.Schema, colls []sql.CollationID) *collationDistinctIter {
@@ -279,16 +341,19 @@ func (it *collationDistinctIter) Next(ctx *sql.Context) (sql.Row, error) {
 }
 
 func (it *collationDistinctIter) hash(ctx *sql.Context, row sql.Row) (uint64, error) {
-	d := xxhash.New()
+	d := &it.digest
+	d.Reset()
 	for i, v := range row {
 		if i > 0 {
 			d.Write([]byte{0})
 		}
 		if i < len(it.colls) && it.colls[i] != 0 && v != nil {
-			d.Write([]byte{1}) // a weighed value: never equal to a NULL's text
-			if err := writeWeights(ctx, d, it.colls[i], it.sch[i].Type, v); err != nil {
+			var err error
+			// 1 first: a weighed value never hashes as a NULL's text.
+			if it.buf, err = appendWeights(ctx, append(it.buf[:0], 1), it.colls[i], it.sch[i].Type, v); err != nil {
 				return 0, err
 			}
+			d.Write(it.buf)
 			continue
 		}
 		v, err := sql.UnwrapAny(ctx, v)

@@ -1,6 +1,8 @@
 package sqlfront
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -110,5 +112,25 @@ func TestCollationServerOption(t *testing.T) {
 	}
 	if _, err := New(Options{CollationServer: "no_such_collation"}); err == nil {
 		t.Fatal("an unknown collation was accepted")
+	}
+}
+
+// TestWeigher: the ASCII-table weigher gives go-mysql-server's weights.
+func TestWeigher(t *testing.T) {
+	for _, c := range []sql.CollationID{sql.Collation_utf8mb4_0900_ai_ci, sql.Collation_utf8mb4_0900_bin,
+		sql.Collation_utf8mb4_general_ci, sql.Collation_utf8mb4_bin, sql.Collation_utf8mb4_0900_as_cs} {
+		for _, s := range []string{"", "Alice", "alice ", "Émile", "straße", "日本語", "a😀b", strings.Repeat("xY", 100)} {
+			var want bytes.Buffer
+			if err := c.WriteWeightString(&want, s); err != nil {
+				t.Fatal(err)
+			}
+			got, err := weigherFor(c).append(nil, s)
+			if err != nil || !bytes.Equal(got, want.Bytes()) {
+				t.Errorf("%s %q: %x, %v; want %x", c, s, got, err, want.Bytes())
+			}
+		}
+	}
+	if _, err := weigherFor(sql.Collation_utf8mb4_0900_ai_ci).append(nil, "a\xffb"); err == nil {
+		t.Error("a malformed string was weighed")
 	}
 }
