@@ -81,14 +81,8 @@ func recogniseRange(sel *ast.Select, p *fastPlan, qualifierOK func(ast.TableName
 		if pos < 0 || types.IsJSON(typ) {
 			return false
 		}
-		if sel.QueryOpts.Distinct && types.IsText(typ) {
-			if st, ok := typ.(sql.StringType); !ok || !strings.HasSuffix(st.Collation().Name(), "_bin") {
-				// go-mysql-server's DISTINCT compares strings byte by byte,
-				// not by the collation (MySQL: by the collation); keep
-				// both paths alike until that is fixed.
-				return false
-			}
-		}
+		// DISTINCT compares strings under their collation on both paths
+		// (collation_plan.go fixed go-mysql-server's).
 		spec.order = append(spec.order, orderKey{pos: pos, desc: o.Direction == ast.DescScr})
 	}
 	if spec.distinct {
