@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# One sysbench cell against one lockstep binary, for A/B runs of two builds
+# or two flag sets alternating on this noisy machine:
+#
+#   scripts/bench-one.sh NAME BINARY WORKLOAD THREADS SECONDS [serve flags...]
+#   scripts/bench-one.sh pre ./lockstep oltp_write_only 16 20
+#   scripts/bench-one.sh nopre ./lockstep oltp_write_only 16 20 --log-preallocate=off
+#
+# Starts BINARY on a fresh data directory (/tmp/rexp-NAME, port $PORT or
+# 3470), prepares 4 x 100,000 rows, warms up 5 s, runs SECONDS, stops the
+# server and prints one line: NAME WORKLOAD threads TPS p95.
+set -e
+name=$1; BIN=$2; wl=$3; th=$4; t=$5; shift 5
+D=/tmp/rexp-$name; rm -rf $D; mkdir -p $D
+PORT=${PORT:-3470}
+$BIN serve --datadir $D --port $PORT "$@" > $D/server.log 2>&1 &
+pid=$!
+for i in $(seq 50); do mysql -h127.0.0.1 -P$PORT -uroot -e 'select 1' >/dev/null 2>&1 && break; sleep 0.2; done
+mysql -h127.0.0.1 -P$PORT -uroot -e 'create database sbtest'
+SB="--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$PORT --mysql-user=root --mysql-db=sbtest --tables=4 --table-size=100000"
+sysbench oltp_read_write $SB --threads=4 prepare >/dev/null 2>&1
+sysbench $wl $SB --threads=$th --time=5 run >/dev/null 2>&1
+sysbench $wl $SB --threads=$th --time=$t --percentile=95 run > $D/sb.log 2>&1
+kill $pid; wait $pid 2>/dev/null || true
+tps=$(awk '/transactions:/ {gsub(/[()]/,"",$3); print $3}' $D/sb.log)
+p95=$(awk '/95th percentile:/ {print $3}' $D/sb.log)
+echo "$name $wl th=$th tps=$tps p95=$p95"
