@@ -116,16 +116,6 @@ func TestBenchStatementsUseIndexes(t *testing.T) {
 		}
 		for _, c := range cases {
 			plan, err := explain(ctx, db, c.q)
-			if err != nil && strings.Contains(err.Error(), "max1Row") && c.table != "" {
-				// go-mysql-server cannot EXPLAIN a single-table UPDATE or
-				// DELETE by a whole key today (its point-read marker makes
-				// it expect one result row; lockstep clears it for queries
-				// but that rule does not run for these): pinned, and the
-				// same WHERE is checked as a locking read.
-				t.Logf("%s: EXPLAIN fails today (%v); checking its WHERE as SELECT ... FOR UPDATE", c.name, err)
-				where := c.q[strings.Index(c.q, " WHERE "):]
-				plan, err = explain(ctx, db, "SELECT * FROM "+c.table+where+" FOR UPDATE")
-			}
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}

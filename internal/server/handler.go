@@ -124,6 +124,9 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 		h.explain(c, query, r)
 		return cb(r, more)
 	})
+	if sent, serr := h.explainPlan(c, query, err, cb); sent {
+		return serr
+	}
 	h.syncInTrans(c)
 	return h.mysqlError(c, query, err)
 }
@@ -141,8 +144,28 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		h.explain(c, query, r)
 		return cb(r, more)
 	})
+	if sent, serr := h.explainPlan(c, query, err, cb); sent {
+		return "", serr
+	}
 	h.syncInTrans(c)
 	return rest, h.mysqlError(c, query, err)
+}
+
+// explainPlan answers an EXPLAIN of a single-table UPDATE or DELETE by a
+// whole key, which go-mysql-server planned and then refused to send
+// ("max1Row iterator returned more than one row": its point-read marker
+// expects one row). query must be one statement; sent reports whether it
+// answered.
+func (h *handler) explainPlan(c *mysql.Conn, query string, err error, cb mysql.ResultSpoolFn) (sent bool, _ error) {
+	if !sqlfront.IsMax1RowExplain(query, err) || strings.Contains(strings.TrimRight(strings.TrimSpace(query), ";"), ";") {
+		return false, nil
+	}
+	res, perr := h.fe.ExplainPlan(c.ConnectionID, query)
+	if perr != nil {
+		return false, nil
+	}
+	h.syncInTrans(c)
+	return true, cb(res, false)
 }
 
 // fastResult sends a result the fast path produced, with the status flags

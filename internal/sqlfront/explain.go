@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -371,4 +372,52 @@ func keyPartLen(t sql.Type, prefix int) int {
 func decimalBytes(digits int) int {
 	partial := [...]int{0, 1, 1, 2, 2, 3, 3, 4, 4, 4}
 	return digits/9*4 + partial[digits%9]
+}
+
+// errMax1Row is go-mysql-server's error for EXPLAIN PLAN of a
+// single-table UPDATE or DELETE by a whole key: the described statement's
+// point-read marker makes its handler expect one row, and lockstep's rule
+// that clears it (explainRowsRule) does not run for those statements.
+const errMax1Row = "max1Row iterator returned more than one row"
+
+// IsMax1RowExplain reports whether err is that failure of the EXPLAIN
+// statement query.
+func IsMax1RowExplain(query string, err error) bool {
+	return err != nil && isExplainText(query) && strings.Contains(err.Error(), errMax1Row)
+}
+
+// ExplainPlan runs an EXPLAIN statement on connection connID and returns
+// its rows as text columns, without go-mysql-server's at-most-one-row
+// check (see errMax1Row).
+func (fe *Frontend) ExplainPlan(connID uint32, query string) (*sqltypes.Result, error) {
+	s := fe.session(connID)
+	if s == nil {
+		return nil, fmt.Errorf("lockstep: no session %d", connID)
+	}
+	ctx := sql.NewContext(context.Background(), sql.WithSession(s)).WithQuery(query)
+	sch, iter, _, err := fe.Engine.Query(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := sql.RowIterToRows(ctx, iter)
+	if err != nil {
+		return nil, err
+	}
+	res := &sqltypes.Result{Fields: make([]*querypb.Field, len(sch))}
+	for i, c := range sch {
+		res.Fields[i] = &querypb.Field{Name: c.Name, Type: querypb.Type_VARCHAR,
+			Charset: uint32(sql.CharacterSet_utf8mb4), ColumnLength: 65535}
+	}
+	for _, r := range rows {
+		vals := make([]sqltypes.Value, len(r))
+		for i, v := range r {
+			if v == nil {
+				vals[i] = sqltypes.NULL
+				continue
+			}
+			vals[i] = sqltypes.NewVarChar(fmt.Sprint(v))
+		}
+		res.Rows = append(res.Rows, vals)
+	}
+	return res, nil
 }
