@@ -82,13 +82,19 @@ func (h *handler) explain(c *mysql.Conn, query string, r *sqltypes.Result) {
 	if !isExplainResult(r) {
 		return
 	}
-	if !strings.Contains(strings.TrimRight(strings.TrimSpace(query), ";"), ";") {
+	if oneStatement(query) {
 		if rows := h.fe.Explain(c.ConnectionID, query); rows != nil {
 			r.Rows = rows
 			return
 		}
 	}
 	fixExplainNulls(r)
+}
+
+// oneStatement reports whether query is one statement (no ';' but a
+// trailing one): the EXPLAIN replacements answer only such texts.
+func oneStatement(query string) bool {
+	return !strings.Contains(strings.TrimRight(strings.TrimSpace(query), ";"), ";")
 }
 
 // isExplainResult reports go-mysql-server's tabular EXPLAIN result.
@@ -157,7 +163,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 // expects one row). query must be one statement; sent reports whether it
 // answered.
 func (h *handler) explainPlan(c *mysql.Conn, query string, err error, cb mysql.ResultSpoolFn) (sent bool, _ error) {
-	if !sqlfront.IsMax1RowExplain(query, err) || strings.Contains(strings.TrimRight(strings.TrimSpace(query), ";"), ";") {
+	if !sqlfront.IsMax1RowExplain(query, err) || !oneStatement(query) {
 		return false, nil
 	}
 	res, perr := h.fe.ExplainPlan(c.ConnectionID, query)

@@ -3,7 +3,6 @@ package sqlfront
 import (
 	"encoding/hex"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -99,23 +98,11 @@ func (k *weightKey) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if err != nil || v == nil {
 		return nil, err
 	}
-	var b strings.Builder
-	if err := writeWeights(ctx, &b, k.coll, k.Child.Type(), v); err != nil {
+	w, err := appendWeights(ctx, nil, k.coll, k.Child.Type(), v)
+	if err != nil {
 		return nil, err
 	}
-	return b.String(), nil
-}
-
-// writeWeights writes v's weights under coll, hex-encoded, to w.
-func writeWeights(ctx *sql.Context, w io.Writer, coll sql.CollationID, t sql.Type, v any) error {
-	buf, err := appendWeights(ctx, nil, coll, t, v)
-	if err != nil {
-		return err
-	}
-	out := make([]byte, hex.EncodedLen(len(buf)))
-	hex.Encode(out, buf)
-	_, err = w.Write(out)
-	return err
+	return hex.EncodeToString(w), nil
 }
 
 // appendWeights appends v's weights under coll to dst: 4 bytes per
@@ -178,72 +165,47 @@ func (w *weigher) append(dst []byte, s string) ([]byte, error) {
 }
 
 // collationHashRule wraps the string keys of hash joins and the string
-// argument of COUNT(DISTINCT) in weightKey.
+// argument of COUNT(DISTINCT) in weightKey. (An UPDATE's target is marked
+// by execOverride, which sees every UPDATE: single-table ones skip the
+// post-analysis rules.)
 func collationHashRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
-		if u, ok := n.(*plan.Update); ok {
-			out, changed, err := exactUpdate(u)
-			if err != nil || !changed {
-				return n, transform.SameTree, err
-			}
-			return out, transform.NewTree, nil
-		}
-		if hl, ok := n.(*plan.HashLookup); ok {
-			l, r, changed := weighKeys(hl.LeftProbeKey, hl.RightEntryKey)
-			if !changed {
-				return n, transform.SameTree, nil
-			}
-			out := *hl
-			out.LeftProbeKey, out.RightEntryKey = l, r
-			return &out, transform.NewTree, nil
-		}
-		ex, ok := n.(sql.Expressioner)
+	n, sameJoins, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		hl, ok := n.(*plan.HashLookup)
 		if !ok {
 			return n, transform.SameTree, nil
 		}
-		exprs := ex.Expressions()
-		var changed bool
-		for i, e := range exprs {
-			ne, same, err := transform.Expr(e, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
-				cd, ok := e.(*aggregation.CountDistinct)
-				if !ok {
-					return e, transform.SameTree, nil
-				}
-				ch := cd.Children()
-				if len(ch) != 1 {
-					return e, transform.SameTree, nil
-				}
-				if _, ok := ch[0].(*weightKey); ok {
-					return e, transform.SameTree, nil
-				}
-				wk := newWeightKey(ch[0])
-				if wk == ch[0] {
-					return e, transform.SameTree, nil
-				}
-				out, err := cd.WithChildren(wk)
-				if err != nil {
-					return nil, transform.SameTree, err
-				}
-				// WithChildren builds a new aggregation: keep its column id.
-				return out.(sql.IdExpression).WithId(cd.Id()).(sql.Expression), transform.NewTree, nil
-			})
-			if err != nil {
-				return nil, transform.SameTree, err
-			}
-			if same == transform.NewTree {
-				if !changed {
-					exprs = append([]sql.Expression(nil), exprs...)
-					changed = true
-				}
-				exprs[i] = ne
-			}
-		}
+		l, r, changed := weighKeys(hl.LeftProbeKey, hl.RightEntryKey)
 		if !changed {
 			return n, transform.SameTree, nil
 		}
-		out, err := ex.WithExpressions(exprs...)
-		return out, transform.NewTree, err
+		out := *hl
+		out.LeftProbeKey, out.RightEntryKey = l, r
+		return &out, transform.NewTree, nil
 	})
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	n, sameCounts, err := transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+		cd, ok := e.(*aggregation.CountDistinct)
+		if !ok || len(cd.Children()) != 1 {
+			return e, transform.SameTree, nil
+		}
+		arg := cd.Children()[0]
+		if _, done := arg.(*weightKey); done {
+			return e, transform.SameTree, nil
+		}
+		wk := newWeightKey(arg)
+		if wk == arg {
+			return e, transform.SameTree, nil
+		}
+		out, err := cd.WithChildren(wk)
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		// WithChildren builds a new aggregation: keep its column id.
+		return out.(sql.IdExpression).WithId(cd.Id()).(sql.Expression), transform.NewTree, nil
+	})
+	return n, sameJoins && sameCounts, err
 }
 
 // weighKeys wraps the matching string parts of a hash join's probe and
@@ -460,7 +422,7 @@ func (it *skipIter) Close(ctx *sql.Context) error { return it.child.Close(ctx) }
 // from the old one under the table's column types, and under a
 // case-insensitive collation 'two' and 'TWO' do not differ: UPDATE t SET
 // v = 'TWO' matched the row and silently kept 'two'. MySQL compares the
-// stored bytes and writes it. collationHashRule marks the table an UPDATE
+// stored bytes and writes it. execOverride marks the table an UPDATE
 // writes through (Table.exact): its Schema then gives each collated
 // string column its character set's binary collation, so the comparison
 // go-mysql-server makes is by bytes. Values are converted as before (same

@@ -62,21 +62,17 @@ func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.Colum
 		// MySQL fills them.
 		// The expressions were resolved against the table as it was (their
 		// column indexes are the old row's): they read the old row.
-		if expr := col.Generated; expr != nil {
-			v, err := expr.Eval(ctx, row)
-			if err != nil {
-				return nil, err
-			}
-			if v != nil {
-				if v, _, err = col.Type.Convert(ctx, v); err != nil {
-					return nil, err
-				}
-			}
-			nr[pos] = v
-		} else if !col.Nullable && col.Default == nil {
+		var fill *sql.ColumnDefaultValue
+		switch {
+		case col.Generated != nil:
+			fill = col.Generated
+		case col.Default != nil:
+			fill = col.Default
+		case !col.Nullable:
 			nr[pos] = col.Type.Zero()
-		} else if col.Default != nil {
-			v, err := col.Default.Eval(ctx, row)
+		}
+		if fill != nil {
+			v, err := fill.Eval(ctx, row)
 			if err != nil {
 				return nil, err
 			}

@@ -96,8 +96,7 @@ func (l *Log) resume() error {
 	w.ready, w.hdrPos, w.written = r, r, r
 	for _, rs := range w.rots {
 		if rs.spare != nil { // claimed for a segment that will not be created
-			rs.spare.f.Close()
-			l.fs.Remove(l.path(rs.spare.name))
+			l.discard(rs.spare)
 			rs.spare = nil
 		}
 	}

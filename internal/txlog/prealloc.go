@@ -1,6 +1,7 @@
 package txlog
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -76,7 +77,7 @@ func (l *Log) preallocLoop() {
 	}
 }
 
-var errStopped = fmt.Errorf("txlog: stopped")
+var errStopped = errors.New("txlog: stopped")
 
 // makeSpare writes a zero-filled spare of SegmentSize bytes and syncs it.
 // It gives up (errStopped) when the log closes meanwhile.
@@ -88,8 +89,7 @@ func (l *Log) makeSpare() (*spareFile, error) {
 		return nil, fmt.Errorf("txlog: preallocate %s: %w", name, err)
 	}
 	fail := func(err error) (*spareFile, error) {
-		f.Close()
-		l.fs.Remove(l.path(name))
+		l.discard(&spareFile{f: f, name: name})
 		if err == errStopped {
 			return nil, err
 		}
@@ -116,9 +116,14 @@ func (l *Log) makeSpare() (*spareFile, error) {
 // dropSpare removes an unclaimed spare (at Close).
 func (l *Log) dropSpare() {
 	if sp := l.spare.Swap(nil); sp != nil {
-		sp.f.Close()
-		l.fs.Remove(l.path(sp.name))
+		l.discard(sp)
 	}
+}
+
+// discard closes and removes a spare that will not become a segment.
+func (l *Log) discard(sp *spareFile) {
+	sp.f.Close()
+	l.fs.Remove(l.path(sp.name))
 }
 
 // kickPrealloc wakes the preallocator without blocking.

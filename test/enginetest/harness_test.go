@@ -68,10 +68,19 @@ func (h *harness) frontend() *sqlfront.Frontend {
 	return h.fe
 }
 
+// gmsVersion is go-mysql-server's default @@version, which its suites
+// expect.
+const gmsVersion = "8.0.31"
+
 func mustFrontend() *sqlfront.Frontend {
-	// go-mysql-server's suites expect its own default collation.
+	// go-mysql-server's suites expect its own default collation and its
+	// own @@version (lockstep's servers report 8.0.33-lockstep, checked by
+	// the integration tests).
 	fe, err := sqlfront.New(sqlfront.Options{CollationServer: "utf8mb4_0900_bin"})
 	if err != nil {
+		panic(err)
+	}
+	if err := fe.SetServerVariable("version", func() any { return gmsVersion }); err != nil {
 		panic(err)
 	}
 	return fe

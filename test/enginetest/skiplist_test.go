@@ -172,15 +172,6 @@ var knownFailures = []skipGroup{
 
 	// ---- (c) expectations tied to GMS's memory engine or reference harness, not lockstep bugs ----
 
-	{ // VERSION
-		reason: "[harness] expects go-mysql-server's own @@version (8.0.31); lockstep reports the version its handshake gives (8.0.33-lockstep)",
-		texts: []string{
-			"SELECT version()",
-			"SHOW VARIABLES LIKE 'VERSION'",
-			"SHOW VARIABLES WHERE Variable_name = 'version' || variable_name = 'autocommit'",
-		},
-	},
-
 	{ // INDEXORDER
 		reason: "[harness] expected output lists indexes sorted by name (the memory engine's order); lockstep reports them in creation order, as MySQL does",
 		texts: []string{

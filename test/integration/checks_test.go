@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -82,18 +81,10 @@ func TestCheckConstraints(t *testing.T) {
 	s2 := testutil.StartServer(t, "--datadir", s1.Datadir, "--checkpoint-log-size", "64K")
 	db = s2.DB(t, "")
 	enforced("after kill -9 and recovery from the log")
-	must("CREATE TABLE ck.filler (id INT PRIMARY KEY, v VARCHAR(250))")
-	for i := 0; i < 400; i++ {
-		must(fmt.Sprintf("INSERT INTO ck.filler VALUES (%d, REPEAT('x', 240))", i))
-	}
-	if ckpts, _ := filepath.Glob(filepath.Join(s1.Datadir, "checkpoint", "checkpoint-*.ckpt")); len(ckpts) == 0 {
-		t.Fatal("no checkpoint after 100 KB of log with --checkpoint-log-size 64K")
-	}
+	fillToCheckpoint(t, ctx, db, "ck.filler", s1.Datadir)
 	s2.Kill()
 	s3 := testutil.StartServer(t, "--datadir", s1.Datadir)
 	db = s3.DB(t, "")
-	if !strings.Contains(s3.Stderr(), "loaded checkpoint") {
-		t.Errorf("recovery did not load a checkpoint:\n%s", s3.Stderr())
-	}
+	wantCheckpointLoaded(t, s3)
 	enforced("after kill -9 and recovery from a checkpoint")
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -522,23 +521,14 @@ func TestForeignKeyRestart(t *testing.T) {
 
 	// Enough log for a checkpoint, then a cascade after it.
 	db2 := s2.DB(t, "fk")
-	exec(db2, "CREATE TABLE filler (id INT PRIMARY KEY, v VARCHAR(250))")
-	for i := 0; i < 400; i++ {
-		exec(db2, fmt.Sprintf("INSERT INTO filler VALUES (%d, REPEAT('x', 240))", i))
-	}
-	ckpts, _ := filepath.Glob(filepath.Join(s1.Datadir, "checkpoint", "checkpoint-*.ckpt"))
-	if len(ckpts) == 0 {
-		t.Fatalf("no checkpoint after 100 KB of log with --checkpoint-log-size 64K")
-	}
+	fillToCheckpoint(t, ctx, db2, "filler", s1.Datadir)
 	exec(db2, "DELETE FROM parent WHERE id = 4")
 	want["SELECT id, pid FROM fk.child ORDER BY id"] = "20,2"
 	want["SHOW TABLES FROM fk"] = "child;filler;keep;nulls;parent"
 	s2.Kill()
 	s3 := testutil.StartServer(t, "--datadir", s1.Datadir)
 	exec(s3.DB(t, ""), "SET GLOBAL lockstep_fast_path = OFF")
-	if !strings.Contains(s3.Stderr(), "loaded checkpoint") {
-		t.Errorf("recovery did not load a checkpoint:\n%s", s3.Stderr())
-	}
+	wantCheckpointLoaded(t, s3)
 	check(s3, "after kill -9 and recovery from a checkpoint")
 }
 

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -440,4 +441,31 @@ func (e *env) dropConnDB() (db *sql.DB, cut func()) {
 		conns = nil
 	}
 	return db, cut
+}
+
+// fillToCheckpoint writes about 100 KB of log through db into a new table
+// (a qualified name, or one in db's database), enough for a server started
+// with --checkpoint-log-size 64K to take a checkpoint in datadir, and
+// fails the test if it took none.
+func fillToCheckpoint(t *testing.T, ctx context.Context, db *sql.DB, table, datadir string) {
+	t.Helper()
+	if _, err := db.ExecContext(ctx, "CREATE TABLE "+table+" (id INT PRIMARY KEY, v VARCHAR(250))"); err != nil {
+		t.Fatalf("create %s: %v", table, err)
+	}
+	for i := 0; i < 400; i++ {
+		if _, err := db.ExecContext(ctx, fmt.Sprintf("INSERT INTO %s VALUES (%d, REPEAT('x', 240))", table, i)); err != nil {
+			t.Fatalf("fill %s: %v", table, err)
+		}
+	}
+	if ckpts, _ := filepath.Glob(filepath.Join(datadir, "checkpoint", "checkpoint-*.ckpt")); len(ckpts) == 0 {
+		t.Fatal("no checkpoint after 100 KB of log with --checkpoint-log-size 64K")
+	}
+}
+
+// wantCheckpointLoaded fails the test unless s started from a checkpoint.
+func wantCheckpointLoaded(t *testing.T, s *testutil.Server) {
+	t.Helper()
+	if !strings.Contains(s.Stderr(), "loaded checkpoint") {
+		t.Errorf("recovery did not load a checkpoint:\n%s", s.Stderr())
+	}
 }

@@ -96,10 +96,6 @@ var rules = []rule{
 		reason: "SHOW CREATE TABLE prints a foreign key's columns separated by \", \" as MySQL 8 does " +
 			"(FOREIGN KEY (`a`, `b`) REFERENCES `p` (`x`, `y`)); go-mysql-server's expectations use \",\"",
 		patterns: []string{`SHOW_CREATE_TABLE_fk_TBL`, `Reordered_foreign_key_columns_do_match/Show_create_table`}},
-	{key: "VERSION", kind: "harness",
-		reason: "expects go-mysql-server's own @@version (8.0.31); lockstep reports the version its handshake " +
-			"gives (8.0.33-lockstep)",
-		patterns: []string{`SELECT_version\(\)`, `SHOW_VARIABLES_LIKE_'VERSION'`, `Variable_name_=_'version'`}},
 	{key: "FKRESOLVE", kind: "harness",
 		reason: "a child row without a parent, after keys were created with foreign_key_checks=0, fails with " +
 			"go-mysql-server's child-violation error rather than its not-resolved error (both are MySQL's 1452; " +
