@@ -8,7 +8,7 @@
 #
 # Starts BINARY on a fresh data directory (/tmp/rexp-NAME, port $PORT or
 # 3470), prepares 4 x 100,000 rows, warms up 5 s, runs SECONDS, stops the
-# server and prints one line: NAME WORKLOAD threads TPS p95.
+# server and prints one line: NAME WORKLOAD threads TPS p95 commits/group.
 set -e
 name=$1; BIN=$2; wl=$3; th=$4; t=$5; shift 5
 D=/tmp/rexp-$name; rm -rf $D; mkdir -p $D
@@ -21,7 +21,8 @@ SB="--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$PORT --mysql-user=roo
 sysbench oltp_read_write $SB --threads=4 prepare >/dev/null 2>&1
 sysbench $wl $SB --threads=$th --time=5 run >/dev/null 2>&1
 sysbench $wl $SB --threads=$th --time=$t --percentile=95 run > $D/sb.log 2>&1
+gc=$(mysql -h127.0.0.1 -P$PORT -uroot -N -e "show global status like 'Binlog_%commits'" 2>/dev/null | awk '{v[$1]=$2} END {if (v["Binlog_group_commits"]>0) printf "%.2f", v["Binlog_commits"]/v["Binlog_group_commits"]}')
 kill $pid; wait $pid 2>/dev/null || true
 tps=$(awk '/transactions:/ {gsub(/[()]/,"",$3); print $3}' $D/sb.log)
 p95=$(awk '/95th percentile:/ {print $3}' $D/sb.log)
-echo "$name $wl th=$th tps=$tps p95=$p95"
+echo "$name $wl th=$th tps=$tps p95=$p95 commits/group=$gc"

@@ -7,10 +7,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"lockstep/internal/config"
 	"lockstep/internal/server"
@@ -51,6 +53,8 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 		{config.KeyLogRetentionSize, "bytes", "0", "keep at least this much log from before the last checkpoint (for replicas); 0 = only what recovery needs"},
 		{config.KeyLogSegmentSize, "bytes", "64M", "start a new log segment file after this many bytes (4K..1G)"},
 		{config.KeyLogPreallocate, "bool", "ON", "write the log into segment files zero-filled ahead of time (cheaper fsyncs)"},
+		{config.KeySyncDelay, "microseconds", "0", "a group commit leader waits this long for more commits before its fsync (fewer fsyncs, longer commits)"},
+		{config.KeySyncNoDelayCount, "count", "0", "end that wait once this many commits are queued; 0 = wait the whole delay"},
 	}
 	flags := map[string]*optionFlag{}
 	var configFile string
@@ -85,6 +89,10 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&configFile, "config", "", "read options from this option `file`")
 	cmd.Flags().SortFlags = false
+	// MySQL accepts --sync_binlog for --sync-binlog; so does lockstep.
+	cmd.Flags().SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
+	})
 	return cmd
 }
 

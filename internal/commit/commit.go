@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"lockstep/internal/certify"
 )
@@ -99,6 +100,11 @@ type Options struct {
 	NextSeq int64
 	// Term is the term passed to Log.Append until SetTerm changes it.
 	Term uint64
+	// SyncDelay and SyncNoDelayCount are the initial
+	// binlog_group_commit_sync_delay and _no_delay_count (delay.go);
+	// SetSyncDelay changes them at run time.
+	SyncDelay        time.Duration
+	SyncNoDelayCount int
 }
 
 var (
@@ -126,6 +132,17 @@ type Pipeline struct {
 	// queue is the stack of arrivals, newest first. Whoever pushes onto an
 	// empty stack leads the group that will take it.
 	queue atomic.Pointer[waiter]
+	// queued counts arrivals not yet taken (approximate: an arrival is
+	// counted just after its push). Used by the sync delay.
+	queued atomic.Int64
+
+	// Sync delay (delay.go): the settings, whether a leader is waiting,
+	// the wake-up that ends its wait early, and its timer (under logMu).
+	delay       atomic.Int64 // nanoseconds
+	delayNoWait atomic.Int64
+	delaying    atomic.Bool
+	delayWake   chan struct{}
+	delayTimer  *time.Timer
 
 	// closeMu: every Commit holds it for reading; Close takes it for writing
 	// and so waits for commits in flight.
@@ -187,6 +204,8 @@ func New(opts Options) (*Pipeline, error) {
 	}
 	p.wakeup.Store(int32(opts.Wakeup))
 	p.term.Store(opts.Term)
+	p.delayWake = make(chan struct{}, 1)
+	p.SetSyncDelay(opts.SyncDelay, opts.SyncNoDelayCount)
 	p.bcCond.L = &p.bcMu
 	p.waiters.New = func() any { return &waiter{wake: make(chan struct{}, 1)} }
 	p.c.lastSeq.Store(opts.NextSeq - 1)
@@ -250,7 +269,9 @@ func (p *Pipeline) Commit(t *Txn) (seq int64, err error) {
 	w := p.waiters.Get().(*waiter)
 	w.txn = t
 	w.mode = WakeupMode(p.wakeup.Load())
-	if p.enqueue(w) {
+	leader := p.enqueue(w)
+	p.arrived()
+	if leader {
 		p.lead(w)
 	} else {
 		p.follow(w)

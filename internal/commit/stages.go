@@ -21,7 +21,9 @@ import (
 func (p *Pipeline) lead(w *waiter) {
 	p.logMu.Lock()
 	p.c.leaders.Add(1)
-	head := reverse(p.queue.Swap(nil))
+	p.waitForGroup()
+	head, taken := reverse(p.queue.Swap(nil))
+	p.queued.Add(-int64(taken))
 	if err := p.Err(); err != nil {
 		p.logMu.Unlock()
 		for m := head; m != nil; m = m.next {

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"lockstep/internal/certify"
 )
@@ -47,6 +48,13 @@ type Stats struct {
 	// those that found the follower's transaction done.
 	Wakeups     int64
 	WakeupsDone int64
+	// Delays counts leaders that waited for their group to grow (the sync
+	// delay, delay.go); DelaysCut those whose wait ended early because
+	// the queue held no_delay_count commits; DelaysSkipped leaders that
+	// found that many queued and did not wait; DelayTime is the time
+	// waited in all.
+	Delays, DelaysCut, DelaysSkipped int64
+	DelayTime                        time.Duration
 	// LastSeq is the highest sequence number published (NextSeq-1 at start).
 	LastSeq int64
 	// Certify is the certifier's counters.
@@ -77,6 +85,9 @@ func (s Stats) String() string {
 	fmt.Fprintf(&b, "commits=%d failed=%d groups=%d mean-group=%.2f leaders=%d commit-leaders=%d wakeups=%d done=%d efficiency=%.3f last-seq=%d",
 		s.Commits, s.Failed, s.Groups, s.MeanGroupSize(), s.Leaders, s.CommitLeaders,
 		s.Wakeups, s.WakeupsDone, s.WakeEfficiency(), s.LastSeq)
+	if s.Delays+s.DelaysSkipped > 0 {
+		fmt.Fprintf(&b, " delays=%d cut=%d skipped=%d delay-time=%v", s.Delays, s.DelaysCut, s.DelaysSkipped, s.DelayTime)
+	}
 	hist := func(name string, h [numSizeBuckets]int64) {
 		fmt.Fprintf(&b, " %s=[", name)
 		for i, n := range h {
@@ -104,6 +115,10 @@ type counters struct {
 	wakeups       atomic.Int64
 	wakeupsDone   atomic.Int64
 	lastSeq       atomic.Int64
+	delays        atomic.Int64
+	delaysCut     atomic.Int64
+	delaysSkipped atomic.Int64
+	delayNanos    atomic.Int64
 }
 
 // Stats returns a snapshot of the counters. Safe for concurrent use.
@@ -119,6 +134,10 @@ func (p *Pipeline) Stats() Stats {
 		Wakeups:       c.wakeups.Load(),
 		WakeupsDone:   c.wakeupsDone.Load(),
 		LastSeq:       c.lastSeq.Load(),
+		Delays:        c.delays.Load(),
+		DelaysCut:     c.delaysCut.Load(),
+		DelaysSkipped: c.delaysSkipped.Load(),
+		DelayTime:     time.Duration(c.delayNanos.Load()),
 		Certify:       p.cert.Stats(),
 	}
 	for i := range s.GroupSizes {

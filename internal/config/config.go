@@ -40,6 +40,12 @@ type Config struct {
 	LogRetentionSize  int64  // --log-retention-size: log bytes kept before a checkpoint, for replicas (0: none)
 	LogSegmentSize    int64  // --log-segment-size: the log starts a new segment file after this many bytes
 	LogPreallocate    bool   // --log-preallocate: write into zero-filled segment files (default on)
+	// --binlog-group-commit-sync-delay: microseconds a group commit leader
+	// waits for more commits before its fsync (0, the default: none);
+	// --binlog-group-commit-sync-no-delay-count: queued commits that end
+	// the wait early (0: none). MySQL's names; SET GLOBAL changes both.
+	SyncDelayMicros  int
+	SyncNoDelayCount int
 }
 
 // Option names, shared by flags and option-file keys.
@@ -60,6 +66,14 @@ const (
 	KeyLogRetentionSize  = "log-retention-size"
 	KeyLogSegmentSize    = "log-segment-size"
 	KeyLogPreallocate    = "log-preallocate"
+	KeySyncDelay         = "binlog-group-commit-sync-delay"
+	KeySyncNoDelayCount  = "binlog-group-commit-sync-no-delay-count"
+)
+
+// Limits of the sync delay options (MySQL's).
+const (
+	MaxSyncDelayMicros  = 1000000
+	MaxSyncNoDelayCount = 100000
 )
 
 // Limits of --log-segment-size.
@@ -71,7 +85,7 @@ const (
 // Keys lists every option name in the order they are documented.
 var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword,
 	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin, KeyCheckpointLogSize,
-	KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate}
+	KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount}
 
 // Default returns the embedded defaults: data in ./lockstep-data, listening on
 // 127.0.0.1:3306, account root with no password.
@@ -185,6 +199,18 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("invalid log-segment-size %q: must be a byte count from 4K to 1G", value)
 		}
 		c.LogSegmentSize = n
+	case KeySyncDelay:
+		n, err := strconv.Atoi(strings.TrimSpace(value))
+		if err != nil || n < 0 || n > MaxSyncDelayMicros {
+			return fmt.Errorf("invalid binlog-group-commit-sync-delay %q: must be microseconds from 0 to 1000000", value)
+		}
+		c.SyncDelayMicros = n
+	case KeySyncNoDelayCount:
+		n, err := strconv.Atoi(strings.TrimSpace(value))
+		if err != nil || n < 0 || n > MaxSyncNoDelayCount {
+			return fmt.Errorf("invalid binlog-group-commit-sync-no-delay-count %q: must be a count from 0 to 100000", value)
+		}
+		c.SyncNoDelayCount = n
 	default:
 		return fmt.Errorf("%w %q", ErrUnknownKey, key)
 	}

@@ -46,6 +46,11 @@ func TestSet(t *testing.T) {
 		{key: "log-segment-size", value: "4K", want: func(c *Config) { c.LogSegmentSize = 4 << 10 }},
 		{key: "log-segment-size", value: "1000", wantErr: "must be a byte count from 4K to 1G"},
 		{key: "log-segment-size", value: "2G", wantErr: "must be a byte count from 4K to 1G"},
+		{key: "binlog_group_commit_sync_delay", value: "500", want: func(c *Config) { c.SyncDelayMicros = 500 }},
+		{key: "binlog-group-commit-sync-delay", value: "1000001", wantErr: "must be microseconds from 0 to 1000000"},
+		{key: "binlog-group-commit-sync-delay", value: "-1", wantErr: "must be microseconds from 0 to 1000000"},
+		{key: "binlog-group-commit-sync-no-delay-count", value: "16", want: func(c *Config) { c.SyncNoDelayCount = 16 }},
+		{key: "binlog-group-commit-sync-no-delay-count", value: "x", wantErr: "must be a count from 0 to 100000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key+"="+tt.value, func(t *testing.T) {

@@ -110,6 +110,10 @@ func (d *durable) status(m map[string]int64) {
 	for i, n := range ps.GroupSizes {
 		m["Lockstep_group_commit_size_"+commit.GroupSizeBuckets[i]] = n
 	}
+	m["Lockstep_group_commit_delays"] = ps.Delays
+	m["Lockstep_group_commit_delays_cut"] = ps.DelaysCut
+	m["Lockstep_group_commit_delays_skipped"] = ps.DelaysSkipped
+	m["Lockstep_group_commit_delay_time_us"] = ps.DelayTime.Microseconds()
 	m["Lockstep_log_fsyncs"] = int64(ls.Fsyncs)
 	m["Lockstep_log_writes"] = int64(ls.Writes)
 	m["Lockstep_log_bytes"] = int64(ls.Bytes)
@@ -190,6 +194,10 @@ func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txl
 	}
 	p, err := commit.New(commit.Options{Log: durableLog{l}, Wakeup: wake, NextSeq: lastSeq + 1})
 	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	if err := installSyncDelay(fe, p, cfg); err != nil {
 		l.Close()
 		return nil, err
 	}

@@ -33,6 +33,11 @@ var errRules = []errRule{
 	{regexp.MustCompile(`^Duplicate key name`), mysql.ERDupKeyName, "42000"},
 	{regexp.MustCompile(`^Column ".*" already exists`), mysql.ERDupFieldName, "42S21"},
 	{regexp.MustCompile(`^Unknown system variable`), mysql.ERUnknownSystemVariable, "HY000"},
+	// SET of a system variable: go-mysql-server has MySQL's wording.
+	{regexp.MustCompile(`^Variable '.*' is a SESSION variable and can't be used with SET GLOBAL$`), 1228, "HY000"},
+	{regexp.MustCompile(`^Variable '.*' is a GLOBAL variable and should be set with SET GLOBAL$`), 1229, "HY000"},
+	{regexp.MustCompile(`^Variable '.*' can't be set to the value of '`), 1231, "42000"},
+	{regexp.MustCompile(`^Variable '.*' is a read only variable$`), 1238, "HY000"},
 	{regexp.MustCompile(`^number of values does not match number of columns`), mysql.ERWrongValueCountOnRow, "21S01"},
 	{regexp.MustCompile(`^cannot execute statement in a READ ONLY transaction`), 1792, "25006"},
 	{regexp.MustCompile(`^SAVEPOINT .* does not exist`), mysql.ERSPDoesNotExist, "42000"},

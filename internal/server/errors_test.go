@@ -32,6 +32,10 @@ func TestMySQLError(t *testing.T) {
 		{"duplicate wording", "", mysql.NewSQLError(1062, "HY000", "duplicate primary key given: Duplicate entry '1' for key 't.PRIMARY'"),
 			1062, "23000", "Duplicate entry '1' for key 't.PRIMARY'"},
 		{"plain error from a prepare", "", errors.New("Code: INVALID_ARGUMENT\nsyntax error at position 3"), 1064, "42000", ""},
+		{"session SET of a global", "", mysql.NewSQLError(1105, "HY000", "Variable 'port' is a GLOBAL variable and should be set with SET GLOBAL"), 1229, "HY000", ""},
+		{"global SET of a session variable", "", mysql.NewSQLError(1105, "HY000", "Variable 'warning_count' is a SESSION variable and can't be used with SET GLOBAL"), 1228, "HY000", ""},
+		{"bad variable value", "", mysql.NewSQLError(1105, "HY000", "Variable 'sql_mode' can't be set to the value of 'NOPE'"), 1231, "42000", ""},
+		{"read-only variable", "", mysql.NewSQLError(1105, "HY000", "Variable 'port' is a read only variable"), 1238, "HY000", ""},
 		{"deadlock untouched", "", mysql.NewSQLError(1213, "40001", "Deadlock found"), 1213, "40001", "Deadlock found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

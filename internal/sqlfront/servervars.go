@@ -82,6 +82,7 @@ func (v *serverVar) SetValue(ctx *sql.Context, val any, global bool) (sql.System
 		return sql.SystemVarValue{}, err
 	}
 	fe.vars.setGlobal(v.key, svv.Val)
+	fe.vars.notify(v.key, svv.Val)
 	return sql.SystemVarValue{Var: v, Val: v.Default}, nil
 }
 
@@ -128,9 +129,55 @@ func frontendOf(ctx *sql.Context) *Frontend {
 
 // serverVars holds one server's values of the per-server variables.
 type serverVars struct {
-	mu      sync.RWMutex
-	globals map[string]any        // SET GLOBAL values, by lower-case name
-	sources map[string]func() any // server variables, by lower-case name
+	mu       sync.RWMutex
+	globals  map[string]any        // SET GLOBAL values, by lower-case name
+	sources  map[string]func() any // server variables, by lower-case name
+	watchers map[string][]func(any)
+}
+
+// notify calls the watchers of name with its new global value.
+func (sv *serverVars) notify(name string, v any) {
+	sv.mu.RLock()
+	ws := sv.watchers[name]
+	sv.mu.RUnlock()
+	for _, w := range ws {
+		w(v)
+	}
+}
+
+// WatchGlobal calls f with every new global value of the per-server
+// dynamic variable name, set by SET GLOBAL or SetGlobalVariable; the
+// server uses it to apply a setting to the part that owns it (the commit
+// pipeline's sync delay). f runs on the setting session's goroutine.
+func (fe *Frontend) WatchGlobal(name string, f func(any)) error {
+	def := ownedVar(name)
+	if def == nil || def.fromServer {
+		return fmt.Errorf("lockstep: %s is not a per-server dynamic variable", name)
+	}
+	fe.vars.mu.Lock()
+	if fe.vars.watchers == nil {
+		fe.vars.watchers = map[string][]func(any){}
+	}
+	fe.vars.watchers[def.key] = append(fe.vars.watchers[def.key], f)
+	fe.vars.mu.Unlock()
+	return nil
+}
+
+// SetGlobalVariable sets this server's global value of a per-server
+// dynamic variable, converted and checked as SET GLOBAL does (a server
+// option's start-up value), and tells its watchers.
+func (fe *Frontend) SetGlobalVariable(name string, val any) error {
+	def := ownedVar(name)
+	if def == nil || def.fromServer {
+		return fmt.Errorf("lockstep: %s is not a per-server dynamic variable", name)
+	}
+	conv, _, err := def.Type.Convert(context.Background(), val)
+	if err != nil {
+		return fmt.Errorf("lockstep: @@%s = %v: %w", def.Name, val, err)
+	}
+	fe.vars.setGlobal(def.key, conv)
+	fe.vars.notify(def.key, conv)
+	return nil
 }
 
 func (sv *serverVars) setGlobal(name string, v any) {

@@ -87,6 +87,21 @@ func lockstepVariables() []sql.SystemVariable {
 			Type:    types.NewSystemIntType("max_connections", 1, 100000, false),
 			Default: int64(151),
 		}),
+		// Applied by the server to its commit pipeline (WatchGlobal).
+		perServer(&sql.MysqlSystemVariable{
+			Name:    "binlog_group_commit_sync_delay",
+			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Global),
+			Dynamic: true,
+			Type:    types.NewSystemIntType("binlog_group_commit_sync_delay", 0, 1000000, false),
+			Default: int64(0),
+		}),
+		perServer(&sql.MysqlSystemVariable{
+			Name:    "binlog_group_commit_sync_no_delay_count",
+			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Global),
+			Dynamic: true,
+			Type:    types.NewSystemIntType("binlog_group_commit_sync_no_delay_count", 0, 100000, false),
+			Default: int64(0),
+		}),
 		fromServer(&sql.MysqlSystemVariable{Name: "server_uuid",
 			Type: types.NewSystemStringType("server_uuid"), Default: ""}),
 		fromServer(&sql.MysqlSystemVariable{Name: "gtid_executed",
