@@ -20,7 +20,9 @@
 // statements, table starts (durable id, definition version and, from
 // format version 2, the table's storage descriptor as storage.TableDesc
 // encodes it), row frames (primary key, row), and a final end frame with
-// the counts. Version 1 files (no descriptors) are still read. A file without its end frame is incomplete
+// the counts; from format version 3, an accounts frame (the user and grant
+// tables as go-mysql-server serialises them) may come before the end
+// frame. Version 1 files (no descriptors) are still read. A file without its end frame is incomplete
 // and is never used.
 package checkpoint
 
@@ -40,7 +42,7 @@ import (
 
 const (
 	magic            = "LOCKSTEP-CKPT"
-	formatVersion    = 2 // written; minFormatVersion..formatVersion are read
+	formatVersion    = 3 // written; minFormatVersion..formatVersion are read
 	minFormatVersion = 1
 
 	frameHeader byte = 1
@@ -48,6 +50,7 @@ const (
 	frameTable  byte = 3
 	frameRow    byte = 4
 	frameEnd    byte = 5
+	frameAcct   byte = 6
 	filePrefix       = "checkpoint-"
 	fileSuffix       = ".ckpt"
 )
@@ -136,6 +139,13 @@ func (w *Writer) Row(pk, row []byte) error {
 	return w.err
 }
 
+// Accounts adds the accounts: the user and grant tables, serialised (the
+// package does not interpret them).
+func (w *Writer) Accounts(data []byte) error {
+	w.frame(frameAcct, data)
+	return w.err
+}
+
 // Commit writes the end frame, fsyncs, and renames the file into place
 // (fsyncing the directory). It returns the final path.
 func (w *Writer) Commit() (string, error) {
@@ -191,6 +201,9 @@ type Visitor struct {
 	SQL   func(Statement) error
 	Table func(Table) error
 	Row   func(pk, row []byte) error // pk and row are valid only during the call
+	// Accounts receives the accounts frame; data is valid only during the
+	// call.
+	Accounts func(data []byte) error
 }
 
 // Latest returns the path of the newest complete checkpoint in dir, or ""
@@ -324,6 +337,15 @@ func Read(path string, v Visitor) (Header, error) {
 			rows++
 			if v.Row != nil {
 				if err := v.Row(rest[:n], rest[n:]); err != nil {
+					return h, err
+				}
+			}
+		case frameAcct:
+			if version < 3 {
+				return h, r.corrupt("accounts frame in a version " + strconv.Itoa(int(version)) + " file")
+			}
+			if v.Accounts != nil {
+				if err := v.Accounts(body); err != nil {
 					return h, err
 				}
 			}

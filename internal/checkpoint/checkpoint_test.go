@@ -22,6 +22,7 @@ func write(t *testing.T, dir string, seq int64, rows int) string {
 	for i := 0; i < rows; i++ {
 		must(t, w.Row([]byte(fmt.Sprintf("pk%05d", i)), []byte(fmt.Sprintf("row%d", i))))
 	}
+	must(t, w.Accounts([]byte("accounts\x00data")))
 	p, err := w.Commit()
 	must(t, err)
 	return p
@@ -55,10 +56,12 @@ func TestRoundTripAndLatest(t *testing.T) {
 	}
 	var sqls []Statement
 	var tables []Table
+	var accounts []string
 	rows := 0
 	h, err := Read(p, Visitor{
-		SQL:   func(s Statement) error { sqls = append(sqls, s); return nil },
-		Table: func(tb Table) error { tables = append(tables, tb); return nil },
+		Accounts: func(b []byte) error { accounts = append(accounts, string(b)); return nil },
+		SQL:      func(s Statement) error { sqls = append(sqls, s); return nil },
+		Table:    func(tb Table) error { tables = append(tables, tb); return nil },
 		Row: func(pk, row []byte) error {
 			if want := fmt.Sprintf("pk%05d", rows); string(pk) != want {
 				return fmt.Errorf("row %d pk %q", rows, pk)
@@ -68,8 +71,9 @@ func TestRoundTripAndLatest(t *testing.T) {
 		},
 	})
 	must(t, err)
-	if h.Seq != 10 || h.GTID != "u:1-10" || len(sqls) != 2 || sqls[1].Database != "d" || len(tables) != 1 || tables[0].Version != 3 || string(tables[0].Desc) != "descriptor" || rows != 1000 {
-		t.Fatalf("read back %+v %v %v %d", h, sqls, tables, rows)
+	if h.Seq != 10 || h.GTID != "u:1-10" || len(sqls) != 2 || sqls[1].Database != "d" || len(tables) != 1 || tables[0].Version != 3 || string(tables[0].Desc) != "descriptor" || rows != 1000 ||
+		len(accounts) != 1 || accounts[0] != "accounts\x00data" {
+		t.Fatalf("read back %+v %v %v %d %q", h, sqls, tables, rows, accounts)
 	}
 	must(t, RemoveOlder(dir, p))
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
@@ -118,5 +122,19 @@ func TestReadsVersion1(t *testing.T) {
 	must(t, err)
 	if h.Seq != 7 || len(tables) != 1 || tables[0].ID != 4 || tables[0].Version != 2 || tables[0].Desc != nil {
 		t.Fatalf("read back %+v %+v", h, tables)
+	}
+
+	// An accounts frame belongs to version 3 on: in a version 1 file it is
+	// damage.
+	f, err = os.Create(p)
+	must(t, err)
+	w = &Writer{f: f, w: bufio.NewWriter(f)}
+	w.frame(frameHeader, appendString(binary.AppendUvarint(append([]byte(magic), 1), 7), "u:1-7"))
+	w.frame(frameAcct, []byte("x"))
+	w.frame(frameEnd, binary.AppendUvarint(binary.AppendUvarint(nil, 0), 0))
+	must(t, w.w.Flush())
+	must(t, f.Close())
+	if _, err := Read(p, Visitor{}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("accounts frame in a version 1 file: %v", err)
 	}
 }

@@ -6,7 +6,9 @@
 // after-images, its writeset, its position: sequence number, GTID number and
 // last_committed) or one DDL statement (logged as the statement text with
 // the database it ran in, replayed serially, as MySQL logs DDL in its
-// binary log).
+// binary log) or one change to the accounts (the whole user and grant
+// tables after an account statement, serialised by go-mysql-server; no
+// password in clear text, only its hash).
 //
 // The package owns the types and the encoding only. Storage produces the
 // changes and the writeset; the commit pipeline assigns the position; the
@@ -15,7 +17,7 @@
 //
 // Encoding (all integers unsigned varints unless noted):
 //
-//	kind byte (1 = transaction, 2 = DDL), format byte (1)
+//	kind byte (1 = transaction, 2 = DDL, 3 = accounts), format byte (1)
 //	seq, gno, last_committed
 //	transaction: flags byte (bit 0: minimal before-images)
 //	             n changes, each: op byte, table id, table version,
@@ -23,6 +25,7 @@
 //	                              minimal images), after (omitted for deletes)
 //	             n writeset hashes, each 8 bytes little-endian
 //	DDL:         next table id, database, query
+//	accounts:    the serialised user and grant tables
 //
 // byte strings are a varint length and the bytes.
 package record
@@ -39,6 +42,9 @@ type Kind byte
 const (
 	KindTxn Kind = 1 // a committed transaction's row changes
 	KindDDL Kind = 2 // a DDL statement
+	// KindAccounts: the accounts after CREATE USER, GRANT, ... (a full
+	// snapshot: replaying the last one restores them).
+	KindAccounts Kind = 3
 )
 
 const formatVersion = 1
@@ -88,6 +94,14 @@ type DDL struct {
 	Query       string
 }
 
+// Accounts is the state of the accounts after an account statement:
+// users, their password hashes and privileges, and role grants, in
+// go-mysql-server's serialisation (mysql_db.MySQLDb.Persist).
+type Accounts struct {
+	Position
+	Data []byte
+}
+
 // ErrCorrupt is wrapped by every decoding error.
 var ErrCorrupt = errors.New("record: corrupt record")
 
@@ -130,6 +144,26 @@ func AppendDDL(dst []byte, d *DDL) []byte {
 	return appendBytes(dst, []byte(d.Query))
 }
 
+// AppendAccounts appends the encoding of a to dst.
+func AppendAccounts(dst []byte, a *Accounts) []byte {
+	dst = append(dst, byte(KindAccounts), formatVersion)
+	dst = appendPos(dst, a.Position)
+	return appendBytes(dst, a.Data)
+}
+
+// DecodeAccounts decodes an accounts record. Data aliases b.
+func DecodeAccounts(b []byte) (*Accounts, error) {
+	if k, err := PeekKind(b); err != nil {
+		return nil, err
+	} else if k != KindAccounts {
+		return nil, fmt.Errorf("%w: kind %d is not accounts", ErrCorrupt, k)
+	}
+	d := decoder{b: b[2:]}
+	a := &Accounts{Position: d.pos()}
+	a.Data = d.bytes()
+	return a, d.finish()
+}
+
 // PeekKind returns the kind of an encoded record.
 func PeekKind(b []byte) (Kind, error) {
 	if len(b) < 2 {
@@ -139,7 +173,7 @@ func PeekKind(b []byte) (Kind, error) {
 		return 0, fmt.Errorf("%w: format %d (this binary reads %d)", ErrCorrupt, b[1], formatVersion)
 	}
 	switch k := Kind(b[0]); k {
-	case KindTxn, KindDDL:
+	case KindTxn, KindDDL, KindAccounts:
 		return k, nil
 	default:
 		return 0, fmt.Errorf("%w: kind %d", ErrCorrupt, b[0])

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"errors"
 	"reflect"
 	"testing"
@@ -79,6 +80,29 @@ func TestDDLRoundTrip(t *testing.T) {
 	}
 }
 
+func TestAccountsRoundTrip(t *testing.T) {
+	a := Accounts{Position: Position{Seq: 9, GNO: 9, LastCommitted: 8}, Data: []byte("\x00serialised\xffusers")}
+	b := AppendAccounts(nil, &a)
+	if k, err := PeekKind(b); err != nil || k != KindAccounts {
+		t.Fatalf("PeekKind = %v, %v", k, err)
+	}
+	got, err := DecodeAccounts(b)
+	if err != nil || got.Position != a.Position || !bytes.Equal(got.Data, a.Data) {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	for cut := 0; cut < len(b); cut++ {
+		if _, err := DecodeAccounts(b[:cut]); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("truncated at %d: err %v", cut, err)
+		}
+	}
+	if _, err := DecodeDDL(b); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("an accounts record decoded as DDL: %v", err)
+	}
+	if _, err := DecodeAccounts(AppendDDL(nil, &DDL{Query: "x"})); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("a DDL record decoded as accounts: %v", err)
+	}
+}
+
 func TestDecodeRejectsDamage(t *testing.T) {
 	b := AppendTxn(nil, &Txn{Position: Position{Seq: 1}, Changes: []Change{{Op: OpInsert, Table: 1, PK: []byte("k"), After: []byte("v")}}, Writeset: []uint64{5}})
 	for cut := 0; cut < len(b); cut++ {
@@ -111,6 +135,12 @@ func FuzzDecode(f *testing.F) {
 			norm(again)
 			if !reflect.DeepEqual(tx, again) {
 				t.Fatalf("re-encoding differs: %+v vs %+v", tx, again)
+			}
+		}
+		if a, err := DecodeAccounts(b); err == nil {
+			again, err := DecodeAccounts(AppendAccounts(nil, a))
+			if err != nil || again.Position != a.Position || !bytes.Equal(again.Data, a.Data) {
+				t.Fatalf("re-encoding differs: %+v vs %+v (%v)", a, again, err)
 			}
 		}
 		if d, err := DecodeDDL(b); err == nil {

@@ -98,6 +98,12 @@ func (d *durable) checkpoint(fe *sqlfront.Frontend) (string, error) {
 			return "", fmt.Errorf("checkpoint: reading table %s: %w", it.Table.Name(), err)
 		}
 	}
+	if acct := fe.Accounts(); acct != nil {
+		if err := w.Accounts(acct); err != nil {
+			w.Abort()
+			return "", err
+		}
+	}
 	path, err := w.Commit()
 	if err != nil {
 		return "", err
@@ -195,6 +201,9 @@ func loadCheckpoint(dir string, fe *sqlfront.Frontend, w io.Writer) (int64, erro
 				cur, pending = t, nil
 			}
 			return nil
+		},
+		Accounts: func(data []byte) error {
+			return fe.LoadAccounts(data)
 		},
 		Row: func(pk, row []byte) error {
 			if cur == nil {

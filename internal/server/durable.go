@@ -37,8 +37,9 @@ type durable struct {
 }
 
 var (
-	_ storage.Committer  = (*durable)(nil)
-	_ sqlfront.DDLLogger = (*durable)(nil)
+	_ storage.Committer       = (*durable)(nil)
+	_ sqlfront.DDLLogger      = (*durable)(nil)
+	_ sqlfront.AccountsLogger = (*durable)(nil)
 )
 
 // Commit implements storage.Committer.
@@ -64,6 +65,22 @@ func (d *durable) LogDDL(database, query string, nextTableID uint64) error {
 			return logrec.AppendDDL(nil, &logrec.DDL{
 				Position:    logrec.Position{Seq: seq, GNO: seq, LastCommitted: lastCommitted},
 				NextTableID: nextTableID, Database: database, Query: query,
+			}), nil
+		},
+		Publish: func() {},
+	})
+	return commitError(err)
+}
+
+// LogAccounts implements sqlfront.AccountsLogger: the accounts are durable
+// when it returns. Like DDL, an accounts record is serial (empty
+// writeset).
+func (d *durable) LogAccounts(data []byte) error {
+	_, err := d.p.Commit(&commit.Txn{
+		Encode: func(seq, lastCommitted int64) ([]byte, error) {
+			return logrec.AppendAccounts(nil, &logrec.Accounts{
+				Position: logrec.Position{Seq: seq, GNO: seq, LastCommitted: lastCommitted},
+				Data:     data,
 			}), nil
 		},
 		Publish: func() {},
@@ -296,6 +313,13 @@ func applyRecord(fe *sqlfront.Frontend, b []byte) (seq int64, ddlErr, err error)
 	kind, err := logrec.PeekKind(b)
 	if err != nil {
 		return 0, nil, err
+	}
+	if kind == logrec.KindAccounts {
+		a, err := logrec.DecodeAccounts(b)
+		if err != nil {
+			return 0, nil, err
+		}
+		return a.Seq, nil, fe.LoadAccounts(a.Data)
 	}
 	if kind == logrec.KindDDL {
 		d, err := logrec.DecodeDDL(b)

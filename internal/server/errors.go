@@ -33,6 +33,9 @@ var errRules = []errRule{
 	{regexp.MustCompile(`^Duplicate key name`), mysql.ERDupKeyName, "42000"},
 	{regexp.MustCompile(`^Column ".*" already exists`), mysql.ERDupFieldName, "42S21"},
 	{regexp.MustCompile(`^Unknown system variable`), mysql.ERUnknownSystemVariable, "HY000"},
+	// go-mysql-server's privilege check names neither the command nor
+	// the table.
+	{regexp.MustCompile(`^command denied to user '`), 1142, "42000"},
 	// SET of a system variable: go-mysql-server has MySQL's wording.
 	{regexp.MustCompile(`^Variable '.*' is a SESSION variable and can't be used with SET GLOBAL$`), 1228, "HY000"},
 	{regexp.MustCompile(`^Variable '.*' is a GLOBAL variable and should be set with SET GLOBAL$`), 1229, "HY000"},

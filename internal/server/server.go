@@ -99,6 +99,8 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 		Address:  ln.Addr().String(),
 		Listener: limited,
 		Version:  ServerVersion,
+		// unknown users get 1045 as in MySQL (auth.go)
+		ProtocolListenerFactory: withUnknownUsers(),
 	}, fe.Engine, sql.NewContext, fe.NewSession, nil, wrapHandlerFor(fe))
 	if err != nil {
 		ln.Close()

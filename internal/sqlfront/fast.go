@@ -70,6 +70,11 @@ type fastPlan struct {
 	multiPrefix   bool        // multi names leading key columns only (writes: each item a key range)
 	prefix        *prefixSpec // equalities on an index's leading columns (fast_prefix.go)
 	agg           aggKind     // COUNT(*), MIN or MAX over an index prefix (fast_agg.go)
+	// The account's privileges for the plan, as of accounts version
+	// privVersion (accounts.go fastAllowed).
+	privChecked bool
+	privOK      bool
+	privVersion uint64
 }
 
 // fastCounters are the fast path's counters (SHOW STATUS Lockstep_fast_path_*).

@@ -377,6 +377,9 @@ func (s *Session) runFast(ctx context.Context, p *fastPlan, bind map[string]*que
 	if entry == nil || entry.load() != p.meta {
 		return nil, false, nil
 	}
+	if !s.fastAllowed(sctx, p) {
+		return nil, false, nil
+	}
 	// Transaction state: autocommit outside BEGIN runs the read on its own;
 	// inside BEGIN it joins the session's transaction. Autocommit off
 	// without BEGIN is left to go-mysql-server (it opens the transaction).

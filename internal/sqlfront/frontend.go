@@ -34,6 +34,8 @@ type Frontend struct {
 	Engine   *sqle.Engine
 	exec     sql.NodeExecBuilder // the engine's, for nodes execOverride builds
 	user     string
+	password string // the initial account's (Options.Password)
+	acct     accounts
 
 	ddlMu  sync.Mutex // serialises logged DDL statements (see ddllog.go)
 	ddlLog DDLLogger
@@ -62,7 +64,7 @@ func New(opts Options) (*Frontend, error) {
 	if store == nil {
 		store = storage.New(opts.Storage)
 	}
-	fe := &Frontend{store: store, user: opts.User,
+	fe := &Frontend{store: store, user: opts.User, password: opts.Password,
 		sessions: map[uint32]*Session{}}
 	fe.provider = &provider{fe: fe, dbs: map[string]*Database{}}
 	registerSystemVariables()
@@ -78,10 +80,8 @@ func New(opts Options) (*Frontend, error) {
 	fe.exec = a.ExecBuilder
 	fe.Engine = sqle.New(a, &sqle.Config{})
 	fe.Engine.Parser = &parser{Parser: sql.GlobalParser, fe: fe}
-	mdb := a.Catalog.MySQLDb
-	ed := mdb.Editor()
-	mdb.AddSuperUser(ed, opts.User, "%", opts.Password)
-	ed.Close()
+	a.Catalog.MySQLDb.SetPersister(accountsPersister{fe: fe})
+	fe.ensureInitialAccount()
 	return fe, nil
 }
 

@@ -1,0 +1,243 @@
+package server
+
+import (
+	"context"
+	gosql "database/sql"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"lockstep/internal/config"
+)
+
+// openAs opens a connection pool to s as user with password.
+func (s *procServer) openAs(t *testing.T, user, password string) *gosql.DB {
+	t.Helper()
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr = user, password, "tcp", s.addr
+	cfg.AllowNativePasswords = true
+	db, err := gosql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// mysqlErrNum is the MySQL error number of err, 0 if it is not a MySQL
+// error.
+func mysqlErrNum(err error) uint16 {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number
+	}
+	return 0
+}
+
+// wantErrNum checks that err is MySQL error num.
+func wantErrNum(t *testing.T, what string, err error, num uint16) {
+	t.Helper()
+	if got := mysqlErrNum(err); got != num {
+		t.Errorf("%s: %v, want error %d", what, err, num)
+	}
+}
+
+// checkApp checks what account app may do on shop.t: log in with its
+// password only, read (text and prepared, the fast path included), and
+// update only if canUpdate.
+func checkApp(t *testing.T, s *procServer, canUpdate bool) {
+	t.Helper()
+	wantErrNum(t, "app with a wrong password", s.openAs(t, "app", "wrong").Ping(), 1045)
+	wantErrNum(t, "app without a password", s.openAs(t, "app", "").Ping(), 1045)
+	app := s.openAs(t, "app", "s3cret")
+	conn, err := app.Conn(context.Background())
+	if err != nil {
+		t.Fatalf("app logs in: %v", err)
+	}
+	defer conn.Close()
+	ctx := context.Background()
+	for i := 0; i < 3; i++ { // text: learnt on the first run, fast after
+		var v int
+		if err := conn.QueryRowContext(ctx, "SELECT v FROM shop.t WHERE id = 1").Scan(&v); err != nil || v < 10 {
+			t.Fatalf("app reads: %d, %v", v, err)
+		}
+	}
+	sel, err := conn.PrepareContext(ctx, "SELECT v FROM shop.t WHERE id = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sel.Close()
+	var v int
+	if err := sel.QueryRow(1).Scan(&v); err != nil {
+		t.Fatalf("app reads (prepared): %v", err)
+	}
+	// MySQL refuses the PREPARE of a statement the account may not run.
+	upd, err := conn.PrepareContext(ctx, "UPDATE shop.t SET v = v + 1 WHERE id = ?")
+	if !canUpdate {
+		wantErrNum(t, "app prepares an update", err, 1142)
+		if err == nil {
+			_, err = upd.Exec(1)
+			wantErrNum(t, "app updates (prepared)", err, 1142)
+			upd.Close()
+		}
+		_, err = conn.ExecContext(ctx, "UPDATE shop.t SET v = v + 1 WHERE id = 1")
+		wantErrNum(t, "app updates (text)", err, 1142)
+		return
+	}
+	if err != nil {
+		t.Fatalf("app prepares an update: %v", err)
+	}
+	defer upd.Close()
+	for i := 0; i < 2; i++ {
+		if _, err := upd.Exec(1); err != nil {
+			t.Errorf("app updates (prepared): %v", err)
+		}
+		if _, err := conn.ExecContext(ctx, "UPDATE shop.t SET v = v + 1 WHERE id = 1"); err != nil {
+			t.Errorf("app updates (text): %v", err)
+		}
+	}
+}
+
+// checkRevoked: a prepared UPDATE that ran (on the fast path) while
+// allowed is refused once the privilege is revoked.
+func checkRevoked(t *testing.T, s *procServer) {
+	t.Helper()
+	app := s.openAs(t, "app", "s3cret")
+	conn, err := app.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	upd, err := conn.PrepareContext(context.Background(), "UPDATE shop.t SET v = v + 1 WHERE id = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer upd.Close()
+	hits := s.status(t, "GLOBAL", "Lockstep_fast_path_hits")
+	for i := 0; i < 2; i++ {
+		if _, err := upd.Exec(1); err != nil {
+			t.Fatalf("app updates (prepared): %v", err)
+		}
+	}
+	if n := s.status(t, "GLOBAL", "Lockstep_fast_path_hits"); n < hits+2 {
+		t.Errorf("Lockstep_fast_path_hits %d -> %d: app's updates did not run on the fast path", hits, n)
+	}
+	s.exec(t, "REVOKE UPDATE ON shop.t FROM 'app'@'%'")
+	_, err = upd.Exec(1)
+	wantErrNum(t, "app updates after REVOKE (statement prepared before)", err, 1142)
+}
+
+// TestAccounts: accounts are created, enforced on both paths (go-mysql-
+// server's and the fast path), changed, and survive restarts, from the
+// log and from a checkpoint.
+func TestAccounts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	dir := t.TempDir()
+	start := func(ckpt int64) *procServer {
+		return startInProcess(t, func(c *config.Config) {
+			c.Datadir = dir
+			c.CheckpointLogSize = ckpt
+		})
+	}
+	s := start(0)
+	s.exec(t, "CREATE DATABASE shop")
+	s.exec(t, "CREATE TABLE shop.t (id INT PRIMARY KEY, v INT)")
+	s.exec(t, "INSERT INTO shop.t VALUES (1, 10)")
+	s.exec(t, "CREATE USER 'app'@'%' IDENTIFIED BY 's3cret'")
+	s.exec(t, "GRANT SELECT ON shop.* TO 'app'@'%'")
+	hits := s.status(t, "GLOBAL", "Lockstep_fast_path_hits")
+	checkApp(t, s, false)
+	if n := s.status(t, "GLOBAL", "Lockstep_fast_path_hits"); n < hits+2 { // the repeated text reads at least
+		t.Errorf("Lockstep_fast_path_hits %d -> %d: the fast path did not serve app's reads", hits, n)
+	}
+	// A grant, then a revoke, reach sessions whose plans were checked
+	// before.
+	s.exec(t, "GRANT UPDATE ON shop.t TO 'app'@'%'")
+	checkApp(t, s, true)
+	checkRevoked(t, s)
+	checkApp(t, s, false)
+	// caching_sha2_password: MySQL authenticates such an account over
+	// plain TCP through an RSA key exchange, or over TLS; lockstep has
+	// neither yet, so today the login is refused (noted on issue 9). A
+	// change here must be seen.
+	s.exec(t, "CREATE USER 'sha'@'%' IDENTIFIED WITH caching_sha2_password BY 'pw2'")
+	if p := s.str(t, "SELECT plugin FROM mysql.user WHERE user = 'sha'"); p != "caching_sha2_password" {
+		t.Errorf("sha's plugin: %s", p)
+	}
+	wantErrNum(t, "caching_sha2_password account over plain TCP", s.openAs(t, "sha", "pw2").Ping(), 1045)
+	want := s.str(t, "SELECT v FROM shop.t WHERE id = 1")
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Restart: the accounts come back from the log.
+	s = start(0)
+	checkApp(t, s, false)
+	if got := s.str(t, "SELECT v FROM shop.t WHERE id = 1"); got != want {
+		t.Errorf("v after restart = %s, want %s", got, want)
+	}
+	s.exec(t, "CREATE USER 'gone'@'%' IDENTIFIED BY 'x'")
+	s.exec(t, "DROP USER 'gone'@'%'")
+	s.exec(t, "ALTER USER 'app'@'%' IDENTIFIED BY 'n3w'")
+	s.exec(t, "ALTER USER 'app'@'%' IDENTIFIED BY 's3cret'")
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Restart with checkpoints on: one is written and the log before it
+	// dropped; the next start loads the accounts from it.
+	s = start(1)
+	s.exec(t, "INSERT INTO shop.t VALUES (2, 20)")
+	deadline := time.Now().Add(20 * time.Second)
+	for s.status(t, "GLOBAL", "Lockstep_checkpoints") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no checkpoint within 20s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	s = start(0)
+	checkApp(t, s, false)
+	wantErrNum(t, "dropped user", s.openAs(t, "gone", "x").Ping(), 1045)
+	if n := s.str(t, "SELECT COUNT(*) FROM mysql.user WHERE user = 'app'"); n != "1" {
+		t.Errorf("mysql.user rows for app: %s", n)
+	}
+}
+
+// TestInitialAccount: --user and --password create the initial account;
+// a password is required once set, and an existing account keeps the
+// password it was given by ALTER USER across restarts.
+func TestInitialAccount(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	dir := t.TempDir()
+	s := startInProcess(t, func(c *config.Config) {
+		c.Datadir, c.User, c.Password = dir, "admin", "adminpw"
+	})
+	wantErrNum(t, "admin without its password", s.openAs(t, "admin", "").Ping(), 1045)
+	wantErrNum(t, "root, which does not exist", s.db.Ping(), 1045)
+	admin := s.openAs(t, "admin", "adminpw")
+	if _, err := admin.Exec("CREATE DATABASE d"); err != nil {
+		t.Fatalf("admin: %v", err)
+	}
+	if _, err := admin.Exec("ALTER USER 'admin'@'%' IDENTIFIED BY 'changed'"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	s = startInProcess(t, func(c *config.Config) {
+		c.Datadir, c.User, c.Password = dir, "admin", "adminpw"
+	})
+	wantErrNum(t, "admin with the option's password after ALTER USER", s.openAs(t, "admin", "adminpw").Ping(), 1045)
+	if err := s.openAs(t, "admin", "changed").Ping(); err != nil {
+		t.Errorf("admin with the password ALTER USER set: %v", err)
+	}
+}
