@@ -59,6 +59,7 @@ var errRules = []errRule{
 type errContext struct {
 	db  string
 	row int
+	col string // the column a value did not convert for, if known
 }
 
 // msgRule rewrites go-mysql-server's wording of error num into MySQL's.
@@ -97,10 +98,47 @@ var msgRules = []msgRule{
 		}},
 	{1068, regexp.MustCompile(`^error: Multiple primary keys defined$`),
 		func([]string, errContext) string { return "Multiple primary key defined" }},
+	// Conversion errors name the column when the session noted it
+	// (sqlfront/errcolumn.go).
+	{1366, regexp.MustCompile(`^error: '((?s:.*))' is not a valid value for '(.*)'$`),
+		func(m []string, ec errContext) string {
+			if ec.col == "" {
+				return m[0]
+			}
+			return fmt.Sprintf("Incorrect %s value: '%s' for column '%s' at row %d", typeWord(m[2]), m[1], ec.col, ec.row)
+		}},
+	{mysql.ERWarnDataOutOfRange, regexp.MustCompile(`out of range for|^Out of range value`),
+		func(m []string, ec errContext) string {
+			if ec.col == "" {
+				return m[0]
+			}
+			return fmt.Sprintf("Out of range value for column '%s' at row %d", ec.col, ec.row)
+		}},
+	{1292, regexp.MustCompile(`^(Incorrect (?:datetime|date|time|timestamp) value: '(?s:.*)')$`),
+		func(m []string, ec errContext) string {
+			if ec.col == "" {
+				return m[1]
+			}
+			return fmt.Sprintf("%s for column '%s' at row %d", m[1], ec.col, ec.row)
+		}},
 	{mysql.ERWrongValueCountOnRow, regexp.MustCompile(`^number of values does not match number of columns provided$`),
 		func(_ []string, ec errContext) string {
 			return fmt.Sprintf("Column count doesn't match value count at row %d", ec.row)
 		}},
+}
+
+// typeWord is MySQL's word for a column type in "Incorrect ... value".
+func typeWord(gmsType string) string {
+	t := strings.ToLower(gmsType)
+	switch {
+	case strings.Contains(t, "int"):
+		return "integer"
+	case strings.HasPrefix(t, "decimal"):
+		return "decimal"
+	case strings.HasPrefix(t, "float"), strings.HasPrefix(t, "double"):
+		return "double"
+	}
+	return t
 }
 
 // maxQuoted is the longest quoted value a message keeps (MySQL's messages

@@ -58,6 +58,22 @@ func TestMySQLError(t *testing.T) {
 		se.Message != "Table 'shop.t' doesn't exist" {
 		t.Fatalf("database name: %v", se)
 	}
+	// The column of a conversion error, when the session noted it.
+	for _, tc := range []struct {
+		in   *mysql.SQLError
+		col  string
+		want string
+	}{
+		{mysql.NewSQLError(1366, "HY000", "error: 'abc' is not a valid value for 'int'"), "n", "Incorrect integer value: 'abc' for column 'n' at row 2"},
+		{mysql.NewSQLError(1366, "HY000", "error: 'x' is not a valid value for 'double'"), "f", "Incorrect double value: 'x' for column 'f' at row 2"},
+		{mysql.NewSQLError(1366, "HY000", "error: 'abc' is not a valid value for 'int'"), "", "error: 'abc' is not a valid value for 'int'"},
+		{mysql.NewSQLError(1105, "HY000", "300 out of range for tinyint"), "ti", "Out of range value for column 'ti' at row 2"},
+		{mysql.NewSQLError(1105, "HY000", "Incorrect datetime value: 'nope'"), "dt", "Incorrect datetime value: 'nope' for column 'dt' at row 2"},
+	} {
+		if !errors.As(mysqlErrorIn("", errContext{row: 2, col: tc.col}, tc.in), &se) || se.Message != tc.want {
+			t.Errorf("%q with column %q: %v, want %q", tc.in.Message, tc.col, se, tc.want)
+		}
+	}
 	if mysqlError("", nil) != nil {
 		t.Fatal("nil error changed")
 	}

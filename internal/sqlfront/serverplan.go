@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
@@ -47,10 +48,14 @@ func globalVarsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 
 // execOverride runs SHOW [GLOBAL] STATUS and SHOW GLOBAL VARIABLES with
 // this server's values, prints foreign keys in SHOW CREATE TABLE as MySQL
-// does, and marks the foreign-key editors of an UPDATE or
-// DELETE as its targets; go-mysql-server builds everything else (it asks
+// does, marks the foreign-key editors of an UPDATE or DELETE as its
+// targets, and notes the column of an INSERT's or UPDATE's conversion
+// error (errcolumn.go); go-mysql-server builds everything else (it asks
 // the override first for every node, and a nil iterator means "not mine").
-type execOverride struct{ fe *Frontend }
+type execOverride struct {
+	fe   *Frontend
+	skip sql.Node // a node to leave to go-mysql-server (see *plan.UpdateSource)
+}
 
 var _ sql.NodeExecBuilder = execOverride{}
 
@@ -75,6 +80,34 @@ func (o execOverride) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 			return o.fe.exec.Build(ctx, out, row)
 		}
 		lockFKTargets(ctx, n) // and go-mysql-server builds it
+	case *plan.UpdateSource:
+		// go-mysql-server builds it (this case skipped for this node,
+		// every other override kept); the iterator notes the column of a
+		// conversion error (errcolumn.go).
+		if o.skip == sql.Node(n) {
+			return nil, nil
+		}
+		var target sql.Node = n
+		if checked := withRangeChecks(n); checked != nil {
+			target = checked // out-of-range SET values fail (errcolumn.go)
+		}
+		iter, err := rowexec.NewOverrideBuilder(execOverride{fe: o.fe, skip: target}).Build(ctx, target, row)
+		if err != nil {
+			return nil, err
+		}
+		s, _ := ctx.Session.(*Session)
+		return &updateErrIter{RowIter: iter, s: s, schema: n.Child.Schema()}, nil
+	case *plan.InsertInto:
+		if out := withConvCheck(n); out != nil {
+			return o.fe.exec.Build(ctx, out, row)
+		}
+	case *convCheck:
+		iter, err := o.fe.exec.Build(ctx, n.Child, row)
+		if err != nil {
+			return nil, err
+		}
+		s, _ := ctx.Session.(*Session)
+		return &convCheckIter{RowIter: iter, s: s, dest: n.dest}, nil
 	case *plan.DeleteFrom:
 		lockFKTargets(ctx, n) // and go-mysql-server builds it
 	case *plan.Distinct:

@@ -37,7 +37,10 @@ type Session struct {
 	// table editors: a conversion error go-mysql-server raises before the
 	// next one is at row rowsWritten + 1 (MySQL's "at row N").
 	rowsWritten int
-	textLock    lockIntent // the locking clause of its prepared text
+	// badColumn is the column the running statement failed to convert a
+	// value for (errcolumn.go), for the error's message.
+	badColumn string
+	textLock  lockIntent // the locking clause of its prepared text
 
 	lastWarnings int64 // conditions raised by the previous statement (@@warning_count)
 
@@ -235,6 +238,7 @@ func (s *Session) ReleaseSavepoint(ctx *sql.Context, _ sql.Transaction, name str
 // CommandBegin implements sql.LifecycleAwareSession.
 func (s *Session) CommandBegin() error {
 	s.rowsWritten = 0
+	s.badColumn = ""
 	return nil
 }
 

@@ -33,9 +33,14 @@ var errorCases = []struct {
 	{name: "UnknownTableInsert", stmt: "INSERT INTO nosuch VALUES (1)", code: erNoSuchTable, sqlState: "42S02", msg: "Table '{db}.nosuch' doesn't exist"},
 	{name: "UnknownTableUpdate", stmt: "UPDATE nosuch SET a = 1", code: erNoSuchTable, sqlState: "42S02", msg: "Table '{db}.nosuch' doesn't exist"},
 	{name: "UnknownDatabaseUse", stmt: "USE nosuchdb", code: erBadDB, sqlState: "42000", noPrep: true, msg: "Unknown database 'nosuchdb'"},
-	{name: "StringIntoInt", stmt: "INSERT INTO e (id, n, nn) VALUES (2, 'abc', 0)", code: erTruncatedWrongVal, sqlState: "HY000"},
-	{name: "StringIntoIntParam", stmt: "INSERT INTO e (id, n, nn) VALUES (?, ?, ?)", args: []any{2, "abc", 0}, code: erTruncatedWrongVal, sqlState: "HY000"},
-	{name: "StringIntoIntUpdate", stmt: "UPDATE e SET n = 'abc' WHERE id = 1", code: erTruncatedWrongVal, sqlState: "HY000"},
+	{name: "StringIntoInt", stmt: "INSERT INTO e (id, n, nn) VALUES (2, 'abc', 0)", code: erTruncatedWrongVal, sqlState: "HY000",
+		msg: "Incorrect integer value: 'abc' for column 'n' at row 1"},
+	{name: "StringIntoIntParam", stmt: "INSERT INTO e (id, n, nn) VALUES (?, ?, ?)", args: []any{2, "abc", 0}, code: erTruncatedWrongVal, sqlState: "HY000",
+		msg: "Incorrect integer value: 'abc' for column 'n' at row 1"},
+	{name: "StringIntoIntSecondRow", stmt: "INSERT INTO e (id, nn) VALUES (2, 0), (3, 'x')", code: erTruncatedWrongVal, sqlState: "HY000",
+		msg: "Incorrect integer value: 'x' for column 'nn' at row 2"},
+	{name: "StringIntoIntUpdate", stmt: "UPDATE e SET n = 'abc' WHERE id = 1", code: erTruncatedWrongVal, sqlState: "HY000",
+		msg: "Incorrect integer value: 'abc' for column 'n' at row 1"},
 	{name: "NullIntoNotNull", stmt: "INSERT INTO e (id, nn) VALUES (2, NULL)", code: erBadNull, sqlState: "23000", msg: "Column 'nn' cannot be null"},
 	{name: "NullIntoNotNullParam", stmt: "INSERT INTO e (id, nn) VALUES (?, ?)", args: []any{2, nil}, code: erBadNull, sqlState: "23000", msg: "Column 'nn' cannot be null"},
 	{name: "NullIntoNotNullUpdate", stmt: "UPDATE e SET nn = NULL WHERE id = 1", code: erBadNull, sqlState: "23000", msg: "Column 'nn' cannot be null"},
@@ -46,12 +51,25 @@ var errorCases = []struct {
 	{name: "VarcharTooLongUpdate", stmt: "UPDATE e SET s = 'toolong' WHERE id = 1", code: erDataTooLong, sqlState: "22001", msg: "Data too long for column 's' at row 1"},
 	{name: "VarcharTooLongSecondRow", stmt: "INSERT INTO e (id, nn, s) VALUES (2, 0, 'ok'), (3, 0, 'toolong')", code: erDataTooLong, sqlState: "22001",
 		msg: "Data too long for column 's' at row 2"},
-	{name: "BadDatetime", stmt: "INSERT INTO e (id, nn, dt) VALUES (2, 0, 'notadate')", code: 1292, sqlState: "22007"},
+	{name: "BadDatetime", stmt: "INSERT INTO e (id, nn, dt) VALUES (2, 0, 'notadate')", code: 1292, sqlState: "22007",
+		msg: "Incorrect datetime value: 'notadate' for column 'dt' at row 1"},
+	{name: "BadDatetimeUpdate", stmt: "UPDATE e SET dt = 'notadate' WHERE id = 1", code: 1292, sqlState: "22007",
+		msg: "Incorrect datetime value: 'notadate' for column 'dt' at row 1"},
 	{name: "BadJSON", stmt: "INSERT INTO e (id, nn, j) VALUES (2, 0, '{bad')", code: 3140, sqlState: "22032"},
 	// A huge offending value is not echoed whole (a 1 MB value came back
 	// in the message).
 	{name: "HugeValueNotEchoed", stmt: "UPDATE e SET nn = ? WHERE id = 1", args: []any{strings.Repeat("x", 1<<20)}, code: erTruncatedWrongVal, sqlState: "HY000", maxMsg: 400},
-	{name: "TinyintOutOfRange", stmt: "INSERT INTO e (id, nn, ti) VALUES (2, 0, 300)", code: 1264, sqlState: "22003"},
+	{name: "TinyintOutOfRange", stmt: "INSERT INTO e (id, nn, ti) VALUES (2, 0, 300)", code: 1264, sqlState: "22003",
+		msg: "Out of range value for column 'ti' at row 1"},
+	// go-mysql-server stored the clamped value (127) without a word.
+	{name: "TinyintOutOfRangeUpdate", stmt: "UPDATE e SET ti = 300 WHERE id = 1", code: 1264, sqlState: "22003",
+		msg: "Out of range value for column 'ti' at row 1"},
+	{name: "TinyintOutOfRangeUpdateParam", stmt: "UPDATE e SET ti = ? WHERE id = ?", args: []any{300, 1}, code: 1264, sqlState: "22003",
+		msg: "Out of range value for column 'ti' at row 1"},
+	{name: "TinyintOverflowUpdate", stmt: "UPDATE e SET ti = ti + 200 WHERE id = 1", code: 1264, sqlState: "22003",
+		msg: "Out of range value for column 'ti' at row 1"},
+	{name: "TinyintOverflowUpdateParam", stmt: "UPDATE e SET ti = ti + ? WHERE id = ?", args: []any{200, 1}, code: 1264, sqlState: "22003",
+		msg: "Out of range value for column 'ti' at row 1"},
 	{name: "DuplicatePK", stmt: "INSERT INTO e (id, nn) VALUES (1, 0)", code: erDupEntry, sqlState: "23000"},
 	{name: "UnknownColumnSelect", stmt: "SELECT nosuch FROM e", code: 1054, sqlState: "42S22"},
 	{name: "UnknownColumnInsert", stmt: "INSERT INTO e (id, nosuch) VALUES (2, 0)", code: 1054, sqlState: "42S22"},
@@ -142,7 +160,7 @@ func TestErrors(t *testing.T) {
 					t.Fatalf("%s: %v (not a MySQL error), want error %d", c.stmt, err, c.code)
 				}
 				// Nothing changed, and the server is still fine.
-				setup.wantRows("1:1", "SELECT id, nn FROM e ORDER BY id")
+				setup.wantRows("1:1:1:1", "SELECT id, n, nn, ti FROM e ORDER BY id")
 				if c.name == "VarcharTooLongUpdate" {
 					setup.wantInt(1, "SELECT s = 'a' FROM e WHERE id = 1")
 				}
@@ -166,6 +184,18 @@ func TestErrors(t *testing.T) {
 			})
 		}
 	}
+
+	t.Run("OutOfRangeUpdateNonStrictWarns", func(t *testing.T) {
+		// Without a strict sql_mode MySQL stores the clamped value and
+		// warns (1264) instead of failing.
+		s := e.session("nonstrict")
+		s.exec("SET SESSION sql_mode = ''")
+		s.exec("INSERT INTO e (id, nn, ti) VALUES (50, 0, 1)")
+		s.exec("UPDATE e SET ti = 300 WHERE id = 50")
+		s.wantRows("Warning:1264:Out of range value for column 'ti' at row 1", "SHOW WARNINGS")
+		s.wantRows("127", "SELECT ti FROM e WHERE id = 50")
+		s.exec("DELETE FROM e WHERE id = 50")
+	})
 
 	t.Run("UnknownDatabaseInDSN", func(t *testing.T) {
 		h, err := sql.Open("mysql", srv.DSN("nosuchdb"))

@@ -1,0 +1,193 @@
+package sqlfront
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+)
+
+// The column in MySQL's conversion errors.
+//
+// MySQL names the column a value could not be stored in: "Incorrect
+// integer value: 'abc' for column 'n' at row 1", "Out of range value for
+// column 'ti' at row 1". go-mysql-server's errors say which value and type,
+// not which column, and reach the protocol handler as bare messages. So the
+// session notes the column while the statement runs, and the handler's
+// error mapping (internal/server/errors.go) adds it:
+//
+//   - INSERT: execOverride puts a convCheck node over the INSERT's source.
+//     It converts each row's values as go-mysql-server is about to, in the
+//     same order, and notes the first column that fails (it changes
+//     nothing: go-mysql-server then fails on that column).
+//   - UPDATE: go-mysql-server's SET error carries the column's position
+//     (sql.WrappedTypeConversionError); the update's iterator is wrapped to
+//     note its name.
+
+// convCheck is a pass-through node over an INSERT's source.
+type convCheck struct {
+	plan.UnaryNode
+	dest sql.Schema // the INSERT's target columns, in table order
+}
+
+var _ sql.Node = (*convCheck)(nil)
+
+func (c *convCheck) String() string   { return "ConvCheck(" + c.Child.String() + ")" }
+func (c *convCheck) IsReadOnly() bool { return c.Child.IsReadOnly() }
+
+func (c *convCheck) WithChildren(children ...sql.Node) (sql.Node, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(c, len(children), 1)
+	}
+	n := *c
+	n.Child = children[0]
+	return &n, nil
+}
+
+// withConvCheck returns n with a convCheck over its source, or nil when it
+// needs none (INSERT IGNORE warns instead of failing; a source already
+// checked).
+func withConvCheck(n *plan.InsertInto) *plan.InsertInto {
+	if n.Ignore || n.Source == nil {
+		return nil
+	}
+	if _, done := n.Source.(*convCheck); done {
+		return nil
+	}
+	dest := n.Destination.Schema()
+	return n.WithSource(&convCheck{UnaryNode: plan.UnaryNode{Child: n.Source}, dest: dest})
+}
+
+// convCheckIter notes the first column of a row whose value does not
+// convert.
+type convCheckIter struct {
+	sql.RowIter
+	s    *Session
+	dest sql.Schema
+}
+
+func (it *convCheckIter) Next(ctx *sql.Context) (sql.Row, error) {
+	row, err := it.RowIter.Next(ctx)
+	if err != nil || it.s == nil || len(row) < len(it.dest) {
+		return row, err
+	}
+	vals := row[len(row)-len(it.dest):]
+	for i, col := range it.dest {
+		if vals[i] == nil {
+			continue
+		}
+		if _, inRange, cerr := col.Type.Convert(ctx, vals[i]); cerr != nil || !inRange {
+			it.s.badColumn = col.Name
+			break
+		}
+	}
+	return row, nil
+}
+
+// updateErrIter notes the column of an UPDATE's conversion error.
+type updateErrIter struct {
+	sql.RowIter
+	s      *Session
+	schema sql.Schema // the rows the SET expressions see
+}
+
+func (it *updateErrIter) Next(ctx *sql.Context) (sql.Row, error) {
+	row, err := it.RowIter.Next(ctx)
+	if err != nil && it.s != nil {
+		var w sql.WrappedTypeConversionError
+		if errors.As(err, &w) && w.OffendingIdx >= 0 && w.OffendingIdx < len(it.schema) {
+			it.s.badColumn = it.schema[w.OffendingIdx].Name
+		}
+	}
+	return row, err
+}
+
+// Out-of-range values in UPDATE.
+//
+// go-mysql-server's SET converts the new value to the column's type and
+// keeps the clamped result of an out-of-range conversion: UPDATE t SET
+// ti = 1000 stored 127 in a TINYINT, silently, where MySQL's strict mode
+// (the default) fails with 1264 and its other modes store 127 with
+// warning 1264. rangeChecked wraps each SET's value so that an
+// out-of-range value fails under a strict sql_mode (as a
+// sql.WrappedTypeConversionError naming the column, which UPDATE IGNORE
+// turns into a warning) and warns otherwise.
+
+// rangeChecked is the value of one SET col = expr.
+type rangeChecked struct {
+	sql.Expression // expr
+	col            *expression.GetField
+}
+
+func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
+	v, err := r.Expression.Eval(ctx, row)
+	if err != nil || v == nil {
+		return v, err
+	}
+	typ := r.col.Type()
+	if _, ok := typ.(sql.NumberType); !ok {
+		return v, nil
+	}
+	if _, inRange, cerr := typ.Convert(ctx, v); cerr == nil && !inRange {
+		if strictMode(ctx) {
+			return nil, sql.NewWrappedTypeConversionError(v, r.col.Index(), sql.ErrValueOutOfRange.New(v, typ))
+		}
+		ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: 1264,
+			Message: "Out of range value for column '" + r.col.Name() + "' at row 1"})
+	}
+	return v, nil
+}
+
+func (r *rangeChecked) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(r, len(children), 1)
+	}
+	return &rangeChecked{Expression: children[0], col: r.col}, nil
+}
+
+func (r *rangeChecked) Children() []sql.Expression { return []sql.Expression{r.Expression} }
+
+// strictMode reports whether the session's sql_mode is strict (every
+// lockstep table is transactional, so either strict flag counts).
+func strictMode(ctx *sql.Context) bool {
+	v, err := ctx.GetSessionVariable(ctx, "sql_mode")
+	if err != nil {
+		return true
+	}
+	m, _ := v.(string)
+	return strings.Contains(m, "STRICT_TRANS_TABLES") || strings.Contains(m, "STRICT_ALL_TABLES")
+}
+
+// withRangeChecks returns u with each SET value wrapped in rangeChecked,
+// or nil when there is nothing to wrap (or it is wrapped already).
+func withRangeChecks(u *plan.UpdateSource) sql.Node {
+	exprs := make([]sql.Expression, len(u.UpdateExprs))
+	changed := false
+	for i, e := range u.UpdateExprs {
+		exprs[i] = e
+		sf, ok := e.(*expression.SetField)
+		if !ok {
+			continue
+		}
+		gf, ok := sf.LeftChild.(*expression.GetField)
+		if !ok {
+			continue
+		}
+		switch sf.RightChild.(type) {
+		case *rangeChecked, *sql.ColumnDefaultValue, *expression.Wrapper, *expression.DefaultColumn:
+			continue // checked already; SET col = DEFAULT is go-mysql-server's
+		}
+		exprs[i] = expression.NewSetField(gf, &rangeChecked{Expression: sf.RightChild, col: gf})
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	out, err := u.WithExpressions(exprs...)
+	if err != nil {
+		return nil
+	}
+	return out
+}
