@@ -94,11 +94,17 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 		return statisticsLine(started, limited.open.Load(), questions)
 	}
 	fe.AddExtraStatus(limited.status)
+	tlsCfg, err := serverTLS(cfg.Datadir, cfg.BindAddress)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	srv, err := gmsserver.NewServerWithHandler(gmsserver.Config{
-		Protocol: "tcp",
-		Address:  ln.Addr().String(),
-		Listener: limited,
-		Version:  ServerVersion,
+		TLSConfig: tlsCfg, // tls.go
+		Protocol:  "tcp",
+		Address:   ln.Addr().String(),
+		Listener:  limited,
+		Version:   ServerVersion,
 		// unknown users get 1045 as in MySQL (auth.go)
 		ProtocolListenerFactory: withUnknownUsers(),
 	}, fe.Engine, sql.NewContext, fe.NewSession, nil, wrapHandlerFor(fe))
