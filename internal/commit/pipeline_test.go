@@ -249,10 +249,12 @@ func TestCommitConcurrent(t *testing.T) {
 			if hist != s.Groups || s.Leaders != s.Groups {
 				t.Errorf("histogram total %d, leaders %d, groups %d", hist, s.Leaders, s.Groups)
 			}
-			// Each commit returns once: as the commit-stage leader, or woken
+			// Each commit returns once: as the commit-stage leader, woken
 			// once its work is done (flush followers, and group leaders whose
-			// group another commit-stage leader published).
-			if s.Commits != s.CommitLeaders+s.WakeupsDone || s.CommitLeaders > s.Groups || s.CommitLeaders == 0 {
+			// group another commit-stage leader published), or (broadcast)
+			// finding it done before it waited.
+			if s.Commits != s.CommitLeaders+s.WakeupsDone+s.DoneBeforeWait || s.CommitLeaders > s.Groups || s.CommitLeaders == 0 ||
+				(tc.mode == Targeted && s.DoneBeforeWait != 0) {
 				t.Errorf("every commit is a commit-stage leader or woken once it is done: %v", s)
 			}
 			if s.WakeupsDone > s.Wakeups {

@@ -48,6 +48,9 @@ type Stats struct {
 	// those that found the follower's transaction done.
 	Wakeups     int64
 	WakeupsDone int64
+	// DoneBeforeWait counts Broadcast followers whose work was done
+	// before they began to wait (no wake-up needed).
+	DoneBeforeWait int64
 	// Delays counts leaders that waited for their group to grow (the sync
 	// delay, delay.go); DelaysCut those whose wait ended early because
 	// the queue held no_delay_count commits; DelaysSkipped leaders that
@@ -105,40 +108,42 @@ func (s Stats) String() string {
 }
 
 type counters struct {
-	commits       atomic.Int64
-	failed        atomic.Int64
-	groups        atomic.Int64
-	appended      atomic.Int64
-	sizes         [numSizeBuckets]atomic.Int64
-	leaders       atomic.Int64
-	commitLeaders atomic.Int64
-	wakeups       atomic.Int64
-	wakeupsDone   atomic.Int64
-	lastSeq       atomic.Int64
-	delays        atomic.Int64
-	delaysCut     atomic.Int64
-	delaysSkipped atomic.Int64
-	delayNanos    atomic.Int64
+	commits        atomic.Int64
+	failed         atomic.Int64
+	groups         atomic.Int64
+	appended       atomic.Int64
+	sizes          [numSizeBuckets]atomic.Int64
+	leaders        atomic.Int64
+	commitLeaders  atomic.Int64
+	wakeups        atomic.Int64
+	wakeupsDone    atomic.Int64
+	doneBeforeWait atomic.Int64
+	lastSeq        atomic.Int64
+	delays         atomic.Int64
+	delaysCut      atomic.Int64
+	delaysSkipped  atomic.Int64
+	delayNanos     atomic.Int64
 }
 
 // Stats returns a snapshot of the counters. Safe for concurrent use.
 func (p *Pipeline) Stats() Stats {
 	c := &p.c
 	s := Stats{
-		Commits:       c.commits.Load(),
-		Failed:        c.failed.Load(),
-		Groups:        c.groups.Load(),
-		Appended:      c.appended.Load(),
-		Leaders:       c.leaders.Load(),
-		CommitLeaders: c.commitLeaders.Load(),
-		Wakeups:       c.wakeups.Load(),
-		WakeupsDone:   c.wakeupsDone.Load(),
-		LastSeq:       c.lastSeq.Load(),
-		Delays:        c.delays.Load(),
-		DelaysCut:     c.delaysCut.Load(),
-		DelaysSkipped: c.delaysSkipped.Load(),
-		DelayTime:     time.Duration(c.delayNanos.Load()),
-		Certify:       p.cert.Stats(),
+		Commits:        c.commits.Load(),
+		Failed:         c.failed.Load(),
+		Groups:         c.groups.Load(),
+		Appended:       c.appended.Load(),
+		Leaders:        c.leaders.Load(),
+		CommitLeaders:  c.commitLeaders.Load(),
+		Wakeups:        c.wakeups.Load(),
+		WakeupsDone:    c.wakeupsDone.Load(),
+		DoneBeforeWait: c.doneBeforeWait.Load(),
+		LastSeq:        c.lastSeq.Load(),
+		Delays:         c.delays.Load(),
+		DelaysCut:      c.delaysCut.Load(),
+		DelaysSkipped:  c.delaysSkipped.Load(),
+		DelayTime:      time.Duration(c.delayNanos.Load()),
+		Certify:        p.cert.Stats(),
 	}
 	for i := range s.GroupSizes {
 		s.GroupSizes[i] = c.sizes[i].Load()

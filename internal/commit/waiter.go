@@ -68,6 +68,10 @@ func (p *Pipeline) follow(w *waiter) {
 		return
 	}
 	p.bcMu.Lock()
+	if w.finished {
+		// Its leader finished it (and broadcast) before it got here.
+		p.c.doneBeforeWait.Add(1)
+	}
 	for !w.finished {
 		p.bcCond.Wait()
 		p.c.wakeups.Add(1)

@@ -46,6 +46,9 @@ type Config struct {
 	// the wait early (0: none). MySQL's names; SET GLOBAL changes both.
 	SyncDelayMicros  int
 	SyncNoDelayCount int
+	// --ssl: offer TLS with the certificates in the data directory,
+	// generated at first use (default OFF; docs/accounts.md says why).
+	SSL bool
 }
 
 // Option names, shared by flags and option-file keys.
@@ -68,6 +71,7 @@ const (
 	KeyLogPreallocate    = "log-preallocate"
 	KeySyncDelay         = "binlog-group-commit-sync-delay"
 	KeySyncNoDelayCount  = "binlog-group-commit-sync-no-delay-count"
+	KeySSL               = "ssl"
 )
 
 // Limits of the sync delay options (MySQL's).
@@ -85,7 +89,7 @@ const (
 // Keys lists every option name in the order they are documented.
 var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword,
 	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin, KeyCheckpointLogSize,
-	KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount}
+	KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount, KeySSL}
 
 // Default returns the embedded defaults: data in ./lockstep-data, listening on
 // 127.0.0.1:3306, account root with no password.
@@ -199,6 +203,12 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("invalid log-segment-size %q: must be a byte count from 4K to 1G", value)
 		}
 		c.LogSegmentSize = n
+	case KeySSL:
+		b, err := parseBool(value)
+		if err != nil {
+			return fmt.Errorf("invalid ssl %q: %v", value, err)
+		}
+		c.SSL = b
 	case KeySyncDelay:
 		n, err := strconv.Atoi(strings.TrimSpace(value))
 		if err != nil || n < 0 || n > MaxSyncDelayMicros {

@@ -7,6 +7,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -94,10 +95,12 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 		return statisticsLine(started, limited.open.Load(), questions)
 	}
 	fe.AddExtraStatus(limited.status)
-	tlsCfg, err := serverTLS(cfg.Datadir, cfg.BindAddress)
-	if err != nil {
-		ln.Close()
-		return err
+	var tlsCfg *tls.Config
+	if cfg.SSL {
+		if tlsCfg, err = serverTLS(cfg.Datadir, cfg.BindAddress); err != nil {
+			ln.Close()
+			return err
+		}
 	}
 	srv, err := gmsserver.NewServerWithHandler(gmsserver.Config{
 		TLSConfig: tlsCfg, // tls.go

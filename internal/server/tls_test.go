@@ -5,8 +5,11 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	gosql "database/sql"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
@@ -38,7 +41,7 @@ func (s *procServer) openTLS(t *testing.T, user, password string) *gosql.DB {
 	return db
 }
 
-// TestTLS: the server generates a CA and a server certificate in its data
+// TestTLS: with --ssl, the server generates a CA and a server certificate in its data
 // directory (MySQL 8's auto_generate_certs), clients can verify it and
 // connect over TLS, caching_sha2_password accounts log in over TLS (and
 // still not without it), and a restart keeps the certificates.
@@ -47,7 +50,7 @@ func TestTLS(t *testing.T) {
 		t.Skip("starts servers")
 	}
 	dir := t.TempDir()
-	s := startInProcess(t, func(c *config.Config) { c.Datadir = dir })
+	s := startInProcess(t, func(c *config.Config) { c.Datadir, c.SSL = dir, true })
 	for _, f := range []string{caCertFile, caKeyFile, serverCertFile, serverKeyFile} {
 		fi, err := os.Stat(filepath.Join(dir, f))
 		if err != nil {
@@ -68,6 +71,18 @@ func TestTLS(t *testing.T) {
 	wantErrNum(t, "caching_sha2_password over TLS, wrong password", s.openTLS(t, "sha", "nope").Ping(), 1045)
 	wantErrNum(t, "caching_sha2_password without TLS", s.openAs(t, "sha", "pw2").Ping(), 1045)
 
+	// COM_STATISTICS is answered below the protocol layer, on the plain
+	// stream (comstats.go): over TLS it is not, which is why TLS is off by
+	// default (docs/accounts.md). Today's behaviour, asserted so a fix is
+	// seen.
+	if bin, err := exec.LookPath("mysqladmin"); err == nil {
+		host, port, _ := net.SplitHostPort(s.addr)
+		out, _ := exec.Command(bin, "-h"+host, "-P"+port, "-uroot", "--ssl", "status").CombinedOutput()
+		if !strings.Contains(string(out), "command handling not implemented yet: 9") {
+			t.Errorf("mysqladmin --ssl status: %q; COM_STATISTICS over TLS works now: turn TLS on by default", out)
+		}
+	}
+
 	cert, err := os.ReadFile(filepath.Join(dir, serverCertFile))
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +90,7 @@ func TestTLS(t *testing.T) {
 	if err := s.stop(); err != nil {
 		t.Fatal(err)
 	}
-	s = startInProcess(t, func(c *config.Config) { c.Datadir = dir })
+	s = startInProcess(t, func(c *config.Config) { c.Datadir, c.SSL = dir, true })
 	again, err := os.ReadFile(filepath.Join(dir, serverCertFile))
 	if err != nil || !bytes.Equal(cert, again) {
 		t.Fatalf("server-cert.pem changed across a restart (%v)", err)
@@ -88,6 +103,16 @@ func TestTLS(t *testing.T) {
 // TestTLSCertificateErrors: a server key without its certificate stops the
 // start with a clear error; a damaged certificate too.
 func TestTLSCertificateErrors(t *testing.T) {
+	// Without --ssl nothing is generated.
+	plain := t.TempDir()
+	s := startInProcess(t, func(c *config.Config) { c.Datadir = plain })
+	if _, err := os.Stat(filepath.Join(plain, serverCertFile)); !os.IsNotExist(err) {
+		t.Errorf("without --ssl: %s: %v", serverCertFile, err)
+	}
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+
 	dir := t.TempDir()
 	if _, err := serverTLS(dir, "127.0.0.1"); err != nil {
 		t.Fatal(err)
