@@ -9,7 +9,9 @@
 //   - every transaction is all there or not at all (no torn transactions):
 //     each account's balance equals what the transfers table implies,
 //   - money is conserved, and
-//   - DDL (CREATE/ALTER/CREATE INDEX/DROP TABLE) done before a crash is there.
+//   - DDL (CREATE/ALTER/CREATE INDEX/DROP TABLE) done before a crash is there,
+//     and so are accounts (CREATE USER, GRANT, DROP USER) with their
+//     password hashes.
 //
 // The record of what was acknowledged lives in the test process, never in
 // the database under test. The tests are skipped under -short.

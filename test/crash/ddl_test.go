@@ -17,10 +17,18 @@ type ddlTable struct {
 	alterAt int
 }
 
-// schema is what the DDL so far should have left in bank.
+// schema is what the DDL so far should have left in bank, and the
+// accounts the account statements between rounds should have left.
 type schema struct {
 	live    []*ddlTable    // at most two
 	dropped map[string]int // table -> round whose DDL dropped it
+	users   []ddlUser      // at most two
+}
+
+// ddlUser is an account made between rounds: SELECT on bank.*, and the
+// password hash it had when it was made.
+type ddlUser struct {
+	name, hash string
 }
 
 // ddl runs before the workload of every third round: it drops the older
@@ -50,6 +58,52 @@ func (c *crashTest) ddl(conn *sql.Conn) {
 		"CREATE TABLE bank."+t.name+" (id INT PRIMARY KEY, v VARCHAR(20))",
 		fmt.Sprintf("INSERT INTO bank.%s (id, v) VALUES (1, '%[1]s-1'), (2, '%[1]s-2')", t.name))
 	sc.live = append(sc.live, t)
+
+	// Accounts (logged as accounts records, carried by checkpoints).
+	if len(sc.users) == 2 {
+		c.exec(conn, "DROP USER '"+sc.users[0].name+"'@'%'")
+		sc.users = sc.users[1:]
+	}
+	u := ddlUser{name: fmt.Sprintf("crash_r%d", c.round)}
+	c.exec(conn,
+		fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY 'pw-%d'", u.name, c.round),
+		"GRANT SELECT ON bank.* TO '"+u.name+"'@'%'")
+	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
+	defer cancel()
+	if err := conn.QueryRowContext(ctx, "SELECT authentication_string FROM mysql.user WHERE User = ?", u.name).Scan(&u.hash); err != nil || u.hash == "" {
+		c.t.Fatalf("round %d (seed %d): %s's password hash: %q, %v", c.round, c.seed, u.name, u.hash, err)
+	}
+	sc.users = append(sc.users, u)
+}
+
+// checkAccounts checks that the accounts made between rounds are there,
+// exactly, with their password hashes and their grant.
+func (c *crashTest) checkAccounts(ctx context.Context, conn *sql.Conn, p *problems) {
+	got, err := column(ctx, conn, "User", "SELECT User FROM mysql.user WHERE User LIKE 'crash_%'")
+	if err != nil {
+		p.add("listing accounts: %v", err)
+		return
+	}
+	var want []string
+	for _, u := range c.schema.users {
+		want = append(want, u.name)
+		var hash, priv string
+		if err := conn.QueryRowContext(ctx, "SELECT authentication_string FROM mysql.user WHERE User = ?", u.name).Scan(&hash); err != nil {
+			p.add("account %s: %v", u.name, err)
+			continue
+		}
+		if hash != u.hash {
+			p.add("account %s: password hash %q, want %q", u.name, hash, u.hash)
+		}
+		if err := conn.QueryRowContext(ctx, "SELECT Select_priv FROM mysql.db WHERE User = ? AND Db = 'bank'", u.name).Scan(&priv); err != nil || priv != "Y" {
+			p.add("account %s: SELECT on bank.*: %q, %v", u.name, priv, err)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		p.add("accounts %v, want %v", got, want)
+	}
 }
 
 // checkTables checks that bank holds exactly accounts, transfers and the

@@ -208,6 +208,7 @@ func (c *crashTest) check(conn *sql.Conn, p *problems) {
 	}
 
 	c.checkDDLRows(ctx, conn, tables, p)
+	c.checkAccounts(ctx, conn, p)
 	if len(*p) > 0 {
 		return
 	}
