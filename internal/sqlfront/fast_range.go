@@ -3,6 +3,7 @@ package sqlfront
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"sort"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+	"google.golang.org/protobuf/proto"
 
 	"lockstep/internal/storage"
 	"lockstep/internal/txn"
@@ -146,16 +148,19 @@ func (s *Session) runRange(ctx context.Context, p *fastPlan, entry *tableEntry, 
 	if hi != nil {
 		hi = append(hi, 0) // inclusive: just past the key
 	}
-	if p.sum && (len(p.fields) != 1 || p.fields[0].Type != querypb.Type_FLOAT64) {
-		return nil, false, nil // go-mysql-server sums integers as DOUBLE; anything else is its
-	}
 	sctx := s.fastContext()
+	fields := p.fields
+	if p.sum {
+		if fields = p.sumFields(sctx); fields == nil {
+			return nil, false, nil
+		}
+	}
 	mode := txn.LockMode(0)
 	if s.serial && explicit {
 		mode = txn.LockS
 	}
 	s.ClearWarnings()
-	res := &sqltypes.Result{Fields: p.fields}
+	res := &sqltypes.Result{Fields: fields}
 	if !emptyLo && !emptyHi && (lo == nil || hi == nil || string(lo) < string(hi)) {
 		tx := s.fastStatementTx(explicit)
 		tx.ReadPolicy = storage.WaitLocked
@@ -164,7 +169,7 @@ func (s *Session) runRange(ctx context.Context, p *fastPlan, entry *tableEntry, 
 			rows, err = p.rng.finish(sctx, p, rows)
 		}
 		if err == nil && p.sum {
-			res.Rows, err = sumRows(sctx, rows)
+			res.Rows, err = sumRows(sctx, rows, fields[0].Type == querypb.Type_DECIMAL)
 		} else if err == nil {
 			res.Rows, err = p.encodeRows(sctx, rows)
 		}
@@ -180,35 +185,73 @@ func (s *Session) runRange(ctx context.Context, p *fastPlan, entry *tableEntry, 
 	return res, true, nil
 }
 
-// sumRows sums the one integer column of rows as go-mysql-server's SUM
-// does: in row order, as DOUBLE, NULLs skipped, NULL when no value.
-func sumRows(ctx *sql.Context, rows []sql.Row) ([][]sqltypes.Value, error) {
-	var sum float64
+// sumFields is the metadata of a SUM plan's result: MySQL's DECIMAL
+// (digits + 22, 0) for SUM over an integer column, as sumrule.go types it.
+// The metadata PREPARE gave says DOUBLE (go-mysql-server's type: the rule
+// runs after the plan PREPARE describes), so it is derived from it here,
+// once per plan. nil: not a shape the fast path sums.
+func (p *fastPlan) sumFields(ctx *sql.Context) []*querypb.Field {
+	if len(p.fields) != 1 || len(p.cols) != 1 {
+		return nil
+	}
+	switch p.fields[0].Type {
+	case querypb.Type_DECIMAL:
+		return p.fields
+	case querypb.Type_FLOAT64:
+	default:
+		return nil
+	}
+	if p.sumDecimal != nil {
+		return p.sumDecimal
+	}
+	digits := intDigits(p.meta.schema.Schema[p.cols[0]].Type)
+	if digits == 0 {
+		return nil
+	}
+	dt, err := types.CreateDecimalType(uint8(digits+22), 0)
+	if err != nil {
+		return nil
+	}
+	f := proto.Clone(p.fields[0]).(*querypb.Field)
+	f.Type, f.Decimals, f.ColumnLength = querypb.Type_DECIMAL, 0, dt.MaxTextResponseByteLength(ctx)
+	p.sumDecimal = []*querypb.Field{f}
+	return p.sumDecimal
+}
+
+// sumRows sums the one integer column of rows as SUM does, NULLs skipped,
+// NULL when no value: exactly, as a DECIMAL with scale 0 (MySQL's type,
+// which sumrule.go gives go-mysql-server's plan too), or as a DOUBLE in row
+// order when the statement's metadata says DOUBLE.
+func sumRows(ctx *sql.Context, rows []sql.Row, exact bool) ([][]sqltypes.Value, error) {
+	var fsum float64
+	var isum, v big.Int
 	any := false
 	for _, r := range rows {
 		if r[0] == nil {
 			continue
 		}
-		n, ok := asInt64(r[0])
-		if !ok {
-			u, isU := r[0].(uint64)
-			if !isU {
-				return nil, fmt.Errorf("lockstep: SUM over %T", r[0])
-			}
-			sum += float64(u)
+		if n, ok := asInt64(r[0]); ok {
+			fsum += float64(n)
+			isum.Add(&isum, v.SetInt64(n))
+		} else if u, isU := r[0].(uint64); isU {
+			fsum += float64(u)
+			isum.Add(&isum, v.SetUint64(u))
 		} else {
-			sum += float64(n)
+			return nil, fmt.Errorf("lockstep: SUM over %T", r[0])
 		}
 		any = true
 	}
 	if !any {
 		return [][]sqltypes.Value{{sqltypes.NULL}}, nil
 	}
-	v, err := types.Float64.SQL(ctx, nil, sum)
+	if exact {
+		return [][]sqltypes.Value{{sqltypes.MakeTrusted(querypb.Type_DECIMAL, isum.Append(nil, 10))}}, nil
+	}
+	out, err := types.Float64.SQL(ctx, nil, fsum)
 	if err != nil {
 		return nil, err
 	}
-	return [][]sqltypes.Value{{v}}, nil
+	return [][]sqltypes.Value{{out}}, nil
 }
 
 // scanRange reads the rows of rng in key order as the plan's output values.

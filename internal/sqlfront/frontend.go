@@ -24,18 +24,23 @@ type Options struct {
 	// CollationServer is the server's initial @@global.collation_server,
 	// what databases are created with ("": MySQL 8's utf8mb4_0900_ai_ci).
 	CollationServer string
+	// IntegerSumAsDouble keeps go-mysql-server's DOUBLE for SUM over
+	// integers (MySQL's is an exact DECIMAL, sumrule.go): for the engine
+	// tests, whose expected results encode go-mysql-server's typing.
+	IntegerSumAsDouble bool
 }
 
 // Frontend is the SQL engine over lockstep storage: the go-mysql-server
 // engine, its catalog and the sessions' transactions.
 type Frontend struct {
-	store    *storage.Engine
-	provider *provider
-	Engine   *sqle.Engine
-	exec     sql.NodeExecBuilder // the engine's, for nodes execOverride builds
-	user     string
-	password string // the initial account's (Options.Password)
-	acct     accounts
+	store       *storage.Engine
+	provider    *provider
+	Engine      *sqle.Engine
+	exec        sql.NodeExecBuilder // the engine's, for nodes execOverride builds
+	user        string
+	password    string // the initial account's (Options.Password)
+	sumAsDouble bool   // Options.IntegerSumAsDouble
+	acct        accounts
 
 	ddlMu  sync.Mutex // serialises logged DDL statements (see ddllog.go)
 	ddlLog DDLLogger
@@ -64,7 +69,7 @@ func New(opts Options) (*Frontend, error) {
 	if store == nil {
 		store = storage.New(opts.Storage)
 	}
-	fe := &Frontend{store: store, user: opts.User, password: opts.Password,
+	fe := &Frontend{store: store, user: opts.User, password: opts.Password, sumAsDouble: opts.IntegerSumAsDouble,
 		sessions: map[uint32]*Session{}}
 	fe.provider = &provider{fe: fe, dbs: map[string]*Database{}}
 	registerSystemVariables()

@@ -1,6 +1,8 @@
 package sqlfront
 
 import (
+	"math/big"
+
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
@@ -8,6 +10,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/vt/proto/query"
+	"github.com/shopspring/decimal"
 )
 
 const sumDecimalRuleID analyzer.RuleId = 1<<20 + 10
@@ -19,9 +23,60 @@ const sumDecimalRuleID analyzer.RuleId = 1<<20 + 10
 // digits the float lost cents. MySQL's type for SUM(DECIMAL(M,D)) is
 // DECIMAL(min(M+22, 65), D). The rule retypes the references to such a sum
 // above the GroupBy that computes it; the value is the decimal the sum
-// already is. SUM over integers stays as go-mysql-server has it (it sums
-// them as floats; MySQL: DECIMAL — a known difference, docs/sqlfront.md).
+// already is.
+//
+// SUM over integers: go-mysql-server sums them as floats (a DOUBLE, inexact
+// past 2^53); MySQL's result is DECIMAL(digits+22, 0), exact. The rule
+// first makes the SUM's argument a DECIMAL(digits, 0) (a CAST go-mysql-
+// server sums exactly), then retypes it as above.
 func sumDecimalRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if fe := frontendOf(ctx); fe != nil && fe.sumAsDouble {
+		return sumDecimalRetype(n, transform.SameTree)
+	}
+	n, same, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		gb, ok := n.(*plan.GroupBy)
+		if !ok {
+			return n, transform.SameTree, nil
+		}
+		exprs := append([]sql.Expression(nil), gb.SelectedExprs...)
+		changed := false
+		for i, e := range exprs {
+			s, ok := e.(*aggregation.Sum)
+			if !ok || s.Window() != nil {
+				continue
+			}
+			digits := intDigits(s.Child.Type())
+			if digits == 0 {
+				continue
+			}
+			dt, err := types.CreateDecimalType(uint8(digits), 0)
+			if err != nil {
+				return nil, transform.SameTree, err
+			}
+			ns, err := s.WithChildren(&intToDecimal{UnaryExpression: expression.UnaryExpression{Child: s.Child}, typ: dt})
+			if err != nil {
+				return nil, transform.SameTree, err
+			}
+			exprs[i], changed = ns, true
+		}
+		if !changed {
+			return n, transform.SameTree, nil
+		}
+		out, err := gb.WithExpressions(append(exprs, gb.GroupByExprs...)...)
+		if err != nil {
+			return nil, transform.SameTree, err
+		}
+		return out, transform.NewTree, nil
+	})
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	return sumDecimalRetype(n, same)
+}
+
+// sumDecimalRetype retypes the references to every SUM over a DECIMAL;
+// same says whether n is the rule's input.
+func sumDecimalRetype(n sql.Node, same transform.TreeIdentity) (sql.Node, transform.TreeIdentity, error) {
 	sums := map[sql.ColumnId]sql.Type{}
 	transform.Inspect(n, func(n sql.Node) bool {
 		gb, ok := n.(*plan.GroupBy)
@@ -47,9 +102,9 @@ func sumDecimalRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 		return true
 	})
 	if len(sums) == 0 {
-		return n, transform.SameTree, nil
+		return n, same, nil
 	}
-	return transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	out, retyped, err := transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 		gf, ok := e.(*expression.GetField)
 		if !ok {
 			return e, transform.SameTree, nil
@@ -61,4 +116,69 @@ func sumDecimalRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 		nf := expression.NewGetFieldWithTable(gf.Index(), int(gf.TableId()), t, gf.Database(), gf.Table(), gf.Name(), gf.IsNullable())
 		return nf.WithId(gf.Id()).(*expression.GetField), transform.NewTree, nil
 	})
+	if err != nil {
+		return nil, transform.SameTree, err
+	}
+	if same == transform.NewTree {
+		retyped = transform.NewTree
+	}
+	return out, retyped, nil
+}
+
+// intDigits is the number of decimal digits an integer type's values can
+// have (MySQL's precision for SUM over it is this + 22); 0 for other types.
+func intDigits(t sql.Type) int {
+	if !types.IsInteger(t) {
+		return 0
+	}
+	switch t.Type() {
+	case query.Type_INT8, query.Type_UINT8:
+		return 3
+	case query.Type_INT16, query.Type_UINT16:
+		return 5
+	case query.Type_INT24, query.Type_UINT24:
+		return 8
+	case query.Type_INT32, query.Type_UINT32:
+		return 10
+	case query.Type_INT64:
+		return 19
+	case query.Type_UINT64:
+		return 20
+	}
+	return 0
+}
+
+// intToDecimal is an integer value as a DECIMAL(digits, 0) (go-mysql-
+// server's CAST AS DECIMAL without a scale is DECIMAL(65,30)).
+type intToDecimal struct {
+	expression.UnaryExpression
+	typ sql.DecimalType
+}
+
+var _ sql.Expression = (*intToDecimal)(nil)
+
+func (e *intToDecimal) Type() sql.Type   { return e.typ }
+func (e *intToDecimal) String() string   { return e.Child.String() }
+func (e *intToDecimal) IsNullable() bool { return e.Child.IsNullable() }
+
+func (e *intToDecimal) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
+	v, err := e.Child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return v, err
+	}
+	if u, ok := v.(uint64); ok {
+		return decimal.NewFromBigInt(new(big.Int).SetUint64(u), 0), nil
+	}
+	if n, ok := asInt64(v); ok {
+		return decimal.NewFromInt(n), nil
+	}
+	d, _, err := e.typ.Convert(ctx, v)
+	return d, err
+}
+
+func (e *intToDecimal) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	if len(children) != 1 {
+		return nil, sql.ErrInvalidChildrenNumber.New(e, len(children), 1)
+	}
+	return &intToDecimal{UnaryExpression: expression.UnaryExpression{Child: children[0]}, typ: e.typ}, nil
 }
