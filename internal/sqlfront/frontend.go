@@ -24,10 +24,10 @@ type Options struct {
 	// CollationServer is the server's initial @@global.collation_server,
 	// what databases are created with ("": MySQL 8's utf8mb4_0900_ai_ci).
 	CollationServer string
-	// IntegerSumAsDouble keeps go-mysql-server's DOUBLE for SUM over
-	// integers (MySQL's is an exact DECIMAL, sumrule.go): for the engine
-	// tests, whose expected results encode go-mysql-server's typing.
-	IntegerSumAsDouble bool
+	// DoubleIntegerAggregates keeps go-mysql-server's DOUBLE for SUM and
+	// AVG over integers (MySQL's is an exact DECIMAL, sumrule.go): for the
+	// engine tests, whose expected results encode go-mysql-server's typing.
+	DoubleIntegerAggregates bool
 }
 
 // Frontend is the SQL engine over lockstep storage: the go-mysql-server
@@ -39,7 +39,7 @@ type Frontend struct {
 	exec        sql.NodeExecBuilder // the engine's, for nodes execOverride builds
 	user        string
 	password    string // the initial account's (Options.Password)
-	sumAsDouble bool   // Options.IntegerSumAsDouble
+	doubleIntAggs bool   // Options.DoubleIntegerAggregates
 	acct        accounts
 
 	ddlMu  sync.Mutex // serialises logged DDL statements (see ddllog.go)
@@ -69,7 +69,7 @@ func New(opts Options) (*Frontend, error) {
 	if store == nil {
 		store = storage.New(opts.Storage)
 	}
-	fe := &Frontend{store: store, user: opts.User, password: opts.Password, sumAsDouble: opts.IntegerSumAsDouble,
+	fe := &Frontend{store: store, user: opts.User, password: opts.Password, doubleIntAggs: opts.DoubleIntegerAggregates,
 		sessions: map[uint32]*Session{}}
 	fe.provider = &provider{fe: fe, dbs: map[string]*Database{}}
 	registerSystemVariables()

@@ -29,8 +29,13 @@ const sumDecimalRuleID analyzer.RuleId = 1<<20 + 10
 // past 2^53); MySQL's result is DECIMAL(digits+22, 0), exact. The rule
 // first makes the SUM's argument a DECIMAL(digits, 0) (a CAST go-mysql-
 // server sums exactly), then retypes it as above.
+//
+// AVG likewise: go-mysql-server averages DECIMALs exactly (to the
+// argument's scale + 4) but declares a DOUBLE, and averages integers as
+// floats; MySQL's AVG over DECIMAL(M,D) is DECIMAL(M+4, D+4), over an
+// integer DECIMAL(digits+4, 4).
 func sumDecimalRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if fe := frontendOf(ctx); fe != nil && fe.sumAsDouble {
+	if fe := frontendOf(ctx); fe != nil && fe.doubleIntAggs {
 		return sumDecimalRetype(n, transform.SameTree)
 	}
 	n, same, err := transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
@@ -41,11 +46,11 @@ func sumDecimalRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 		exprs := append([]sql.Expression(nil), gb.SelectedExprs...)
 		changed := false
 		for i, e := range exprs {
-			s, ok := e.(*aggregation.Sum)
-			if !ok || s.Window() != nil {
+			agg, child, ok := exactAggregate(e)
+			if !ok {
 				continue
 			}
-			digits := intDigits(s.Child.Type())
+			digits := intDigits(child.Type())
 			if digits == 0 {
 				continue
 			}
@@ -53,7 +58,7 @@ func sumDecimalRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 			if err != nil {
 				return nil, transform.SameTree, err
 			}
-			ns, err := s.WithChildren(&intToDecimal{UnaryExpression: expression.UnaryExpression{Child: s.Child}, typ: dt})
+			ns, err := agg.WithChildren(&intToDecimal{UnaryExpression: expression.UnaryExpression{Child: child}, typ: dt})
 			if err != nil {
 				return nil, transform.SameTree, err
 			}
@@ -84,20 +89,25 @@ func sumDecimalRetype(n sql.Node, same transform.TreeIdentity) (sql.Node, transf
 			return true
 		}
 		for _, e := range gb.SelectedExprs {
-			s, ok := e.(*aggregation.Sum)
-			if !ok || s.Window() != nil {
-				continue
-			}
-			dt, ok := s.Child.Type().(sql.DecimalType)
+			agg, child, ok := exactAggregate(e)
 			if !ok {
 				continue
 			}
-			prec := min(int(dt.Precision())+22, 65)
-			t, err := types.CreateDecimalType(uint8(prec), dt.Scale())
+			dt, ok := child.Type().(sql.DecimalType)
+			if !ok {
+				continue
+			}
+			// MySQL: SUM adds 22 digits of precision; AVG adds 4 digits of
+			// precision and of scale (div_precision_increment).
+			prec, scale := min(int(dt.Precision())+22, 65), dt.Scale()
+			if _, isAvg := agg.(*aggregation.Avg); isAvg {
+				prec, scale = min(int(dt.Precision())+4, 65), min(dt.Scale()+4, 30)
+			}
+			t, err := types.CreateDecimalType(uint8(prec), scale)
 			if err != nil {
 				continue
 			}
-			sums[s.Id()] = t
+			sums[agg.(sql.IdExpression).Id()] = t
 		}
 		return true
 	})
@@ -123,6 +133,23 @@ func sumDecimalRetype(n sql.Node, same transform.TreeIdentity) (sql.Node, transf
 		retyped = transform.NewTree
 	}
 	return out, retyped, nil
+}
+
+// exactAggregate returns e and its argument if e is a SUM or an AVG (not a
+// window function): the aggregates MySQL computes exactly, as DECIMALs,
+// over exact arguments.
+func exactAggregate(e sql.Expression) (sql.Expression, sql.Expression, bool) {
+	switch a := e.(type) {
+	case *aggregation.Sum:
+		if a.Window() == nil {
+			return a, a.Child, true
+		}
+	case *aggregation.Avg:
+		if a.Window() == nil {
+			return a, a.Child, true
+		}
+	}
+	return nil, nil, false
 }
 
 // intDigits is the number of decimal digits an integer type's values can

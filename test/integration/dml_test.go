@@ -401,6 +401,9 @@ func TestSumDecimal(t *testing.T) {
 		{"SELECT g, SUM(b) FROM ints GROUP BY g ORDER BY g", "1:36893488147419103230 2:1"},
 		{"SELECT SUM(i) FROM ints WHERE id BETWEEN 1 AND 3", "4"},
 		{"SELECT SUM(i) FROM ints WHERE id BETWEEN 2 AND 2", ""}, // NULL (rowsOf shows a first-column NULL as empty)
+		// AVG: MySQL's DECIMAL with 4 more digits of scale (div_precision_increment).
+		{"SELECT AVG(i), AVG(ti) FROM ints", "2.0000:2.0000"},
+		{"SELECT g, AVG(d) FROM m GROUP BY g ORDER BY g", "1:17.750000 2:NULL 3:12345678901.230000"},
 	} {
 		for i := 0; i < 3; i++ { // text: the fast path learns the shape, then serves it
 			s.wantRows(q.want, q.query)
