@@ -33,14 +33,14 @@ type Options struct {
 // Frontend is the SQL engine over lockstep storage: the go-mysql-server
 // engine, its catalog and the sessions' transactions.
 type Frontend struct {
-	store       *storage.Engine
-	provider    *provider
-	Engine      *sqle.Engine
-	exec        sql.NodeExecBuilder // the engine's, for nodes execOverride builds
-	user        string
-	password    string // the initial account's (Options.Password)
+	store         *storage.Engine
+	provider      *provider
+	Engine        *sqle.Engine
+	exec          sql.NodeExecBuilder // the engine's, for nodes execOverride builds
+	user          string
+	password      string // the initial account's (Options.Password)
 	doubleIntAggs bool   // Options.DoubleIntegerAggregates
-	acct        accounts
+	acct          accounts
 
 	ddlMu  sync.Mutex // serialises logged DDL statements (see ddllog.go)
 	ddlLog DDLLogger
