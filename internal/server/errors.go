@@ -46,6 +46,8 @@ var errRules = []errRule{
 	{regexp.MustCompile(`^SAVEPOINT .* does not exist`), mysql.ERSPDoesNotExist, "42000"},
 	{regexp.MustCompile(`^Incorrect (datetime|date|time|timestamp) value: `), 1292, "22007"},
 	{regexp.MustCompile(`^Invalid JSON text`), 3140, "22032"},
+	// A DECIMAL column given a non-number (the message says neither).
+	{regexp.MustCompile(`^number has no digits$|^can't convert .* to decimal`), 1366, "HY000"},
 	{regexp.MustCompile(`^Check constraint ".*" violated$`), 3819, "HY000"},
 	// Features lockstep lacks: MySQL's ER_NOT_SUPPORTED_YET.
 	{regexp.MustCompile(`^error: table is not primary key alterable`), 1235, "42000"},
@@ -60,6 +62,7 @@ type errContext struct {
 	db  string
 	row int
 	col string // the column a value did not convert for, if known
+	val string // and that value
 }
 
 // msgRule rewrites go-mysql-server's wording of error num into MySQL's.
@@ -113,6 +116,13 @@ var msgRules = []msgRule{
 				return m[0]
 			}
 			return fmt.Sprintf("Out of range value for column '%s' at row %d", ec.col, ec.row)
+		}},
+	{1366, regexp.MustCompile(`^number has no digits$|^can't convert .* to decimal`),
+		func(m []string, ec errContext) string {
+			if ec.col == "" {
+				return m[0]
+			}
+			return fmt.Sprintf("Incorrect decimal value: '%s' for column '%s' at row %d", ec.val, ec.col, ec.row)
 		}},
 	{1292, regexp.MustCompile(`^(Incorrect (?:datetime|date|time|timestamp) value: '(?s:.*)')$`),
 		func(m []string, ec errContext) string {

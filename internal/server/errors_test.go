@@ -69,8 +69,9 @@ func TestMySQLError(t *testing.T) {
 		{mysql.NewSQLError(1366, "HY000", "error: 'abc' is not a valid value for 'int'"), "", "error: 'abc' is not a valid value for 'int'"},
 		{mysql.NewSQLError(1105, "HY000", "300 out of range for tinyint"), "ti", "Out of range value for column 'ti' at row 2"},
 		{mysql.NewSQLError(1105, "HY000", "Incorrect datetime value: 'nope'"), "dt", "Incorrect datetime value: 'nope' for column 'dt' at row 2"},
+		{mysql.NewSQLError(1105, "HY000", "number has no digits"), "dc", "Incorrect decimal value: 'zz' for column 'dc' at row 2"},
 	} {
-		if !errors.As(mysqlErrorIn("", errContext{row: 2, col: tc.col}, tc.in), &se) || se.Message != tc.want {
+		if !errors.As(mysqlErrorIn("", errContext{row: 2, col: tc.col, val: "zz"}, tc.in), &se) || se.Message != tc.want {
 			t.Errorf("%q with column %q: %v, want %q", tc.in.Message, tc.col, se, tc.want)
 		}
 	}

@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -79,7 +80,7 @@ func (it *convCheckIter) Next(ctx *sql.Context) (sql.Row, error) {
 			continue
 		}
 		if _, inRange, cerr := col.Type.Convert(ctx, vals[i]); cerr != nil || !inRange {
-			it.s.badColumn = col.Name
+			it.s.badColumn, it.s.badValue = col.Name, fmt.Sprint(vals[i])
 			break
 		}
 	}
@@ -98,7 +99,7 @@ func (it *updateErrIter) Next(ctx *sql.Context) (sql.Row, error) {
 	if err != nil && it.s != nil {
 		var w sql.WrappedTypeConversionError
 		if errors.As(err, &w) && w.OffendingIdx >= 0 && w.OffendingIdx < len(it.schema) {
-			it.s.badColumn = it.schema[w.OffendingIdx].Name
+			it.s.badColumn, it.s.badValue = it.schema[w.OffendingIdx].Name, fmt.Sprint(w.OffendingVal)
 		}
 	}
 	return row, err

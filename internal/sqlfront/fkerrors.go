@@ -69,15 +69,16 @@ func (fe *Frontend) ForeignKeyError(connID uint32, query string, err error) erro
 // ErrorContext is what a statement's error message needs from connection
 // connID's session: its current database, and the row the statement was at
 // when it failed (rows handed to the table editors + 1; 1 before any), and
-// the column whose value did not convert, if that is why (errcolumn.go).
-func (fe *Frontend) ErrorContext(connID uint32) (db string, row int, column string) {
+// the column whose value did not convert and that value, if that is why
+// (errcolumn.go).
+func (fe *Frontend) ErrorContext(connID uint32) (db string, row int, column, value string) {
 	fe.sessMu.Lock()
 	s := fe.sessions[connID]
 	fe.sessMu.Unlock()
 	if s == nil {
-		return "", 1, ""
+		return "", 1, "", ""
 	}
-	return s.GetCurrentDatabase(), s.rowsWritten + 1, s.badColumn
+	return s.GetCurrentDatabase(), s.rowsWritten + 1, s.badColumn, s.badValue
 }
 
 type fkErrContext struct {

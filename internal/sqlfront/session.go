@@ -40,6 +40,7 @@ type Session struct {
 	// badColumn is the column the running statement failed to convert a
 	// value for (errcolumn.go), for the error's message.
 	badColumn string
+	badValue  string     // and the value, as text
 	textLock  lockIntent // the locking clause of its prepared text
 
 	lastWarnings int64 // conditions raised by the previous statement (@@warning_count)
@@ -238,7 +239,7 @@ func (s *Session) ReleaseSavepoint(ctx *sql.Context, _ sql.Transaction, name str
 // CommandBegin implements sql.LifecycleAwareSession.
 func (s *Session) CommandBegin() error {
 	s.rowsWritten = 0
-	s.badColumn = ""
+	s.badColumn, s.badValue = "", ""
 	return nil
 }
 

@@ -51,6 +51,11 @@ var errorCases = []struct {
 	{name: "VarcharTooLongUpdate", stmt: "UPDATE e SET s = 'toolong' WHERE id = 1", code: erDataTooLong, sqlState: "22001", msg: "Data too long for column 's' at row 1"},
 	{name: "VarcharTooLongSecondRow", stmt: "INSERT INTO e (id, nn, s) VALUES (2, 0, 'ok'), (3, 0, 'toolong')", code: erDataTooLong, sqlState: "22001",
 		msg: "Data too long for column 's' at row 2"},
+	// go-mysql-server said 1105 "number has no digits".
+	{name: "StringIntoDecimal", stmt: "INSERT INTO e (id, nn, dc) VALUES (2, 0, 'zz')", code: erTruncatedWrongVal, sqlState: "HY000",
+		msg: "Incorrect decimal value: 'zz' for column 'dc' at row 1"},
+	{name: "StringIntoDecimalUpdate", stmt: "UPDATE e SET dc = 'abc' WHERE id = 1", code: erTruncatedWrongVal, sqlState: "HY000",
+		msg: "Incorrect decimal value: 'abc' for column 'dc' at row 1"},
 	{name: "BadDatetime", stmt: "INSERT INTO e (id, nn, dt) VALUES (2, 0, 'notadate')", code: 1292, sqlState: "22007",
 		msg: "Incorrect datetime value: 'notadate' for column 'dt' at row 1"},
 	{name: "BadDatetimeUpdate", stmt: "UPDATE e SET dt = 'notadate' WHERE id = 1", code: 1292, sqlState: "22007",
@@ -113,7 +118,7 @@ func TestErrors(t *testing.T) {
 	srv := startServer(t)
 	e := newDatabase(t, srv)
 	setup := e.session("setup")
-	setup.exec("CREATE TABLE e (id INT PRIMARY KEY, n INT, nn INT NOT NULL, s VARCHAR(5), ti TINYINT, dt DATETIME, j JSON, KEY ix (n))")
+	setup.exec("CREATE TABLE e (id INT PRIMARY KEY, n INT, nn INT NOT NULL, s VARCHAR(5), ti TINYINT, dt DATETIME, j JSON, dc DECIMAL(5,2), KEY ix (n))")
 	setup.exec("INSERT INTO e (id, n, nn, s, ti) VALUES (1, 1, 1, 'a', 1)")
 	setup.exec("CREATE DATABASE IF NOT EXISTS errs_exists")
 	t.Cleanup(func() { e.db.ExecContext(context.Background(), "DROP DATABASE IF EXISTS errs_exists") })
