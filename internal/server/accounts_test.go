@@ -4,6 +4,7 @@ import (
 	"context"
 	gosql "database/sql"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -239,5 +240,47 @@ func TestInitialAccount(t *testing.T) {
 	wantErrNum(t, "admin with the option's password after ALTER USER", s.openAs(t, "admin", "adminpw").Ping(), 1045)
 	if err := s.openAs(t, "admin", "changed").Ping(); err != nil {
 		t.Errorf("admin with the password ALTER USER set: %v", err)
+	}
+}
+
+// TestAccountsDuringCheckpoints: account statements run while checkpoints
+// are being written back to back, and neither waits for the other forever
+// (an account statement holds go-mysql-server's accounts editor while its
+// record is logged; a checkpoint reads the catalog through queries that
+// read the accounts).
+func TestAccountsDuringCheckpoints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server")
+	}
+	s := startInProcess(t, func(c *config.Config) { c.CheckpointLogSize = 1 })
+	s.exec(t, "CREATE DATABASE d")
+	s.exec(t, "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
+	done := make(chan error, 1)
+	go func() {
+		for i := 0; i < 150; i++ {
+			for _, q := range []string{
+				fmt.Sprintf("CREATE USER 'u%d'@'%%' IDENTIFIED BY 'p'", i),
+				fmt.Sprintf("GRANT SELECT ON d.* TO 'u%d'@'%%'", i),
+				fmt.Sprintf("INSERT INTO d.t VALUES (%d, %d)", i, i),
+				fmt.Sprintf("DROP USER 'u%d'@'%%'", i),
+			} {
+				if _, err := s.db.Exec(q); err != nil {
+					done <- fmt.Errorf("%s: %w", q, err)
+					return
+				}
+			}
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		panic("account statements and checkpoints stuck for 60 s: a deadlock (the goroutine dump follows)")
+	}
+	if n := s.status(t, "GLOBAL", "Lockstep_checkpoints"); n == 0 {
+		t.Errorf("no checkpoint ran during the test")
 	}
 }

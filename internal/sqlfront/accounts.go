@@ -25,9 +25,9 @@ import (
 // existing one keeps its password, as MySQL's root keeps the one set after
 // --initialize.
 
-// AccountsLogger makes an account change durable. The server installs one
-// (the DDL logger when it implements it); with none, changes are not
-// logged.
+// AccountsLogger makes an account change durable. SetDDLLogger installs
+// the DDL logger as the accounts logger too when it implements this; with
+// none, changes are not logged.
 type AccountsLogger interface {
 	LogAccounts(data []byte) error
 }
@@ -39,6 +39,7 @@ type accounts struct {
 	mu      sync.Mutex
 	last    []byte
 	version atomic.Uint64
+	logger  atomic.Pointer[AccountsLogger] // set with the DDL logger
 }
 
 // accountsPersister is go-mysql-server's persister for this server.
@@ -48,14 +49,16 @@ var _ mysql_db.MySQLDbPersistence = accountsPersister{}
 
 // Persist logs the accounts. It runs while go-mysql-server holds the
 // accounts' editor, so account changes are logged one at a time, in the
-// order they happen. It takes the DDL latch: a checkpoint sees no account
-// change while it writes.
+// order they happen. It must not take the DDL latch: a checkpoint holds
+// that while its catalog queries read the accounts (privilege checks), so
+// waiting for it while holding the editor deadlocks. A checkpoint's
+// accounts frame may therefore be newer than its position; recovery
+// replays the accounts records after that position too, and the last one
+// wins, so the result is the same.
 func (p accountsPersister) Persist(_ *sql.Context, data []byte) error {
 	fe := p.fe
-	fe.ddlMu.Lock()
-	defer fe.ddlMu.Unlock()
-	if l, ok := fe.ddlLog.(AccountsLogger); ok {
-		if err := l.LogAccounts(data); err != nil {
+	if l := fe.acct.logger.Load(); l != nil {
+		if err := (*l).LogAccounts(data); err != nil {
 			return err
 		}
 	}
@@ -71,8 +74,7 @@ func (a *accounts) set(data []byte) {
 }
 
 // Accounts returns the accounts as last logged or loaded (nil if no
-// account statement has run on this data directory). For checkpoints: the
-// caller holds LockDDL.
+// account statement has run on this data directory), for checkpoints.
 func (fe *Frontend) Accounts() []byte {
 	fe.acct.mu.Lock()
 	defer fe.acct.mu.Unlock()

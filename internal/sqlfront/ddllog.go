@@ -34,6 +34,11 @@ func (fe *Frontend) SetDDLLogger(l DDLLogger) {
 	fe.ddlMu.Lock()
 	fe.ddlLog = l
 	fe.ddlMu.Unlock()
+	if al, ok := l.(AccountsLogger); ok {
+		fe.acct.logger.Store(&al)
+	} else {
+		fe.acct.logger.Store(nil)
+	}
 }
 
 // logDDL logs the running statement as DDL, once per statement, and holds
