@@ -113,13 +113,15 @@ func (it *updateErrIter) Next(ctx *sql.Context) (sql.Row, error) {
 // (the default) fails with 1264 and its other modes store 127 with
 // warning 1264. rangeChecked wraps each SET's value so that an
 // out-of-range value fails under a strict sql_mode (as a
-// sql.WrappedTypeConversionError naming the column, which UPDATE IGNORE
-// turns into a warning) and warns otherwise.
+// sql.WrappedTypeConversionError naming the column) and is stored clamped
+// with warning 1264 otherwise, and under UPDATE IGNORE (go-mysql-server
+// would store 0 for an IGNOREd conversion error; MySQL clamps).
 
 // rangeChecked is the value of one SET col = expr.
 type rangeChecked struct {
 	sql.Expression // expr
 	col            *expression.GetField
+	ignore         bool // UPDATE IGNORE: clamp and warn, as without strict mode
 }
 
 func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
@@ -132,7 +134,7 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) 
 		return v, nil
 	}
 	if _, inRange, cerr := typ.Convert(ctx, v); cerr == nil && !inRange {
-		if strictMode(ctx) {
+		if !r.ignore && strictMode(ctx) {
 			return nil, sql.NewWrappedTypeConversionError(v, r.col.Index(), sql.ErrValueOutOfRange.New(v, typ))
 		}
 		ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: 1264,
@@ -145,7 +147,7 @@ func (r *rangeChecked) WithChildren(children ...sql.Expression) (sql.Expression,
 	if len(children) != 1 {
 		return nil, sql.ErrInvalidChildrenNumber.New(r, len(children), 1)
 	}
-	return &rangeChecked{Expression: children[0], col: r.col}, nil
+	return &rangeChecked{Expression: children[0], col: r.col, ignore: r.ignore}, nil
 }
 
 func (r *rangeChecked) Children() []sql.Expression { return []sql.Expression{r.Expression} }
@@ -180,7 +182,7 @@ func withRangeChecks(u *plan.UpdateSource) sql.Node {
 		case *rangeChecked, *sql.ColumnDefaultValue, *expression.Wrapper, *expression.DefaultColumn:
 			continue // checked already; SET col = DEFAULT is go-mysql-server's
 		}
-		exprs[i] = expression.NewSetField(gf, &rangeChecked{Expression: sf.RightChild, col: gf})
+		exprs[i] = expression.NewSetField(gf, &rangeChecked{Expression: sf.RightChild, col: gf, ignore: u.Ignore})
 		changed = true
 	}
 	if !changed {

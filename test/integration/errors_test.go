@@ -199,6 +199,12 @@ func TestErrors(t *testing.T) {
 		s.exec("UPDATE e SET ti = 300 WHERE id = 50")
 		s.wantRows("Warning:1264:Out of range value for column 'ti' at row 1", "SHOW WARNINGS")
 		s.wantRows("127", "SELECT ti FROM e WHERE id = 50")
+		// UPDATE IGNORE clamps too, in strict mode (a first version of
+		// the range check made go-mysql-server store 0).
+		s.exec("SET SESSION sql_mode = DEFAULT")
+		s.exec("UPDATE IGNORE e SET ti = -300 WHERE id = 50")
+		s.wantRows("Warning:1264:Out of range value for column 'ti' at row 1", "SHOW WARNINGS")
+		s.wantRows("-128", "SELECT ti FROM e WHERE id = 50")
 		s.exec("DELETE FROM e WHERE id = 50")
 	})
 
