@@ -137,8 +137,12 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) 
 		if !r.ignore && strictMode(ctx) {
 			return nil, sql.NewWrappedTypeConversionError(v, r.col.Index(), sql.ErrValueOutOfRange.New(v, typ))
 		}
+		row := 1
+		if s, ok := ctx.Session.(*Session); ok {
+			row = s.rowsWritten + 1
+		}
 		ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: 1264,
-			Message: "Out of range value for column '" + r.col.Name() + "' at row 1"})
+			Message: fmt.Sprintf("Out of range value for column '%s' at row %d", r.col.Name(), row)})
 	}
 	return v, nil
 }

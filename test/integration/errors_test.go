@@ -205,7 +205,12 @@ func TestErrors(t *testing.T) {
 		s.exec("UPDATE IGNORE e SET ti = -300 WHERE id = 50")
 		s.wantRows("Warning:1264:Out of range value for column 'ti' at row 1", "SHOW WARNINGS")
 		s.wantRows("-128", "SELECT ti FROM e WHERE id = 50")
-		s.exec("DELETE FROM e WHERE id = 50")
+		// The warning names the row the statement was at.
+		s.exec("INSERT INTO e (id, nn, ti) VALUES (51, 0, 100)")
+		s.exec("UPDATE IGNORE e SET ti = ti + 100 WHERE id IN (50, 51) ORDER BY id")
+		s.wantRows("Warning:1264:Out of range value for column 'ti' at row 2", "SHOW WARNINGS")
+		s.wantRows("-28 127", "SELECT ti FROM e WHERE id IN (50, 51) ORDER BY id")
+		s.exec("DELETE FROM e WHERE id IN (50, 51)")
 	})
 
 	t.Run("UnknownDatabaseInDSN", func(t *testing.T) {
