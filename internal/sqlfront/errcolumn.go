@@ -3,11 +3,13 @@ package sqlfront
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
 // The column in MySQL's conversion errors.
@@ -48,10 +50,9 @@ func (c *convCheck) WithChildren(children ...sql.Node) (sql.Node, error) {
 }
 
 // withConvCheck returns n with a convCheck over its source, or nil when it
-// needs none (INSERT IGNORE warns instead of failing; a source already
-// checked).
+// has one already.
 func withConvCheck(n *plan.InsertInto) *plan.InsertInto {
-	if n.Ignore || n.Source == nil {
+	if n.Source == nil {
 		return nil
 	}
 	if _, done := n.Source.(*convCheck); done {
@@ -62,7 +63,9 @@ func withConvCheck(n *plan.InsertInto) *plan.InsertInto {
 }
 
 // convCheckIter notes the first column of a row whose value does not
-// convert.
+// convert (for the error), and every such column in order (for INSERT
+// IGNORE's warnings, which go-mysql-server raises one per column as it
+// converts the row: Session.Warn words each as MySQL does).
 type convCheckIter struct {
 	sql.RowIter
 	s    *Session
@@ -75,13 +78,16 @@ func (it *convCheckIter) Next(ctx *sql.Context) (sql.Row, error) {
 		return row, err
 	}
 	vals := row[len(row)-len(it.dest):]
+	it.s.rowBad = it.s.rowBad[:0]
 	for i, col := range it.dest {
 		if vals[i] == nil {
 			continue
 		}
 		if _, inRange, cerr := col.Type.Convert(ctx, vals[i]); cerr != nil || !inRange {
-			it.s.badColumn, it.s.badValue = col.Name, fmt.Sprint(vals[i])
-			break
+			if len(it.s.rowBad) == 0 {
+				it.s.badColumn, it.s.badValue = col.Name, fmt.Sprint(vals[i])
+			}
+			it.s.rowBad = append(it.s.rowBad, badValue{col: col.Name, val: fmt.Sprint(vals[i]), typ: col.Type})
 		}
 	}
 	return row, nil
@@ -197,4 +203,51 @@ func withRangeChecks(u *plan.UpdateSource) sql.Node {
 		return nil
 	}
 	return out
+}
+
+// badValue is a value of the row being inserted that does not convert to
+// its column's type.
+type badValue struct {
+	col, val string
+	typ      sql.Type
+}
+
+var reOutOfRange = regexp.MustCompile(`^.+ out of range for .+$`)
+
+// conversionWarning rewrites go-mysql-server's warning for a value INSERT
+// IGNORE could not convert into MySQL's (the column, the row), taking the
+// row's next noted column. ok is false when w is not such a warning.
+func (s *Session) conversionWarning(w *sql.Warning) (out sql.Warning, ok bool) {
+	if len(s.rowBad) == 0 {
+		return out, false
+	}
+	var msg string
+	b := s.rowBad[0]
+	row := s.rowsWritten + 1
+	switch {
+	case (w.Code == 1105 || w.Code == 1264) && reOutOfRange.MatchString(w.Message):
+		out.Code = 1264
+		msg = fmt.Sprintf("Out of range value for column '%s' at row %d", b.col, row)
+	case w.Code == 1366 && strings.Contains(w.Message, "is not a valid value for"):
+		out.Code = 1366
+		msg = fmt.Sprintf("Incorrect %s value: '%s' for column '%s' at row %d", typeWord(b.typ), b.val, b.col, row)
+	default:
+		return out, false
+	}
+	s.rowBad = s.rowBad[1:]
+	out.Level, out.Message = "Warning", msg
+	return out, true
+}
+
+// typeWord is MySQL's word for a column type in "Incorrect ... value".
+func typeWord(t sql.Type) string {
+	switch {
+	case types.IsInteger(t):
+		return "integer"
+	case types.IsDecimal(t):
+		return "decimal"
+	case types.IsFloat(t):
+		return "double"
+	}
+	return strings.ToLower(t.String())
 }

@@ -41,6 +41,7 @@ type Session struct {
 	// value for (errcolumn.go), for the error's message.
 	badColumn string
 	badValue  string     // and the value, as text
+	rowBad    []badValue // every such value of the row being inserted, in column order
 	textLock  lockIntent // the locking clause of its prepared text
 
 	lastWarnings int64 // conditions raised by the previous statement (@@warning_count)
@@ -239,7 +240,7 @@ func (s *Session) ReleaseSavepoint(ctx *sql.Context, _ sql.Transaction, name str
 // CommandBegin implements sql.LifecycleAwareSession.
 func (s *Session) CommandBegin() error {
 	s.rowsWritten = 0
-	s.badColumn, s.badValue = "", ""
+	s.badColumn, s.badValue, s.rowBad = "", "", s.rowBad[:0]
 	return nil
 }
 

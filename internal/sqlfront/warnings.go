@@ -27,6 +27,11 @@ var warningCodes = map[uint16]bool{
 // its code, and MySQL's own message where go-mysql-server words it
 // differently.
 func (s *Session) Warn(w *sql.Warning) {
+	if w != nil {
+		if c, ok := s.conversionWarning(w); ok {
+			w = &c
+		}
+	}
 	if w != nil && w.Level == "Note" && warningCodes[uint16(w.Code)] {
 		c := *w
 		c.Level = "Warning"
