@@ -132,8 +132,9 @@ type Pipeline struct {
 	// queue is the stack of arrivals, newest first. Whoever pushes onto an
 	// empty stack leads the group that will take it.
 	queue atomic.Pointer[waiter]
-	// queued counts arrivals not yet taken (approximate: an arrival is
-	// counted just after its push). Used by the sync delay.
+	// queued counts arrivals since the last group took the queue, kept
+	// only while a sync delay is set (delay.go; approximate: an arrival is
+	// counted just after its push).
 	queued atomic.Int64
 
 	// Sync delay (delay.go): the settings, whether a leader is waiting,
@@ -270,7 +271,9 @@ func (p *Pipeline) Commit(t *Txn) (seq int64, err error) {
 	w.txn = t
 	w.mode = WakeupMode(p.wakeup.Load())
 	leader := p.enqueue(w)
-	p.arrived()
+	if p.delay.Load() > 0 {
+		p.arrived()
+	}
 	if leader {
 		p.lead(w)
 	} else {

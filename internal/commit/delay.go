@@ -30,13 +30,22 @@ func (p *Pipeline) SetSyncDelay(d time.Duration, n int) {
 	p.delay.Store(int64(d))
 }
 
+// took restarts the arrival count once a leader has taken the queue. An
+// arrival that pushes after the swap and counts before this store is lost
+// to the count, which can only make a later wait end later, never early.
+func (p *Pipeline) took() {
+	if p.queued.Load() != 0 {
+		p.queued.Store(0)
+	}
+}
+
 // SyncDelay returns the delay and the no-delay count.
 func (p *Pipeline) SyncDelay() (time.Duration, int) {
 	return time.Duration(p.delay.Load()), int(p.delayNoWait.Load())
 }
 
-// arrived is the enqueue side: count the arrival and end a leader's wait
-// once the queue holds enough commits.
+// arrived is the enqueue side, called only while a delay is set: count the
+// arrival and end a leader's wait once the queue holds enough commits.
 func (p *Pipeline) arrived() {
 	n := p.queued.Add(1)
 	if want := p.delayNoWait.Load(); want > 0 && n >= want && p.delaying.Load() {

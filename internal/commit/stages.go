@@ -22,8 +22,8 @@ func (p *Pipeline) lead(w *waiter) {
 	p.logMu.Lock()
 	p.c.leaders.Add(1)
 	p.waitForGroup()
-	head, taken := reverse(p.queue.Swap(nil))
-	p.queued.Add(-int64(taken))
+	head := reverse(p.queue.Swap(nil))
+	p.took()
 	if err := p.Err(); err != nil {
 		p.logMu.Unlock()
 		for m := head; m != nil; m = m.next {

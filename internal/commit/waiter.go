@@ -45,16 +45,16 @@ func (p *Pipeline) enqueue(w *waiter) (leader bool) {
 	}
 }
 
-// reverse turns the stack (newest first) into arrival order and counts it.
-func reverse(top *waiter) (head *waiter, n int) {
+// reverse turns the stack (newest first) into arrival order.
+func reverse(top *waiter) *waiter {
+	var head *waiter
 	for top != nil {
 		next := top.next
 		top.next = head
 		head = top
 		top = next
-		n++
 	}
-	return head, n
+	return head
 }
 
 // follow waits until the leader has finished w.

@@ -134,9 +134,6 @@ func checkRevoked(t *testing.T, s *procServer) {
 // server's and the fast path), changed, and survive restarts, from the
 // log and from a checkpoint.
 func TestAccounts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts servers")
-	}
 	dir := t.TempDir()
 	start := func(ckpt int64) *procServer {
 		return startInProcess(t, func(c *config.Config) {
@@ -215,9 +212,6 @@ func TestAccounts(t *testing.T) {
 // a password is required once set, and an existing account keeps the
 // password it was given by ALTER USER across restarts.
 func TestInitialAccount(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts servers")
-	}
 	dir := t.TempDir()
 	s := startInProcess(t, func(c *config.Config) {
 		c.Datadir, c.User, c.Password = dir, "admin", "adminpw"
@@ -249,9 +243,6 @@ func TestInitialAccount(t *testing.T) {
 // record is logged; a checkpoint reads the catalog through queries that
 // read the accounts).
 func TestAccountsDuringCheckpoints(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a server")
-	}
 	s := startInProcess(t, func(c *config.Config) { c.CheckpointLogSize = 1 })
 	s.exec(t, "CREATE DATABASE d")
 	s.exec(t, "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")

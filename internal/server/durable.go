@@ -368,7 +368,7 @@ func loadServerUUID(datadir string) (string, error) {
 	r[8] = r[8]&0x3f | 0x80
 	u := fmt.Sprintf("%x-%x-%x-%x-%x", r[0:4], r[4:6], r[6:8], r[8:10], r[10:16])
 	tmp := path + ".tmp"
-	if err := writeFileSync(tmp, []byte("[auto]\nserver-uuid="+u+"\n")); err != nil {
+	if err := writeFileSync(tmp, []byte("[auto]\nserver-uuid="+u+"\n"), 0o640); err != nil {
 		return "", err
 	}
 	if err := os.Rename(tmp, path); err != nil {
@@ -377,8 +377,9 @@ func loadServerUUID(datadir string) (string, error) {
 	return u, syncDir(datadir)
 }
 
-func writeFileSync(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o640)
+// writeFileSync writes path (created with mode, or truncated) and fsyncs it.
+func writeFileSync(path string, b []byte, mode os.FileMode) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
 	if err != nil {
 		return err
 	}

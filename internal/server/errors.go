@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/dolthub/vitess/go/mysql"
+
+	"lockstep/internal/sqlfront"
 )
 
 // go-mysql-server reports many client errors as 1105 (ER_UNKNOWN_ERROR)
@@ -108,21 +110,21 @@ var msgRules = []msgRule{
 			if ec.col == "" {
 				return m[0]
 			}
-			return fmt.Sprintf("Incorrect %s value: '%s' for column '%s' at row %d", typeWord(m[2]), m[1], ec.col, ec.row)
+			return sqlfront.IncorrectValueMessage(m[2], m[1], ec.col, ec.row)
 		}},
 	{mysql.ERWarnDataOutOfRange, regexp.MustCompile(`out of range for|^Out of range value`),
 		func(m []string, ec errContext) string {
 			if ec.col == "" {
 				return m[0]
 			}
-			return fmt.Sprintf("Out of range value for column '%s' at row %d", ec.col, ec.row)
+			return sqlfront.OutOfRangeMessage(ec.col, ec.row)
 		}},
 	{1366, regexp.MustCompile(`^number has no digits$|^can't convert .* to decimal`),
 		func(m []string, ec errContext) string {
 			if ec.col == "" {
 				return m[0]
 			}
-			return fmt.Sprintf("Incorrect decimal value: '%s' for column '%s' at row %d", ec.val, ec.col, ec.row)
+			return sqlfront.IncorrectValueMessage("decimal", ec.val, ec.col, ec.row)
 		}},
 	{1292, regexp.MustCompile(`^(Incorrect (?:datetime|date|time|timestamp) value: '(?s:.*)')$`),
 		func(m []string, ec errContext) string {
@@ -135,20 +137,6 @@ var msgRules = []msgRule{
 		func(_ []string, ec errContext) string {
 			return fmt.Sprintf("Column count doesn't match value count at row %d", ec.row)
 		}},
-}
-
-// typeWord is MySQL's word for a column type in "Incorrect ... value".
-func typeWord(gmsType string) string {
-	t := strings.ToLower(gmsType)
-	switch {
-	case strings.Contains(t, "int"):
-		return "integer"
-	case strings.HasPrefix(t, "decimal"):
-		return "decimal"
-	case strings.HasPrefix(t, "float"), strings.HasPrefix(t, "double"):
-		return "double"
-	}
-	return t
 }
 
 // maxQuoted is the longest quoted value a message keeps (MySQL's messages

@@ -19,9 +19,12 @@ const (
 // values at start, SET GLOBAL's afterwards.
 func installSyncDelay(fe *sqlfront.Frontend, p *commit.Pipeline, cfg config.Config) error {
 	apply := func(any) {
+		// Both are validated and stored as int64 (the variables' type).
 		d, _ := fe.GlobalVariable(varSyncDelay)
 		n, _ := fe.GlobalVariable(varSyncNoDelayCount)
-		p.SetSyncDelay(time.Duration(asInt64(d))*time.Microsecond, int(asInt64(n)))
+		us, _ := d.(int64)
+		count, _ := n.(int64)
+		p.SetSyncDelay(time.Duration(us)*time.Microsecond, int(count))
 	}
 	for _, name := range []string{varSyncDelay, varSyncNoDelayCount} {
 		if err := fe.WatchGlobal(name, apply); err != nil {
@@ -32,20 +35,4 @@ func installSyncDelay(fe *sqlfront.Frontend, p *commit.Pipeline, cfg config.Conf
 		return err
 	}
 	return fe.SetGlobalVariable(varSyncNoDelayCount, int64(cfg.SyncNoDelayCount))
-}
-
-// asInt64 reads an integer variable's value (go-mysql-server stores them
-// as int64; anything else counts as 0).
-func asInt64(v any) int64 {
-	switch x := v.(type) {
-	case int64:
-		return x
-	case int:
-		return int64(x)
-	case int32:
-		return int64(x)
-	case uint64:
-		return int64(x)
-	}
-	return 0
 }

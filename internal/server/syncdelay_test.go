@@ -13,9 +13,6 @@ import (
 // _no_delay_count set the server's variables and its pipeline; SET GLOBAL
 // changes both at run time; the counters show the leaders that waited.
 func TestSyncDelayVariables(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a server")
-	}
 	s := startInProcess(t, func(c *config.Config) {
 		c.SyncDelayMicros = 20000 // 20 ms: well above Go's timer floor
 		c.SyncNoDelayCount = 3

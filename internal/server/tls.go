@@ -129,11 +129,11 @@ func generateCerts(dir, bindAddress string) error {
 			}
 			typ, mode = "PRIVATE KEY", 0o600
 		}
-		if err := writeFileSynced(filepath.Join(dir, f.name), pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), mode); err != nil {
+		if err := writeFileSync(filepath.Join(dir, f.name), pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), mode); err != nil {
 			return err
 		}
 	}
-	return nil
+	return syncDir(dir)
 }
 
 func serial() *big.Int {
@@ -142,21 +142,4 @@ func serial() *big.Int {
 		return big.NewInt(time.Now().UnixNano())
 	}
 	return n
-}
-
-// writeFileSynced writes a new file and fsyncs it.
-func writeFileSynced(path string, b []byte, mode os.FileMode) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -46,9 +46,6 @@ func (s *procServer) openTLS(t *testing.T, user, password string) *gosql.DB {
 // connect over TLS, caching_sha2_password accounts log in over TLS (and
 // still not without it), and a restart keeps the certificates.
 func TestTLS(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts servers")
-	}
 	dir := t.TempDir()
 	s := startInProcess(t, func(c *config.Config) { c.Datadir, c.SSL = dir, true })
 	for _, f := range []string{caCertFile, caKeyFile, serverCertFile, serverKeyFile} {

@@ -62,13 +62,14 @@ func (p accountsPersister) Persist(_ *sql.Context, data []byte) error {
 			return err
 		}
 	}
-	fe.acct.set(data)
+	fe.acct.set(bytes.Clone(data)) // go-mysql-server's buffer
 	return nil
 }
 
+// set makes data, which the caller hands over, the last accounts.
 func (a *accounts) set(data []byte) {
 	a.mu.Lock()
-	a.last = append(a.last[:0:0], data...)
+	a.last = data
 	a.version.Add(1)
 	a.mu.Unlock()
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/types"
 )
 
 // The column in MySQL's conversion errors.
@@ -22,9 +21,10 @@ import (
 // error mapping (internal/server/errors.go) adds it:
 //
 //   - INSERT: execOverride puts a convCheck node over the INSERT's source.
-//     It converts each row's values as go-mysql-server is about to, in the
-//     same order, and notes the first column that fails (it changes
-//     nothing: go-mysql-server then fails on that column).
+//     It keeps a copy of each row's values before go-mysql-server converts
+//     them (in place); only when an error or a conversion warning needs
+//     the column are they converted again, in go-mysql-server's order, to
+//     find it.
 //   - UPDATE: go-mysql-server's SET error carries the column's position
 //     (sql.WrappedTypeConversionError); the update's iterator is wrapped to
 //     note its name.
@@ -62,10 +62,7 @@ func withConvCheck(n *plan.InsertInto) *plan.InsertInto {
 	return n.WithSource(&convCheck{UnaryNode: plan.UnaryNode{Child: n.Source}, dest: dest})
 }
 
-// convCheckIter notes the first column of a row whose value does not
-// convert (for the error), and every such column in order (for INSERT
-// IGNORE's warnings, which go-mysql-server raises one per column as it
-// converts the row: Session.Warn words each as MySQL does).
+// convCheckIter keeps each row's values for the session (convState).
 type convCheckIter struct {
 	sql.RowIter
 	s    *Session
@@ -74,23 +71,10 @@ type convCheckIter struct {
 
 func (it *convCheckIter) Next(ctx *sql.Context) (sql.Row, error) {
 	row, err := it.RowIter.Next(ctx)
-	if err != nil || it.s == nil || len(row) < len(it.dest) {
-		return row, err
+	if err == nil && it.s != nil && len(row) >= len(it.dest) {
+		it.s.conv.newRow(it.dest, row[len(row)-len(it.dest):])
 	}
-	vals := row[len(row)-len(it.dest):]
-	it.s.rowBad = it.s.rowBad[:0]
-	for i, col := range it.dest {
-		if vals[i] == nil {
-			continue
-		}
-		if _, inRange, cerr := col.Type.Convert(ctx, vals[i]); cerr != nil || !inRange {
-			if len(it.s.rowBad) == 0 {
-				it.s.badColumn, it.s.badValue = col.Name, fmt.Sprint(vals[i])
-			}
-			it.s.rowBad = append(it.s.rowBad, badValue{col: col.Name, val: fmt.Sprint(vals[i]), typ: col.Type})
-		}
-	}
-	return row, nil
+	return row, err
 }
 
 // updateErrIter notes the column of an UPDATE's conversion error.
@@ -105,7 +89,8 @@ func (it *updateErrIter) Next(ctx *sql.Context) (sql.Row, error) {
 	if err != nil && it.s != nil {
 		var w sql.WrappedTypeConversionError
 		if errors.As(err, &w) && w.OffendingIdx >= 0 && w.OffendingIdx < len(it.schema) {
-			it.s.badColumn, it.s.badValue = it.schema[w.OffendingIdx].Name, fmt.Sprint(w.OffendingVal)
+			c := it.schema[w.OffendingIdx]
+			it.s.conv.set(badValue{col: c.Name, val: fmt.Sprint(w.OffendingVal), typ: c.Type})
 		}
 	}
 	return row, err
@@ -123,7 +108,7 @@ func (it *updateErrIter) Next(ctx *sql.Context) (sql.Row, error) {
 // with warning 1264 otherwise, and under UPDATE IGNORE (go-mysql-server
 // would store 0 for an IGNOREd conversion error; MySQL clamps).
 
-// rangeChecked is the value of one SET col = expr.
+// rangeChecked is the value of one SET col = expr of a numeric column.
 type rangeChecked struct {
 	sql.Expression // expr
 	col            *expression.GetField
@@ -136,9 +121,6 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) 
 		return v, err
 	}
 	typ := r.col.Type()
-	if _, ok := typ.(sql.NumberType); !ok {
-		return v, nil
-	}
 	if _, inRange, cerr := typ.Convert(ctx, v); cerr == nil && !inRange {
 		if !r.ignore && strictMode(ctx) {
 			return nil, sql.NewWrappedTypeConversionError(v, r.col.Index(), sql.ErrValueOutOfRange.New(v, typ))
@@ -147,8 +129,7 @@ func (r *rangeChecked) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) 
 		if s, ok := ctx.Session.(*Session); ok {
 			row = s.rowsWritten + 1
 		}
-		ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: 1264,
-			Message: fmt.Sprintf("Out of range value for column '%s' at row %d", r.col.Name(), row)})
+		ctx.Session.Warn(&sql.Warning{Level: "Warning", Code: 1264, Message: OutOfRangeMessage(r.col.Name(), row)})
 	}
 	return v, nil
 }
@@ -173,8 +154,9 @@ func strictMode(ctx *sql.Context) bool {
 	return strings.Contains(m, "STRICT_TRANS_TABLES") || strings.Contains(m, "STRICT_ALL_TABLES")
 }
 
-// withRangeChecks returns u with each SET value wrapped in rangeChecked,
-// or nil when there is nothing to wrap (or it is wrapped already).
+// withRangeChecks returns u with each SET value of a numeric column wrapped
+// in rangeChecked, or nil when there is nothing to wrap (or it is wrapped
+// already).
 func withRangeChecks(u *plan.UpdateSource) sql.Node {
 	exprs := make([]sql.Expression, len(u.UpdateExprs))
 	changed := false
@@ -187,6 +169,9 @@ func withRangeChecks(u *plan.UpdateSource) sql.Node {
 		gf, ok := sf.LeftChild.(*expression.GetField)
 		if !ok {
 			continue
+		}
+		if _, number := gf.Type().(sql.NumberType); !number {
+			continue // only numbers are clamped
 		}
 		switch sf.RightChild.(type) {
 		case *rangeChecked, *sql.ColumnDefaultValue, *expression.Wrapper, *expression.DefaultColumn:
@@ -205,49 +190,96 @@ func withRangeChecks(u *plan.UpdateSource) sql.Node {
 	return out
 }
 
-// badValue is a value of the row being inserted that does not convert to
-// its column's type.
+// badValue is a value that does not convert to its column's type.
 type badValue struct {
 	col, val string
 	typ      sql.Type
+}
+
+// convState is what the running statement's conversion errors and
+// warnings need to name the column (Session.conv; reset per statement).
+type convState struct {
+	dest   sql.Schema    // an INSERT's target columns (nil: none)
+	row    []interface{} // the current row's values as the source gave them
+	bad    []badValue    // those that do not convert, in table order
+	fresh  bool          // bad is computed for the current row
+	warned int           // entries of bad already worded by a warning
+}
+
+func (c *convState) reset() {
+	c.dest, c.row, c.bad, c.fresh, c.warned = nil, c.row[:0], c.bad[:0], true, 0
+}
+
+// newRow records the values of the INSERT's next row (vals is
+// go-mysql-server's row, converted in place afterwards: it is copied).
+func (c *convState) newRow(dest sql.Schema, vals []interface{}) {
+	c.dest, c.row, c.fresh, c.warned = dest, append(c.row[:0], vals...), false, 0
+}
+
+// set records the one value an UPDATE could not convert.
+func (c *convState) set(b badValue) {
+	c.dest, c.bad, c.fresh, c.warned = nil, append(c.bad[:0], b), true, 0
+}
+
+// values returns the current row's values that do not convert, converting
+// them as go-mysql-server does the first time they are asked for.
+func (c *convState) values(ctx *sql.Context) []badValue {
+	if c.fresh {
+		return c.bad
+	}
+	c.bad, c.fresh = c.bad[:0], true
+	for i, col := range c.dest {
+		if v := c.row[i]; v != nil {
+			if _, inRange, err := col.Type.Convert(ctx, v); err != nil || !inRange {
+				c.bad = append(c.bad, badValue{col: col.Name, val: fmt.Sprint(v), typ: col.Type})
+			}
+		}
+	}
+	return c.bad
 }
 
 var reOutOfRange = regexp.MustCompile(`^.+ out of range for .+$`)
 
 // conversionWarning rewrites go-mysql-server's warning for a value INSERT
 // IGNORE could not convert into MySQL's (the column, the row), taking the
-// row's next noted column. ok is false when w is not such a warning.
+// row's next such value. ok is false when w is not such a warning.
 func (s *Session) conversionWarning(w *sql.Warning) (out sql.Warning, ok bool) {
-	if len(s.rowBad) == 0 {
+	outOfRange := (w.Code == 1105 || w.Code == 1264) && reOutOfRange.MatchString(w.Message)
+	if !outOfRange && (w.Code != 1366 || !strings.Contains(w.Message, "is not a valid value for")) {
 		return out, false
 	}
-	var msg string
-	b := s.rowBad[0]
+	bad := s.conv.values(s.fastContext())
+	if s.conv.warned >= len(bad) {
+		return out, false
+	}
+	b := bad[s.conv.warned]
+	s.conv.warned++
 	row := s.rowsWritten + 1
-	switch {
-	case (w.Code == 1105 || w.Code == 1264) && reOutOfRange.MatchString(w.Message):
-		out.Code = 1264
-		msg = fmt.Sprintf("Out of range value for column '%s' at row %d", b.col, row)
-	case w.Code == 1366 && strings.Contains(w.Message, "is not a valid value for"):
-		out.Code = 1366
-		msg = fmt.Sprintf("Incorrect %s value: '%s' for column '%s' at row %d", typeWord(b.typ), b.val, b.col, row)
-	default:
-		return out, false
+	out.Level, out.Code, out.Message = "Warning", 1366, IncorrectValueMessage(b.typ.String(), b.val, b.col, row)
+	if outOfRange {
+		out.Code, out.Message = 1264, OutOfRangeMessage(b.col, row)
 	}
-	s.rowBad = s.rowBad[1:]
-	out.Level, out.Message = "Warning", msg
 	return out, true
 }
 
-// typeWord is MySQL's word for a column type in "Incorrect ... value".
-func typeWord(t sql.Type) string {
-	switch {
-	case types.IsInteger(t):
-		return "integer"
-	case types.IsDecimal(t):
-		return "decimal"
-	case types.IsFloat(t):
-		return "double"
+// OutOfRangeMessage is MySQL's 1264 for column col at row.
+func OutOfRangeMessage(col string, row int) string {
+	return fmt.Sprintf("Out of range value for column '%s' at row %d", col, row)
+}
+
+// IncorrectValueMessage is MySQL's 1366 for value val of column col at
+// row; typeName is the column's type as go-mysql-server names it ("int",
+// "bigint unsigned", "decimal(5,2)", ...).
+func IncorrectValueMessage(typeName, val, col string, row int) string {
+	word := strings.ToLower(typeName)
+	if i := strings.IndexAny(word, "( "); i >= 0 {
+		word = word[:i]
 	}
-	return strings.ToLower(t.String())
+	switch word {
+	case "tinyint", "smallint", "mediumint", "int", "integer", "bigint":
+		word = "integer"
+	case "float", "double", "real":
+		word = "double"
+	}
+	return fmt.Sprintf("Incorrect %s value: '%s' for column '%s' at row %d", word, val, col, row)
 }

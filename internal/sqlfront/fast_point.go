@@ -101,6 +101,11 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 		if p.sum && (len(p.rng.order) > 0 || p.rng.distinct || !types.IsInteger(m.schema.Schema[p.cols[0]].Type)) {
 			return nil
 		}
+		if p.sum && fields != nil {
+			if p.fields = sumFields(ctx, fields, m.schema.Schema[p.cols[0]].Type); p.fields == nil {
+				return nil
+			}
+		}
 		return p
 	}
 	if p.sum {

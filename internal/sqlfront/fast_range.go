@@ -148,19 +148,16 @@ func (s *Session) runRange(ctx context.Context, p *fastPlan, entry *tableEntry, 
 	if hi != nil {
 		hi = append(hi, 0) // inclusive: just past the key
 	}
-	sctx := s.fastContext()
-	fields := p.fields
-	if p.sum {
-		if fields = p.sumFields(sctx); fields == nil {
-			return nil, false, nil
-		}
+	if p.sum && (len(p.fields) != 1 || p.fields[0].Type != querypb.Type_DECIMAL) {
+		return nil, false, nil // the result must be MySQL's DECIMAL (sumFields); any other is go-mysql-server's
 	}
+	sctx := s.fastContext()
 	mode := txn.LockMode(0)
 	if s.serial && explicit {
 		mode = txn.LockS
 	}
 	s.ClearWarnings()
-	res := &sqltypes.Result{Fields: fields}
+	res := &sqltypes.Result{Fields: p.fields}
 	if !emptyLo && !emptyHi && (lo == nil || hi == nil || string(lo) < string(hi)) {
 		tx := s.fastStatementTx(explicit)
 		tx.ReadPolicy = storage.WaitLocked
@@ -169,7 +166,7 @@ func (s *Session) runRange(ctx context.Context, p *fastPlan, entry *tableEntry, 
 			rows, err = p.rng.finish(sctx, p, rows)
 		}
 		if err == nil && p.sum {
-			res.Rows, err = sumRows(sctx, rows, fields[0].Type == querypb.Type_DECIMAL)
+			res.Rows, err = sumRows(rows)
 		} else if err == nil {
 			res.Rows, err = p.encodeRows(sctx, rows)
 		}
@@ -186,25 +183,22 @@ func (s *Session) runRange(ctx context.Context, p *fastPlan, entry *tableEntry, 
 }
 
 // sumFields is the metadata of a SUM plan's result: MySQL's DECIMAL
-// (digits + 22, 0) for SUM over an integer column, as sumrule.go types it.
-// The metadata PREPARE gave says DOUBLE (go-mysql-server's type: the rule
-// runs after the plan PREPARE describes), so it is derived from it here,
-// once per plan. nil: not a shape the fast path sums.
-func (p *fastPlan) sumFields(ctx *sql.Context) []*querypb.Field {
-	if len(p.fields) != 1 || len(p.cols) != 1 {
+// (digits + 22, 0) for SUM over an integer column of type t, as sumrule.go
+// types it. The metadata PREPARE gives says DOUBLE (go-mysql-server
+// describes the plan before the rule runs), so the field is derived from
+// it. nil: not a shape the fast path sums.
+func sumFields(ctx *sql.Context, fields []*querypb.Field, t sql.Type) []*querypb.Field {
+	if len(fields) != 1 {
 		return nil
 	}
-	switch p.fields[0].Type {
+	switch fields[0].Type {
 	case querypb.Type_DECIMAL:
-		return p.fields
+		return fields
 	case querypb.Type_FLOAT64:
 	default:
 		return nil
 	}
-	if p.sumDecimal != nil {
-		return p.sumDecimal
-	}
-	digits := intDigits(p.meta.schema.Schema[p.cols[0]].Type)
+	digits := intDigits(t)
 	if digits == 0 {
 		return nil
 	}
@@ -212,30 +206,25 @@ func (p *fastPlan) sumFields(ctx *sql.Context) []*querypb.Field {
 	if err != nil {
 		return nil
 	}
-	f := proto.Clone(p.fields[0]).(*querypb.Field)
+	f := proto.Clone(fields[0]).(*querypb.Field)
 	f.Type, f.Decimals, f.ColumnLength = querypb.Type_DECIMAL, 0, dt.MaxTextResponseByteLength(ctx)
-	p.sumDecimal = []*querypb.Field{f}
-	return p.sumDecimal
+	return []*querypb.Field{f}
 }
 
 // sumRows sums the one integer column of rows as SUM does, NULLs skipped,
-// NULL when no value: exactly, as a DECIMAL with scale 0 (MySQL's type,
-// which sumrule.go gives go-mysql-server's plan too), or as a DOUBLE in row
-// order when the statement's metadata says DOUBLE.
-func sumRows(ctx *sql.Context, rows []sql.Row, exact bool) ([][]sqltypes.Value, error) {
-	var fsum float64
-	var isum, v big.Int
+// NULL when no value: exactly, as MySQL's DECIMAL with scale 0 (sumrule.go
+// gives go-mysql-server's plan the same type; sumFields the metadata).
+func sumRows(rows []sql.Row) ([][]sqltypes.Value, error) {
+	var sum, v big.Int
 	any := false
 	for _, r := range rows {
 		if r[0] == nil {
 			continue
 		}
 		if n, ok := asInt64(r[0]); ok {
-			fsum += float64(n)
-			isum.Add(&isum, v.SetInt64(n))
+			sum.Add(&sum, v.SetInt64(n))
 		} else if u, isU := r[0].(uint64); isU {
-			fsum += float64(u)
-			isum.Add(&isum, v.SetUint64(u))
+			sum.Add(&sum, v.SetUint64(u))
 		} else {
 			return nil, fmt.Errorf("lockstep: SUM over %T", r[0])
 		}
@@ -244,14 +233,7 @@ func sumRows(ctx *sql.Context, rows []sql.Row, exact bool) ([][]sqltypes.Value, 
 	if !any {
 		return [][]sqltypes.Value{{sqltypes.NULL}}, nil
 	}
-	if exact {
-		return [][]sqltypes.Value{{sqltypes.MakeTrusted(querypb.Type_DECIMAL, isum.Append(nil, 10))}}, nil
-	}
-	out, err := types.Float64.SQL(ctx, nil, fsum)
-	if err != nil {
-		return nil, err
-	}
-	return [][]sqltypes.Value{{out}}, nil
+	return [][]sqltypes.Value{{sqltypes.MakeTrusted(querypb.Type_DECIMAL, sum.Append(nil, 10))}}, nil
 }
 
 // scanRange reads the rows of rng in key order as the plan's output values.

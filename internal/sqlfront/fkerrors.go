@@ -78,7 +78,10 @@ func (fe *Frontend) ErrorContext(connID uint32) (db string, row int, column, val
 	if s == nil {
 		return "", 1, "", ""
 	}
-	return s.GetCurrentDatabase(), s.rowsWritten + 1, s.badColumn, s.badValue
+	if bad := s.conv.values(s.fastContext()); len(bad) > 0 {
+		column, value = bad[0].col, bad[0].val
+	}
+	return s.GetCurrentDatabase(), s.rowsWritten + 1, column, value
 }
 
 type fkErrContext struct {

@@ -37,12 +37,10 @@ type Session struct {
 	// table editors: a conversion error go-mysql-server raises before the
 	// next one is at row rowsWritten + 1 (MySQL's "at row N").
 	rowsWritten int
-	// badColumn is the column the running statement failed to convert a
-	// value for (errcolumn.go), for the error's message.
-	badColumn string
-	badValue  string     // and the value, as text
-	rowBad    []badValue // every such value of the row being inserted, in column order
-	textLock  lockIntent // the locking clause of its prepared text
+	// conv names the column of the running statement's conversion
+	// errors and warnings (errcolumn.go).
+	conv     convState
+	textLock lockIntent // the locking clause of its prepared text
 
 	lastWarnings int64 // conditions raised by the previous statement (@@warning_count)
 
@@ -240,7 +238,7 @@ func (s *Session) ReleaseSavepoint(ctx *sql.Context, _ sql.Transaction, name str
 // CommandBegin implements sql.LifecycleAwareSession.
 func (s *Session) CommandBegin() error {
 	s.rowsWritten = 0
-	s.badColumn, s.badValue, s.rowBad = "", "", s.rowBad[:0]
+	s.conv.reset()
 	return nil
 }
 
