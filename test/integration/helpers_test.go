@@ -457,8 +457,17 @@ func fillToCheckpoint(t *testing.T, ctx context.Context, db *sql.DB, table, data
 			t.Fatalf("fill %s: %v", table, err)
 		}
 	}
-	if ckpts, _ := filepath.Glob(filepath.Join(datadir, "checkpoint", "checkpoint-*.ckpt")); len(ckpts) == 0 {
-		t.Fatal("no checkpoint after 100 KB of log with --checkpoint-log-size 64K")
+	// The server checkpoints from a background loop (every 200 ms it looks
+	// at the log's growth): wait for the file rather than expect it at once.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if ckpts, _ := filepath.Glob(filepath.Join(datadir, "checkpoint", "checkpoint-*.ckpt")); len(ckpts) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no checkpoint within 20 s after 100 KB of log with --checkpoint-log-size 64K")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
