@@ -13,7 +13,8 @@ import (
 
 // Checkpoints. The catalog goes into a checkpoint as the SQL statements
 // that recreate it — SHOW CREATE DATABASE / TABLE output, the stored
-// CREATE statements of views, triggers, routines and events — with each
+// CREATE statements of views, triggers, routines and events, each marked
+// with the sql_mode it was created under (ddlmarks.go) — with each
 // table's durable id and definition version, so that loading runs the
 // statements against an empty engine, gives every table its id back, and
 // installs the rows.
@@ -54,18 +55,18 @@ func (fe *Frontend) Catalog() ([]CatalogItem, error) {
 		}
 		views := make([]string, 0, len(d.views))
 		for _, v := range d.views {
-			views = append(views, v.CreateViewStatement)
+			views = append(views, withSQLMode(v.SqlMode, v.CreateViewStatement))
 		}
 		sort.Strings(views)
 		var trig, procs, events []string
 		for _, t := range d.triggers {
-			trig = append(trig, t.CreateStatement)
+			trig = append(trig, withSQLMode(t.SqlMode, t.CreateStatement))
 		}
 		for _, p := range d.procs {
-			procs = append(procs, p.CreateStatement)
+			procs = append(procs, withSQLMode(p.SqlMode, p.CreateStatement))
 		}
 		for i := range d.events {
-			events = append(events, d.events[i].CreateEventStatement())
+			events = append(events, withSQLMode(d.events[i].SqlMode, d.events[i].CreateEventStatement()))
 		}
 		d.mu.RUnlock()
 		for _, te := range entries {
@@ -97,6 +98,12 @@ func (fe *Frontend) RunCatalogSQL(database, query string) error {
 	}
 	if err := ctx.SetSessionVariable(ctx, "foreign_key_checks", int8(0)); err != nil {
 		return err
+	}
+	if q, mode, ok := cutSQLModeMark(query); ok {
+		if err := ctx.SetSessionVariable(ctx, "sql_mode", mode); err != nil {
+			return fmt.Errorf("loading the catalog: %q: sql_mode: %w", query, err)
+		}
+		query = q
 	}
 	_, err := fe.queryRows(ctx, query)
 	if err != nil {

@@ -59,7 +59,11 @@ func (fe *Frontend) logDDL(ctx *sql.Context) error {
 		return mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
 			"This version of lockstep doesn't yet support 'DDL inside a stored program, trigger or prepared statement'")
 	}
-	if err := fe.ddlLog.LogDDL(ctx.GetCurrentDatabase(), loggedDDLText(ctx), fe.store.NextTableID()); err != nil {
+	text, err := loggedDDLText(ctx)
+	if err == nil {
+		err = fe.ddlLog.LogDDL(ctx.GetCurrentDatabase(), text, fe.store.NextTableID())
+	}
+	if err != nil {
 		fe.ddlMu.Unlock()
 		return err
 	}
