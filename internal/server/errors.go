@@ -51,6 +51,7 @@ var errRules = []errRule{
 	// A DECIMAL column given a non-number (the message says neither).
 	{regexp.MustCompile(`^number has no digits$|^can't convert .* to decimal`), 1366, "HY000"},
 	{regexp.MustCompile(`^Check constraint ".*" violated$`), 3819, "HY000"},
+	{regexp.MustCompile(`^no database selected$`), mysql.ERNoDb, "3D000"},
 	// Features lockstep lacks: MySQL's ER_NOT_SUPPORTED_YET.
 	{regexp.MustCompile(`^error: table is not primary key alterable`), 1235, "42000"},
 	{regexp.MustCompile(`^database does not support temporary tables`), 1235, "42000"},
@@ -101,6 +102,10 @@ var msgRules = []msgRule{
 		func([]string, errContext) string {
 			return "This version of lockstep doesn't yet support 'CREATE TEMPORARY TABLE'"
 		}},
+	{mysql.ERTableExists, regexp.MustCompile(`^table with name (.*) already exists$`),
+		func(m []string, _ errContext) string { return fmt.Sprintf("Table '%s' already exists", m[1]) }},
+	{mysql.ERNoDb, regexp.MustCompile(`^no database selected$`),
+		func([]string, errContext) string { return "No database selected" }},
 	{1068, regexp.MustCompile(`^error: Multiple primary keys defined$`),
 		func([]string, errContext) string { return "Multiple primary key defined" }},
 	// Conversion errors name the column when the session noted it

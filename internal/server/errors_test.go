@@ -36,6 +36,8 @@ func TestMySQLError(t *testing.T) {
 		{"global SET of a session variable", "", mysql.NewSQLError(1105, "HY000", "Variable 'warning_count' is a SESSION variable and can't be used with SET GLOBAL"), 1228, "HY000", ""},
 		{"bad variable value", "", mysql.NewSQLError(1105, "HY000", "Variable 'sql_mode' can't be set to the value of 'NOPE'"), 1231, "42000", ""},
 		{"read-only variable", "", mysql.NewSQLError(1105, "HY000", "Variable 'port' is a read only variable"), 1238, "HY000", ""},
+		{"table exists", "CREATE TABLE t (a INT)", mysql.NewSQLError(1105, "HY000", "table with name t already exists"), 1050, "42S01", "Table 't' already exists"},
+		{"no database selected", "SELECT * FROM t", mysql.NewSQLError(1105, "HY000", "no database selected"), 1046, "3D000", "No database selected"},
 		{"deadlock untouched", "", mysql.NewSQLError(1213, "40001", "Deadlock found"), 1213, "40001", "Deadlock found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	sqle "github.com/dolthub/go-mysql-server"
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
-	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/vitess/go/mysql"
 
 	"lockstep/internal/storage"
@@ -81,7 +80,10 @@ func New(opts Options) (*Frontend, error) {
 		fe.vars.setGlobal("collation_connection", c)
 	}
 	a := analyzer.NewBuilder(fe.provider).AddPreAnalyzeRule(globalVarsRuleID, globalVarsRule).AddPostAnalyzeRule(longerPrefixRuleID, longerPrefixRule).AddPostAnalyzeRule(idxSortRuleID, idxSortRule).AddPostAnalyzeRule(explainRowsRuleID, explainRowsRule).AddPostAnalyzeRule(lookupJoinRuleID, lookupJoinRule).AddPostAnalyzeRule(sumDecimalRuleID, sumDecimalRule).AddPostAnalyzeRule(collationHashRuleID, collationHashRule).Build()
-	a.ExecBuilder = rowexec.NewOverrideBuilder(execOverride{fe: fe})
+	if !withRuleWrapped(a, "applyTriggers", inTargetDatabase) {
+		return nil, fmt.Errorf("go-mysql-server's analyzer has no applyTriggers rule to wrap (routinedb.go)")
+	}
+	a.ExecBuilder = newExecOverride(fe, nil)
 	fe.exec = a.ExecBuilder
 	fe.Engine = sqle.New(a, &sqle.Config{})
 	fe.Engine.Parser = &parser{Parser: sql.GlobalParser, fe: fe}

@@ -100,6 +100,7 @@ func (p *parser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statemen
 
 func (p *parser) ParseWithOptions(ctx context.Context, query string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
 	st, q, rem, err := p.Parser.ParseWithOptions(ctx, normaliseLocking(query), delim, multi, o)
+	viewDatabase(ctx, query, st) // routinedb.go
 	if nerr := p.note(ctx, query, st); nerr != nil && err == nil {
 		return nil, q, rem, nerr
 	}

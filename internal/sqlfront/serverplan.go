@@ -28,6 +28,9 @@ const globalVarsRuleID analyzer.RuleId = 1 << 20
 // analyzes a single-table UPDATE or DELETE with a fixed list of rules
 // that leaves this one out: there @@global.name still reads the default.)
 func globalVarsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if s, ok := ctx.Session.(*Session); ok {
+		s.endViewDatabase() // binding is over (routinedb.go)
+	}
 	// A context without a query text (tests, internal statements) is walked.
 	if ctx == nil || (ctx.Query() != "" && !strings.Contains(ctx.Query(), "@@")) {
 		return n, transform.SameTree, nil
@@ -59,8 +62,21 @@ type execOverride struct {
 
 var _ sql.NodeExecBuilder = execOverride{}
 
+// newExecOverride returns go-mysql-server's builder with lockstep's
+// overrides, except for the node skip (nil: none), which go-mysql-server
+// builds: an override that wraps a node's iterator builds the node itself
+// this way.
+func newExecOverride(fe *Frontend, skip sql.Node) sql.NodeExecBuilder {
+	return rowexec.NewOverrideBuilder(execOverride{fe: fe, skip: skip})
+}
+
 func (o execOverride) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
+	if o.skip != nil && o.skip == n {
+		return nil, nil
+	}
 	switch n := n.(type) {
+	case *plan.Call:
+		return o.buildInDatabase(ctx, n, row) // routinedb.go
 	case *plan.ShowStatus:
 		// The scope is unexported; the node is a comparable struct.
 		return o.fe.showStatus(ctx, *n == *plan.NewShowStatus(true)), nil
@@ -84,14 +100,11 @@ func (o execOverride) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 		// go-mysql-server builds it (this case skipped for this node,
 		// every other override kept); the iterator notes the column of a
 		// conversion error (errcolumn.go).
-		if o.skip == sql.Node(n) {
-			return nil, nil
-		}
 		var target sql.Node = n
 		if checked := withRangeChecks(n); checked != nil {
 			target = checked // out-of-range SET values fail (errcolumn.go)
 		}
-		iter, err := rowexec.NewOverrideBuilder(execOverride{fe: o.fe, skip: target}).Build(ctx, target, row)
+		iter, err := newExecOverride(o.fe, target).Build(ctx, target, row)
 		if err != nil {
 			return nil, err
 		}

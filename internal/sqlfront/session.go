@@ -20,6 +20,13 @@ type Session struct {
 	fe     *Frontend
 	connID uint32 // 0 for local sessions
 
+	// viewDB is set while a view's database stands in for a session
+	// without one, during the binding of a statement reading the view;
+	// viewLookupDB is the database whose view was last looked up
+	// (routinedb.go).
+	viewDB       bool
+	viewLookupDB string
+
 	tx       *storage.Tx // nil until the transaction first touches data
 	iso      txn.Isolation
 	serial   bool // SERIALIZABLE: plain reads in explicit transactions lock S
@@ -248,6 +255,7 @@ func (s *Session) CommandBegin() error {
 // successful one was committed by go-mysql-server): it is rolled back now,
 // so its locks do not outlive the statement.
 func (s *Session) CommandEnd() {
+	s.endViewDatabase()
 	s.undoFailedDDL()
 	s.endDDL()
 	s.finishNextTxSet()

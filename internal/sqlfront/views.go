@@ -47,6 +47,9 @@ func (d *Database) GetViewDefinition(ctx *sql.Context, name string) (sql.ViewDef
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	v, ok := d.views[strings.ToLower(name)]
+	if ok {
+		noteViewLookup(ctx, d.name) // routinedb.go
+	}
 	return v, ok, nil
 }
 
