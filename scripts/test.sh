@@ -4,9 +4,10 @@
 #
 #   1. install sysbench and the MariaDB client if missing (only when root; as
 #      another user the install is skipped and the sysbench smoke says so),
-#      and PyMySQL, SQLAlchemy and mysql-connector-python for the client
-#      tests (a missing client fails those tests when CI is set, and skips
-#      them otherwise)
+#      and PyMySQL, SQLAlchemy and mysql-connector-python, a JDK, Maven and
+#      MySQL Connector/J (from Maven Central) for the client tests (a
+#      missing client fails those tests when CI is set, and skips them
+#      otherwise)
 #   2. gofmt check of the tracked Go files
 #   3. go vet ./...
 #   4. go test -count=1 -timeout 30m ./...
@@ -34,6 +35,23 @@ if command -v python3 >/dev/null && ! python3 -c "import pymysql, sqlalchemy, my
 	python3 -m pip install -q --disable-pip-version-check pymysql sqlalchemy mysql-connector-python 2>/dev/null ||
 		python3 -m pip install -q --disable-pip-version-check --break-system-packages pymysql sqlalchemy mysql-connector-python ||
 		echo "the Python clients are not installed; their tests fail under CI and skip otherwise"
+fi
+
+if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		step "installing a JDK and Maven"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		apt-get install -y -qq default-jdk-headless maven >/dev/null
+	fi
+fi
+# The version test/integration/clients_test.go (connectorJVersion) runs.
+connj=com.mysql:mysql-connector-j:8.4.0
+connj_jar="$HOME/.m2/repository/com/mysql/mysql-connector-j/8.4.0/mysql-connector-j-8.4.0.jar"
+if [ -z "${LOCKSTEP_CONNECTOR_J:-}" ] && [ ! -f "$connj_jar" ] && command -v mvn >/dev/null; then
+	step "fetching MySQL Connector/J ($connj) from Maven Central"
+	mvn -q -B dependency:get -Dartifact="$connj" ||
+		echo "Connector/J was not fetched; its test fails under CI and skips otherwise"
 fi
 
 step "gofmt"

@@ -125,6 +125,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 		return h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
 	}
 	err = h.Handler.ComQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
+		h.fe.AddKeyFlags(c.ConnectionID, r.Fields)
 		learnFields(&learn, r)
 		h.syncInTrans(c)
 		h.explain(c, query, r)
@@ -145,6 +146,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		return "", h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
 	}
 	rest, err := h.Handler.ComMultiQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
+		h.fe.AddKeyFlags(c.ConnectionID, r.Fields)
 		learnFields(&learn, r)
 		h.syncInTrans(c)
 		h.explain(c, query, r)
@@ -199,6 +201,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.Pr
 		return h.fastResult(c, p.PrepareStmt, res, err, cb)
 	}
 	err := h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error {
+		h.fe.AddKeyFlags(c.ConnectionID, r.Fields)
 		h.syncInTrans(c)
 		fixExplainNulls(r)
 		return cb(r)
@@ -220,6 +223,7 @@ func (h *handler) mysqlError(c *mysql.Conn, query string, err error) error {
 func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p *mysql.PrepareData) ([]*querypb.Field, error) {
 	f, err := h.Handler.ComPrepare(ctx, c, query, p)
 	if err == nil {
+		h.fe.AddKeyFlags(c.ConnectionID, f)
 		h.fe.FastPrepare(c.ConnectionID, p.StatementID, p.PrepareStmt, f)
 	}
 	h.syncInTrans(c)

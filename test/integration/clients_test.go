@@ -1,7 +1,9 @@
 package integration
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -134,6 +136,13 @@ assert rows == [(1, "a", decimal.Decimal("1.50"), datetime.datetime(2024, 1, 2, 
 pc = c.cursor(prepared=True)
 pc.execute("SELECT c, d FROM t WHERE id = %s", (1,))
 assert pc.fetchall() == [("a", decimal.Decimal("1.50"))]
+# A projected key column keeps its key flags (NOT_NULL 1 | PRI_KEY 2 | AUTO_INCREMENT 512).
+cur.execute("CREATE TABLE k (id BIGINT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(10))")
+for q, cu in (("SELECT id, name FROM k WHERE name = %s", cur), ("SELECT id, name FROM k WHERE name = %s", pc), ("SELECT name, id FROM k", cur)):
+    cu.execute(q, ("x",)) if "%s" in q else cu.execute(q)
+    cu.fetchall()
+    flags = {d[0]: d[7] for d in cu.description}
+    assert flags["id"] & 515 == 515 and flags["name"] & 514 == 0, (q, cu is pc, flags)
 try:
     cur.execute("INSERT INTO t VALUES (1, 'x', 0, NULL)")
     raise SystemExit("duplicate accepted")
@@ -148,6 +157,24 @@ print("ok")
 		out, err := exec.Command("python3", "-c", prog, port, e.name).CombinedOutput()
 		if err != nil || strings.TrimSpace(string(out)) != "ok" {
 			t.Fatalf("mysql-connector-python: %v\n%s", err, out)
+		}
+	})
+
+	// MySQL Connector/J (JDBC, from Maven Central; scripts/test.sh fetches
+	// it): test/clients/ConnectorJ.java runs metadata, types, prepared
+	// statements client- and server-side, batches, generated keys,
+	// transactions, errors, streaming and a procedure.
+	t.Run("connector-j", func(t *testing.T) {
+		java, err := exec.LookPath("java")
+		requireClient(t, "java", err == nil)
+		jar := connectorJJar()
+		requireClient(t, "Connector/J ("+jar+")", fileExists(jar))
+		e := newDatabase(t, srv)
+		cmd := exec.Command(java, "-cp", jar, "ConnectorJ.java", port, e.name)
+		cmd.Dir = "../clients"
+		out, err := cmd.CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != "OK" {
+			t.Fatalf("Connector/J: %v\n%s", err, out)
 		}
 	})
 
@@ -178,4 +205,23 @@ print("ok")
 			t.Fatalf("pymysql: %v\n%s", err, out)
 		}
 	})
+}
+
+// connectorJVersion is the Connector/J release the client test runs
+// (scripts/test.sh fetches the same).
+const connectorJVersion = "8.4.0"
+
+// connectorJJar is where Maven keeps Connector/J, or $LOCKSTEP_CONNECTOR_J.
+func connectorJJar() string {
+	if p := os.Getenv("LOCKSTEP_CONNECTOR_J"); p != "" {
+		return p
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".m2", "repository", "com", "mysql", "mysql-connector-j", connectorJVersion,
+		"mysql-connector-j-"+connectorJVersion+".jar")
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
