@@ -87,7 +87,12 @@ func (o execOverride) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 	case *plan.ShowCreateTable:
 		return showCreateTable(ctx, n, row)
 	case *plan.Update:
-		// Single-table UPDATEs skip the post-analysis rules: mark the
+		// Single-table UPDATEs skip the post-analysis rules: unsigned
+		// arithmetic as MySQL's (unsigned.go), then
+		if out, same, err := transform.NodeExprs(n, unsignedArithExpr); err == nil && same == transform.NewTree {
+			return o.fe.exec.Build(ctx, out, row)
+		}
+		// mark the
 		// target here (collation_plan.go) and build the marked plan.
 		if out, changed, err := exactUpdate(n); err != nil || changed {
 			if err != nil {

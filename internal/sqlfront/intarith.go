@@ -1,0 +1,234 @@
+package sqlfront
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/go-mysql-server/sql/types"
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// Integer arithmetic with an unsigned operand. In MySQL, +, - and * of two
+// integers are BIGINT UNSIGNED when either is unsigned, and a result
+// outside 0..2^64-1 is error 1690 ("BIGINT UNSIGNED value is out of
+// range"). go-mysql-server computed a signed and an unsigned operand as
+// BIGINT: a value past 2^63-1 was clamped to it first and the sum wrapped,
+// so `big + 1` for big = 18446744073709551610 gave -9223372036854775808
+// and `big + 0` gave 9223372036854775807; two unsigned operands wrapped
+// around 2^64 silently; and two signed BIGINTs wrapped around too.
+// unsignedArithRule replaces every integer +, - and * with intArith,
+// which computes the exact result or fails as MySQL does.
+
+const unsignedArithRuleID analyzer.RuleId = 1<<20 + 12
+
+func unsignedArithRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeExprs(n, unsignedArithExpr)
+}
+
+// unsignedArithExpr replaces an integer +, - or * by intArith. An operand
+// whose type is deferred (a prepared statement's parameter) may be an
+// integer: intArith decides by the values it gets.
+func unsignedArithExpr(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	a, ok := e.(*expression.Arithmetic)
+	if !ok {
+		return e, transform.SameTree, nil
+	}
+	switch a.Op {
+	case "+", "-", "*":
+	default:
+		return e, transform.SameTree, nil
+	}
+	lt, rt := a.Left().Type(), a.Right().Type()
+	intOrParam := func(t sql.Type) bool { return types.IsInteger(t) || types.IsDeferredType(t) }
+	if !intOrParam(lt) || !intOrParam(rt) || (types.IsDeferredType(lt) && types.IsDeferredType(rt)) {
+		return e, transform.SameTree, nil
+	}
+	return &intArith{Arithmetic: a}, transform.NewTree, nil
+}
+
+// intArith is an integer +, - or *: BIGINT UNSIGNED when an operand is
+// unsigned, BIGINT otherwise, and error 1690 when the exact result does
+// not fit, as in MySQL. Values that are not integers (a parameter bound
+// to a string or a float) are go-mysql-server's to compute.
+type intArith struct {
+	*expression.Arithmetic
+}
+
+func (a *intArith) unsignedType() bool {
+	return types.IsUnsigned(a.Left().Type()) || types.IsUnsigned(a.Right().Type())
+}
+
+func (a *intArith) Type() sql.Type {
+	lt, rt := a.Left().Type(), a.Right().Type()
+	switch {
+	case types.IsDeferredType(lt) || types.IsDeferredType(rt):
+		return a.Arithmetic.Type()
+	case a.unsignedType():
+		return types.Uint64
+	}
+	return types.Int64
+}
+
+func (a *intArith) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	e, err := a.Arithmetic.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	if x, ok := e.(*expression.Arithmetic); ok {
+		return &intArith{Arithmetic: x}, nil
+	}
+	return e, nil
+}
+
+func (a *intArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	lv, err := a.Left().Eval(ctx, row)
+	if err != nil || lv == nil {
+		return nil, err
+	}
+	rv, err := a.Right().Eval(ctx, row)
+	if err != nil || rv == nil {
+		return nil, err
+	}
+	ln, lm, lok := intParts(lv)
+	rn, rm, rok := intParts(rv)
+	if !lok || !rok {
+		return a.Arithmetic.Eval(ctx, row)
+	}
+	if a.unsignedType() || isUnsignedValue(lv) || isUnsignedValue(rv) {
+		return a.unsigned(ln, lm, rn, rm)
+	}
+	l, _ := signedValue(lv)
+	r, _ := signedValue(rv)
+	return a.signed(l, r)
+}
+
+func (a *intArith) unsigned(ln bool, lm uint64, rn bool, rm uint64) (any, error) {
+	if a.Op == "-" {
+		rn = !rn && rm != 0
+	}
+	var out uint64
+	ok := true
+	switch a.Op {
+	case "+", "-":
+		switch {
+		case !ln && !rn:
+			var carry uint64
+			out, carry = bits.Add64(lm, rm, 0)
+			ok = carry == 0
+		case !ln && rn:
+			out, ok = lm-rm, lm >= rm
+		case ln && !rn:
+			out, ok = rm-lm, rm >= lm
+		default:
+			ok = false
+		}
+	case "*":
+		if lm == 0 || rm == 0 {
+			return uint64(0), nil
+		}
+		var hi uint64
+		hi, out = bits.Mul64(lm, rm)
+		ok = hi == 0 && ln == rn
+	}
+	if !ok {
+		return nil, mysql.NewSQLError(1690, "22003", "BIGINT UNSIGNED value is out of range in '%s'", a.String())
+	}
+	return out, nil
+}
+
+func (a *intArith) signed(l, r int64) (any, error) {
+	var out int64
+	ok := true
+	switch a.Op {
+	case "+":
+		out = l + r
+		ok = !((l > 0 && r > 0 && out < 0) || (l < 0 && r < 0 && out >= 0))
+	case "-":
+		out = l - r
+		ok = !((l >= 0 && r < 0 && out < 0) || (l < 0 && r > 0 && out >= 0))
+	case "*":
+		if l == 0 || r == 0 {
+			return int64(0), nil
+		}
+		out = l * r
+		ok = out/r == l && !(l == -1 && r == math.MinInt64) && !(r == -1 && l == math.MinInt64)
+	}
+	if !ok {
+		return nil, mysql.NewSQLError(1690, "22003", "BIGINT value is out of range in '%s'", a.String())
+	}
+	return out, nil
+}
+
+// isUnsignedValue reports an unsigned Go integer.
+func isUnsignedValue(v any) bool {
+	switch v.(type) {
+	case uint64, uint32, uint16, uint8, uint:
+		return true
+	}
+	return false
+}
+
+// signedValue is a signed integer value as an int64.
+func signedValue(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case int32:
+		return int64(x), true
+	case int16:
+		return int64(x), true
+	case int8:
+		return int64(x), true
+	case int:
+		return int64(x), true
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+// intParts splits an integer value into its sign and magnitude.
+func intParts(v any) (neg bool, mag uint64, ok bool) {
+	var i int64
+	switch x := v.(type) {
+	case uint64:
+		return false, x, true
+	case uint32:
+		return false, uint64(x), true
+	case uint16:
+		return false, uint64(x), true
+	case uint8:
+		return false, uint64(x), true
+	case uint:
+		return false, uint64(x), true
+	case int64:
+		i = x
+	case int32:
+		i = int64(x)
+	case int16:
+		i = int64(x)
+	case int8:
+		i = int64(x)
+	case int:
+		i = int64(x)
+	case bool:
+		if x {
+			return false, 1, true
+		}
+		return false, 0, true
+	default:
+		return false, 0, false
+	}
+	if i < 0 {
+		return true, uint64(-(i + 1)) + 1, true
+	}
+	return false, uint64(i), true
+}
