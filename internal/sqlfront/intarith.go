@@ -21,19 +21,19 @@ import (
 // so `big + 1` for big = 18446744073709551610 gave -9223372036854775808
 // and `big + 0` gave 9223372036854775807; two unsigned operands wrapped
 // around 2^64 silently; and two signed BIGINTs wrapped around too.
-// unsignedArithRule replaces every integer +, - and * with intArith,
+// intArithRule replaces every integer +, - and * with intArith,
 // which computes the exact result or fails as MySQL does.
 
-const unsignedArithRuleID analyzer.RuleId = 1<<20 + 12
+const intArithRuleID analyzer.RuleId = 1<<20 + 12
 
-func unsignedArithRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeExprs(n, unsignedArithExpr)
+func intArithRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.NodeExprs(n, intArithExpr)
 }
 
-// unsignedArithExpr replaces an integer +, - or * by intArith. An operand
+// intArithExpr replaces an integer +, - or * by intArith. An operand
 // whose type is deferred (a prepared statement's parameter) may be an
 // integer: intArith decides by the values it gets.
-func unsignedArithExpr(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+func intArithExpr(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 	a, ok := e.(*expression.Arithmetic)
 	if !ok {
 		return e, transform.SameTree, nil

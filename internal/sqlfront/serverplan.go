@@ -87,9 +87,9 @@ func (o execOverride) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 	case *plan.ShowCreateTable:
 		return showCreateTable(ctx, n, row)
 	case *plan.Update:
-		// Single-table UPDATEs skip the post-analysis rules: unsigned
-		// arithmetic as MySQL's (unsigned.go), then
-		if out, same, err := transform.NodeExprs(n, unsignedArithExpr); err == nil && same == transform.NewTree {
+		// Single-table UPDATEs skip the post-analysis rules: integer
+		// arithmetic as MySQL's (intarith.go), then
+		if out, same, err := transform.NodeExprs(n, intArithExpr); err == nil && same == transform.NewTree {
 			return o.fe.exec.Build(ctx, out, row)
 		}
 		// mark the
