@@ -108,18 +108,7 @@ func cutSessionMark(logged string) (rest string, st ddlSession, ok bool, err err
 // fkChecks reports the session's foreign_key_checks.
 func fkChecks(ctx *sql.Context) bool {
 	v, err := ctx.GetSessionVariable(ctx, "foreign_key_checks")
-	if err != nil {
-		return true
-	}
-	switch x := v.(type) {
-	case int8:
-		return x != 0
-	case int64:
-		return x != 0
-	case int:
-		return x != 0
-	}
-	return true
+	return err != nil || boolValue(v)
 }
 
 // loggedDDLText is the text logged for the running DDL statement: its

@@ -94,121 +94,63 @@ func (a *intArith) Eval(ctx *sql.Context, row sql.Row) (any, error) {
 	if err != nil || rv == nil {
 		return nil, err
 	}
-	ln, lm, lok := intParts(lv)
-	rn, rm, rok := intParts(rv)
+	ln, lm, lu, lok := intValue(lv)
+	rn, rm, ru, rok := intValue(rv)
 	if !lok || !rok {
-		return a.Arithmetic.Eval(ctx, row)
+		return a.Arithmetic.Eval(ctx, row) // a parameter bound to a non-integer
 	}
-	if a.unsignedType() || isUnsignedValue(lv) || isUnsignedValue(rv) {
-		return a.unsigned(ln, lm, rn, rm)
-	}
-	l, _ := signedValue(lv)
-	r, _ := signedValue(rv)
-	return a.signed(l, r)
-}
-
-func (a *intArith) unsigned(ln bool, lm uint64, rn bool, rm uint64) (any, error) {
-	if a.Op == "-" {
-		rn = !rn && rm != 0
-	}
-	var out uint64
-	ok := true
-	switch a.Op {
-	case "+", "-":
-		switch {
-		case !ln && !rn:
-			var carry uint64
-			out, carry = bits.Add64(lm, rm, 0)
-			ok = carry == 0
-		case !ln && rn:
-			out, ok = lm-rm, lm >= rm
-		case ln && !rn:
-			out, ok = rm-lm, rm >= lm
-		default:
-			ok = false
+	neg, mag, over := exactArith(a.Op, ln, lm, rn, rm)
+	if a.unsignedType() || lu || ru {
+		if over || neg {
+			return nil, mysql.NewSQLError(1690, "22003", "BIGINT UNSIGNED value is out of range in '%s'", a.String())
 		}
-	case "*":
-		if lm == 0 || rm == 0 {
-			return uint64(0), nil
-		}
-		var hi uint64
-		hi, out = bits.Mul64(lm, rm)
-		ok = hi == 0 && ln == rn
+		return mag, nil
 	}
-	if !ok {
-		return nil, mysql.NewSQLError(1690, "22003", "BIGINT UNSIGNED value is out of range in '%s'", a.String())
-	}
-	return out, nil
-}
-
-func (a *intArith) signed(l, r int64) (any, error) {
-	var out int64
-	ok := true
-	switch a.Op {
-	case "+":
-		out = l + r
-		ok = !((l > 0 && r > 0 && out < 0) || (l < 0 && r < 0 && out >= 0))
-	case "-":
-		out = l - r
-		ok = !((l >= 0 && r < 0 && out < 0) || (l < 0 && r > 0 && out >= 0))
-	case "*":
-		if l == 0 || r == 0 {
-			return int64(0), nil
-		}
-		out = l * r
-		ok = out/r == l && !(l == -1 && r == math.MinInt64) && !(r == -1 && l == math.MinInt64)
-	}
-	if !ok {
+	if over || (!neg && mag > math.MaxInt64) || (neg && mag > 1<<63) {
 		return nil, mysql.NewSQLError(1690, "22003", "BIGINT value is out of range in '%s'", a.String())
 	}
-	return out, nil
-}
-
-// isUnsignedValue reports an unsigned Go integer.
-func isUnsignedValue(v any) bool {
-	switch v.(type) {
-	case uint64, uint32, uint16, uint8, uint:
-		return true
+	if neg {
+		return -int64(mag), nil // 1<<63 converts to math.MinInt64, its own negation
 	}
-	return false
+	return int64(mag), nil
 }
 
-// signedValue is a signed integer value as an int64.
-func signedValue(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return x, true
-	case int32:
-		return int64(x), true
-	case int16:
-		return int64(x), true
-	case int8:
-		return int64(x), true
-	case int:
-		return int64(x), true
-	case bool:
-		if x {
-			return 1, true
-		}
-		return 0, true
+// exactArith computes l op r (op +, - or *) on sign-and-magnitude integers;
+// over reports a magnitude past 2^64-1. A zero result is not negative.
+func exactArith(op string, ln bool, lm uint64, rn bool, rm uint64) (neg bool, mag uint64, over bool) {
+	if op == "*" {
+		hi, lo := bits.Mul64(lm, rm)
+		return ln != rn && lo != 0, lo, hi != 0
 	}
-	return 0, false
+	if op == "-" {
+		rn = !rn
+	}
+	switch {
+	case ln == rn:
+		sum, carry := bits.Add64(lm, rm, 0)
+		return ln && sum != 0, sum, carry != 0
+	case lm >= rm:
+		return ln && lm != rm, lm - rm, false
+	default:
+		return rn, rm - lm, false
+	}
 }
 
-// intParts splits an integer value into its sign and magnitude.
-func intParts(v any) (neg bool, mag uint64, ok bool) {
+// intValue splits an integer value into its sign and magnitude; unsigned
+// reports a Go unsigned type (a BIGINT UNSIGNED parameter past 2^63-1).
+func intValue(v any) (neg bool, mag uint64, unsigned, ok bool) {
 	var i int64
 	switch x := v.(type) {
 	case uint64:
-		return false, x, true
+		return false, x, true, true
 	case uint32:
-		return false, uint64(x), true
+		return false, uint64(x), true, true
 	case uint16:
-		return false, uint64(x), true
+		return false, uint64(x), true, true
 	case uint8:
-		return false, uint64(x), true
+		return false, uint64(x), true, true
 	case uint:
-		return false, uint64(x), true
+		return false, uint64(x), true, true
 	case int64:
 		i = x
 	case int32:
@@ -221,14 +163,14 @@ func intParts(v any) (neg bool, mag uint64, ok bool) {
 		i = int64(x)
 	case bool:
 		if x {
-			return false, 1, true
+			return false, 1, false, true
 		}
-		return false, 0, true
+		return false, 0, false, true
 	default:
-		return false, 0, false
+		return false, 0, false, false
 	}
 	if i < 0 {
-		return true, uint64(-(i + 1)) + 1, true
+		return true, uint64(-(i + 1)) + 1, false, true
 	}
-	return false, uint64(i), true
+	return false, uint64(i), false, true
 }

@@ -114,7 +114,7 @@ func (o execOverride) buildInDatabase(ctx *sql.Context, n *plan.Call, row sql.Ro
 // the view's database (noteViewLookup); when the parser is then given a
 // CREATE VIEW that is not the statement the session runs — the view's
 // stored statement — that database stands in as the current one until
-// binding ends: the analyzer's first rule (globalVarsRule) or the end of
+// binding ends: the analyzer's first rule (viewDatabaseRule) or the end of
 // the command puts it back (endViewDatabase).
 //
 // The stand-in lasts for the rest of the statement's binding: in
@@ -149,6 +149,19 @@ func viewDatabase(ctx context.Context, query string, st ast.Statement) {
 	sctx.SetCurrentDatabase(s.viewLookupDB)
 	s.viewLookupDB = ""
 	s.viewDB = true
+}
+
+const viewDatabaseRuleID analyzer.RuleId = 1<<20 + 13
+
+// viewDatabaseRule runs first in analysis, when binding is over: a view's
+// database standing in for none steps down.
+func viewDatabaseRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	if ctx != nil {
+		if s, ok := ctx.Session.(*Session); ok {
+			s.endViewDatabase()
+		}
+	}
+	return n, transform.SameTree, nil
 }
 
 // endViewDatabase ends a view's database standing in for none.

@@ -28,9 +28,6 @@ const globalVarsRuleID analyzer.RuleId = 1 << 20
 // analyzes a single-table UPDATE or DELETE with a fixed list of rules
 // that leaves this one out: there @@global.name still reads the default.)
 func globalVarsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	if s, ok := ctx.Session.(*Session); ok {
-		s.endViewDatabase() // binding is over (routinedb.go)
-	}
 	// A context without a query text (tests, internal statements) is walked.
 	if ctx == nil || (ctx.Query() != "" && !strings.Contains(ctx.Query(), "@@")) {
 		return n, transform.SameTree, nil
@@ -57,7 +54,7 @@ func globalVarsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 // the override first for every node, and a nil iterator means "not mine").
 type execOverride struct {
 	fe   *Frontend
-	skip sql.Node // a node to leave to go-mysql-server (see *plan.UpdateSource)
+	skip sql.Node // a node to leave to go-mysql-server (newExecOverride)
 }
 
 var _ sql.NodeExecBuilder = execOverride{}
@@ -88,19 +85,17 @@ func (o execOverride) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 		return showCreateTable(ctx, n, row)
 	case *plan.Update:
 		// Single-table UPDATEs skip the post-analysis rules: integer
-		// arithmetic as MySQL's (intarith.go), then
-		if out, same, err := transform.NodeExprs(n, intArithExpr); err == nil && same == transform.NewTree {
-			return o.fe.exec.Build(ctx, out, row)
+		// arithmetic as MySQL's (intarith.go) and the exact-comparison
+		// mark of the target (collation_plan.go) are applied here.
+		out, err := updateRules(n)
+		if err != nil {
+			return nil, err
 		}
-		// mark the
-		// target here (collation_plan.go) and build the marked plan.
-		if out, changed, err := exactUpdate(n); err != nil || changed {
-			if err != nil {
-				return nil, err
-			}
-			return o.fe.exec.Build(ctx, out, row)
+		lockFKTargets(ctx, out)
+		if out == sql.Node(n) {
+			return nil, nil // go-mysql-server builds it
 		}
-		lockFKTargets(ctx, n) // and go-mysql-server builds it
+		return newExecOverride(o.fe, out).Build(ctx, out, row) // go-mysql-server builds out itself
 	case *plan.UpdateSource:
 		// go-mysql-server builds it (this case skipped for this node,
 		// every other override kept); the iterator notes the column of a
@@ -136,6 +131,25 @@ func (o execOverride) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 		return o.buildUnionDistinct(ctx, n, row)
 	}
 	return nil, nil
+}
+
+// updateRules returns u with what the post-analysis rules would have
+// changed in it, or u itself.
+func updateRules(u *plan.Update) (sql.Node, error) {
+	var out sql.Node = u
+	if x, same, err := transform.NodeExprs(u, intArithExpr); err == nil && same == transform.NewTree {
+		out = x
+	}
+	if x, ok := out.(*plan.Update); ok {
+		marked, changed, err := exactUpdate(x)
+		if err != nil {
+			return nil, err
+		}
+		if changed {
+			out = marked
+		}
+	}
+	return out, nil
 }
 
 // showStatus is SHOW [GLOBAL] STATUS: go-mysql-server's counters (shared

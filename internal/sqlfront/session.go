@@ -272,13 +272,18 @@ func (s *Session) CommandEnd() {
 
 func (s *Session) autocommit() bool {
 	v, err := s.GetSessionVariable(nil, "autocommit")
-	if err != nil {
-		return true
-	}
+	return err != nil || boolValue(v)
+}
+
+// boolValue reads a boolean system variable's value (ON when of an
+// unexpected type: the variables read this way default to ON).
+func boolValue(v any) bool {
 	switch x := v.(type) {
 	case int8:
 		return x != 0
 	case int64:
+		return x != 0
+	case int:
 		return x != 0
 	case bool:
 		return x
