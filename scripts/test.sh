@@ -5,9 +5,10 @@
 #   1. install sysbench and the MariaDB client if missing (only when root; as
 #      another user the install is skipped and the sysbench smoke says so),
 #      and PyMySQL, SQLAlchemy and mysql-connector-python, a JDK, Maven and
-#      MySQL Connector/J (from Maven Central) for the client tests (a
-#      missing client fails those tests when CI is set, and skips them
-#      otherwise)
+#      MySQL Connector/J (from Maven Central) for the client tests, and
+#      MariaDB 10.11 (Debian's mariadb-server) as the oracle of the
+#      differential tests in test/differential (a missing client or server
+#      fails those tests when CI is set, and skips them otherwise)
 #   2. gofmt check of the tracked Go files
 #   3. go vet ./...
 #   4. go test -count=1 -timeout 30m ./...
@@ -27,6 +28,15 @@ if ! command -v sysbench >/dev/null || ! { command -v mysql >/dev/null || comman
 		export DEBIAN_FRONTEND=noninteractive
 		apt-get update -qq
 		apt-get install -y -qq sysbench mariadb-client >/dev/null
+	fi
+fi
+
+if ! command -v mariadbd >/dev/null && [ ! -x /usr/sbin/mariadbd ]; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		step "installing mariadb-server (the differential tests' oracle)"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		apt-get install -y -qq mariadb-server >/dev/null
 	fi
 fi
 

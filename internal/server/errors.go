@@ -52,6 +52,11 @@ var errRules = []errRule{
 	{regexp.MustCompile(`^number has no digits$|^can't convert .* to decimal`), 1366, "HY000"},
 	{regexp.MustCompile(`^Check constraint ".*" violated$`), 3819, "HY000"},
 	{regexp.MustCompile(`^no database selected$`), mysql.ERNoDb, "3D000"},
+	{regexp.MustCompile(`^table ".*" does not have column ".*"$`), mysql.ERBadFieldError, mysql.SSBadFieldError},
+	{regexp.MustCompile(`^expression '.*' doesn't appear in the group by expressions$`), 1055, "42000"},
+	// An ENUM or SET value not in the list: MySQL's WARN_DATA_TRUNCATED,
+	// an error in strict mode.
+	{regexp.MustCompile(`^value .* is not valid for this Enum$|^value .* was not found in the set$`), 1265, "01000"},
 	// Features lockstep lacks: MySQL's ER_NOT_SUPPORTED_YET.
 	{regexp.MustCompile(`^error: table is not primary key alterable`), 1235, "42000"},
 	{regexp.MustCompile(`^database does not support temporary tables`), 1235, "42000"},
@@ -62,10 +67,11 @@ var errRules = []errRule{
 // errContext is what a message needs from the session: the current
 // database, the row the statement failed at.
 type errContext struct {
-	db  string
-	row int
-	col string // the column a value did not convert for, if known
-	val string // and that value
+	query string // the statement, set by mysqlErrorIn
+	db    string
+	row   int
+	col   string // the column a value did not convert for, if known
+	val   string // and that value
 }
 
 // msgRule rewrites go-mysql-server's wording of error num into MySQL's.
@@ -89,6 +95,14 @@ var msgRules = []msgRule{
 				name = ec.db + "." + name
 			}
 			return fmt.Sprintf("Table '%s' doesn't exist", name)
+		}},
+	{mysql.ERBadTable, regexp.MustCompile(`^table not found: (.*)$`),
+		func(m []string, ec errContext) string {
+			name := m[1]
+			if !strings.Contains(name, ".") && ec.db != "" {
+				name = ec.db + "." + name
+			}
+			return fmt.Sprintf("Unknown table '%s'", name)
 		}},
 	{mysql.ERBadDb, regexp.MustCompile(`^database not found: (.*)$`),
 		func(m []string, _ errContext) string { return fmt.Sprintf("Unknown database '%s'", m[1]) }},
@@ -204,6 +218,7 @@ func mysqlErrorIn(query string, ec errContext, err error) error {
 	if ec.row < 1 {
 		ec.row = 1
 	}
+	ec.query = query
 	var se *mysql.SQLError
 	if !errors.As(err, &se) {
 		// Not yet a MySQL error (vitess would report it as 1105).
@@ -239,13 +254,17 @@ func mysqlErrorIn(query string, ec errContext, err error) error {
 	if st, ok := statesByNum[num]; ok {
 		state = st
 	}
-	for _, r := range msgRules {
-		if r.num != num {
-			continue
-		}
-		if m := r.re.FindStringSubmatch(msg); m != nil {
-			msg = r.rewrite(m, ec)
-			break
+	if m, ok := statementMessage(num, msg, ec); ok {
+		msg = m
+	} else {
+		for _, r := range msgRules {
+			if r.num != num {
+				continue
+			}
+			if m := r.re.FindStringSubmatch(msg); m != nil {
+				msg = r.rewrite(m, ec)
+				break
+			}
 		}
 	}
 	msg = shortenQuoted(msg)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"regexp"
 	"strings"
 
 	"github.com/dolthub/vitess/go/mysql"
@@ -125,7 +126,8 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 		return h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
 	}
 	err = h.Handler.ComQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
-		h.fe.AddKeyFlags(c.ConnectionID, r.Fields)
+		h.fe.FixFields(c.ConnectionID, r.Fields)
+		zeroSetAffected(query, r)
 		learnFields(&learn, r)
 		h.syncInTrans(c)
 		h.explain(c, query, r)
@@ -146,7 +148,8 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		return "", h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
 	}
 	rest, err := h.Handler.ComMultiQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
-		h.fe.AddKeyFlags(c.ConnectionID, r.Fields)
+		h.fe.FixFields(c.ConnectionID, r.Fields)
+		zeroSetAffected(query, r)
 		learnFields(&learn, r)
 		h.syncInTrans(c)
 		h.explain(c, query, r)
@@ -181,10 +184,23 @@ func (h *handler) explainPlan(c *mysql.Conn, query string, err error, cb mysql.R
 func (h *handler) fastResult(c *mysql.Conn, query string, res *sqltypes.Result, err error, send func(*sqltypes.Result) error) error {
 	if err == nil {
 		h.syncInTrans(c)
+		zeroSetAffected(query, res)
 		err = send(res)
 	}
 	h.syncInTrans(c)
 	return mysqlError(query, err)
+}
+
+// setStatement matches a SET statement (variables, NAMES, TRANSACTION ...),
+// after any leading comments.
+var setStatement = regexp.MustCompile(`(?is)^\s*(/\*.*?\*/\s*)*set\s`)
+
+// zeroSetAffected: a SET reports no affected rows in MySQL's OK packet;
+// go-mysql-server said 1.
+func zeroSetAffected(query string, r *sqltypes.Result) {
+	if r != nil && len(r.Fields) == 0 && r.RowsAffected != 0 && setStatement.MatchString(query) {
+		r.RowsAffected = 0
+	}
 }
 
 // learnFields hands the fields of go-mysql-server's first result set to
@@ -201,7 +217,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.Pr
 		return h.fastResult(c, p.PrepareStmt, res, err, cb)
 	}
 	err := h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error {
-		h.fe.AddKeyFlags(c.ConnectionID, r.Fields)
+		h.fe.FixFields(c.ConnectionID, r.Fields)
 		h.syncInTrans(c)
 		fixExplainNulls(r)
 		return cb(r)
@@ -223,7 +239,7 @@ func (h *handler) mysqlError(c *mysql.Conn, query string, err error) error {
 func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p *mysql.PrepareData) ([]*querypb.Field, error) {
 	f, err := h.Handler.ComPrepare(ctx, c, query, p)
 	if err == nil {
-		h.fe.AddKeyFlags(c.ConnectionID, f)
+		h.fe.FixFields(c.ConnectionID, f)
 		h.fe.FastPrepare(c.ConnectionID, p.StatementID, p.PrepareStmt, f)
 	}
 	h.syncInTrans(c)

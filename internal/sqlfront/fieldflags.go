@@ -18,10 +18,45 @@ import (
 
 const keyFlags = uint32(querypb.MySqlFlag_PRI_KEY_FLAG | querypb.MySqlFlag_AUTO_INCREMENT_FLAG)
 
-// AddKeyFlags sets the key flags of fields that name a table column
+// FixFields makes go-mysql-server's result column definitions MySQL's: key
+// flags (addKeyFlags) and computed string types (computedStringTypes).
+// Fields are changed in place.
+func (fe *Frontend) FixFields(connID uint32, fields []*querypb.Field) {
+	fe.addKeyFlags(connID, fields)
+	computedStringTypes(fields)
+}
+
+// computedStringTypes: go-mysql-server types the result of every string
+// function and string-valued expression (CONCAT, SUBSTRING, IFNULL, CASE,
+// HEX ...) as LONGTEXT or LONGBLOB, so clients saw a BLOB column
+// (Connector/J: LONGVARCHAR) where MySQL sends VAR_STRING. A computed
+// column (no original table) of a TEXT or BLOB type is sent as VARCHAR or
+// VARBINARY; the values are unchanged. MySQL itself sends a BLOB type for an
+// expression whose maximum length passes 65,535 bytes (CONCAT of a TEXT
+// column); go-mysql-server's types carry no such length, so those are
+// VAR_STRING here too.
+//
+// GROUP_CONCAT is left as it is: MySQL sends TEXT (a BLOB type) for it
+// unless group_concat_max_len is 512 or less. It is recognised by its
+// column name, so an aliased GROUP_CONCAT is sent as VAR_STRING.
+func computedStringTypes(fields []*querypb.Field) {
+	for _, f := range fields {
+		if f.OrgTable != "" || len(f.Name) > 13 && strings.EqualFold(f.Name[:13], "group_concat(") {
+			continue
+		}
+		switch f.Type {
+		case querypb.Type_TEXT:
+			f.Type = querypb.Type_VARCHAR
+		case querypb.Type_BLOB:
+			f.Type = querypb.Type_VARBINARY
+		}
+	}
+}
+
+// addKeyFlags sets the key flags of fields that name a table column
 // (OrgTable and OrgName; the database is the session's current one when
-// the field names none). Fields are changed in place.
-func (fe *Frontend) AddKeyFlags(connID uint32, fields []*querypb.Field) {
+// the field names none).
+func (fe *Frontend) addKeyFlags(connID uint32, fields []*querypb.Field) {
 	curDB := ""
 	for _, f := range fields {
 		if f.OrgTable == "" || f.OrgName == "" || f.Flags&keyFlags == keyFlags {

@@ -1,0 +1,119 @@
+package differential
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// mariadb is a throwaway MariaDB server for the test: its own data directory
+// under t.TempDir(), loopback TCP on a free port, stopped when the test ends.
+type mariadb struct {
+	addr string
+	cmd  *exec.Cmd
+}
+
+// requireTool fails the test under CI when a program is missing (the README's
+// test command installs it) and skips it otherwise.
+func requireTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err == nil {
+		return p
+	}
+	for _, dir := range []string{"/usr/sbin", "/usr/local/sbin"} {
+		if q := filepath.Join(dir, name); fileExists(q) {
+			return q
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s is not installed (scripts/test.sh installs mariadb-server)", name)
+	}
+	t.Skipf("%s not installed", name)
+	return ""
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startMariaDB installs a fresh data directory and starts mariadbd with an
+// account diff@127.0.0.1 (no password, every privilege).
+func startMariaDB(t *testing.T) *mariadb {
+	t.Helper()
+	mariadbd := requireTool(t, "mariadbd")
+	installDB := requireTool(t, "mariadb-install-db")
+	client := requireTool(t, "mariadb")
+
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	sock := filepath.Join(dir, "mdb.sock")
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(installDB, "--no-defaults", "--datadir="+data,
+		"--user="+currentUser(), "--auth-root-authentication-method=normal",
+		"--skip-test-db").CombinedOutput(); err != nil {
+		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
+	}
+	cmd := exec.Command(mariadbd, "--no-defaults", "--datadir="+data, "--socket="+sock,
+		"--port="+strconv.Itoa(port), "--bind-address=127.0.0.1", "--skip-name-resolve",
+		"--user="+currentUser(), "--pid-file="+filepath.Join(dir, "mdb.pid"),
+		"--log-error="+filepath.Join(dir, "mdb.err"), "--innodb-buffer-pool-size=64M",
+		"--skip-log-bin")
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("mariadbd: %v", err)
+	}
+	m := &mariadb{addr: "127.0.0.1:" + strconv.Itoa(port), cmd: cmd}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		out, err := exec.Command(client, "--no-defaults", "-S", sock, "-uroot", "-e",
+			"CREATE USER IF NOT EXISTS 'diff'@'127.0.0.1'; GRANT ALL PRIVILEGES ON *.* TO 'diff'@'127.0.0.1'").CombinedOutput()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			logTail, _ := os.ReadFile(filepath.Join(dir, "mdb.err"))
+			t.Fatalf("MariaDB did not start: %v\n%s\n%s", err, out, logTail)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	return m
+}
+
+func currentUser() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	out, err := exec.Command("id", "-un").Output()
+	if err != nil {
+		return "root"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (m *mariadb) String() string { return fmt.Sprintf("MariaDB at %s", m.addr) }

@@ -1,0 +1,38 @@
+# Integer and decimal arithmetic at the edges.
+CREATE TABLE t (id INT PRIMARY KEY, s BIGINT, u BIGINT UNSIGNED, d DECIMAL(20,4));
+INSERT INTO t VALUES (1, 9223372036854775807, 18446744073709551615, 12.3456);
+-- lockstep: 1690 quotes the expression as (t.s + 1); MySQL 8 writes (`diff_arith`.`t`.`s` + 1)
+-- expect: error 1690 (22003): BIGINT value is out of range in '(t.s + 1)'
+-- expect: status: 
+SELECT s + 1 FROM t;
+-- lockstep: 1690 quotes the expression as (t.u + 1); MySQL 8 writes (`diff_arith`.`t`.`u` + 1)
+-- expect: error 1690 (22003): BIGINT UNSIGNED value is out of range in '(t.u + 1)'
+-- expect: status: 
+SELECT u + 1 FROM t;
+SELECT u - 1, s - 1, u * 1 FROM t;
+-- lockstep: 1690 quotes the expression without database and backquotes (MySQL 8: ((-`diff_arith`.`t`.`s`) - 2))
+-- expect: error 1690 (22003): BIGINT value is out of range in '(-t.s - 2)'
+-- expect: status: 
+SELECT -s - 2 FROM t;
+-- lockstep: 1690 quotes the expression as (0 - t.u); MySQL 8 writes (0 - `diff_arith`.`t`.`u`)
+-- expect: error 1690 (22003): BIGINT UNSIGNED value is out of range in '(0 - t.u)'
+-- expect: status: 
+SELECT 0 - u FROM t;
+-- lockstep: go-mysql-server has no TRUNCATE(X, D): 1105 function not found
+-- expect: error 1105 (HY000): function: 'truncate' not found
+-- expect: status: 
+SELECT d * d, d / 7, ROUND(d, 2), TRUNCATE(d, 1), FLOOR(d), CEIL(d) FROM t;
+SELECT 1 + 1, 1 - 2, 2 * 3, 7 / 2, 1e3, 0.1 + 0.2;
+-- lockstep: MOD and % of integers are DECIMAL; MySQL 8 and MariaDB: an integer type
+-- expect: columns: ABS(-5) INTEGER, MOD(10, 4) NEWDECIMAL, POW(2, 10) DOUBLE, SQRT(16) DOUBLE, 5 DIV 0 INTEGER, 5 % 0 NEWDECIMAL
+-- expect: row: '5' | '2' | '1024' | '4' | NULL | NULL
+-- expect: status: autocommit
+-- expect: warning: Warning 1365 Division by 0
+-- expect: warning: Warning 1365 Division by 0
+SELECT ABS(-5), MOD(10, 4), POW(2, 10), SQRT(16), 5 DIV 0, 5 % 0;
+-- lockstep: 1690 quotes the expression as (t.s + 1); MySQL 8 writes (`diff_arith`.`t`.`s` + 1)
+-- expect: error 1690 (22003): BIGINT value is out of range in '(t.s + 1)'
+-- expect: status: 
+UPDATE t SET s = s + 1;
+UPDATE t SET s = s - 1 WHERE id = 1;
+SELECT s FROM t;

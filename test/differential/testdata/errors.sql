@@ -1,0 +1,54 @@
+# Error codes, SQLSTATEs and messages users see first.
+CREATE TABLE t (id INT PRIMARY KEY, email VARCHAR(20) NOT NULL, n INT, d DATETIME);
+INSERT INTO t VALUES (1, 'a@x', 1, '2024-01-01 00:00:00');
+-- mysql8: MySQL 8 names the key as table.key in 1062 (MariaDB: 'PRIMARY')
+-- expect: error 1062 (23000): Duplicate entry '1' for key 't.PRIMARY'
+-- expect: status: 
+INSERT INTO t VALUES (1, 'b@x', 2, NULL);
+INSERT INTO t VALUES (2, NULL, 2, NULL);
+INSERT INTO t VALUES (3, 'this value is much too long for the column', 3, NULL);
+-- mysql8: 1366 is SQLSTATE HY000 in MySQL 8 and names the bare column; MariaDB says 22007 and `db`.`t`.`n`
+-- expect: error 1366 (HY000): Incorrect integer value: 'abc' for column 'n' at row 1
+-- expect: status: 
+INSERT INTO t VALUES (4, 'c@x', 'abc', NULL);
+-- mysql8: MariaDB names the column as `db`.`t`.`d` in 1292; MySQL 8 the bare column
+-- expect: error 1292 (22007): Incorrect datetime value: '2024-13-45' for column 'd' at row 1
+-- expect: status: 
+INSERT INTO t VALUES (5, 'd@x', 5, '2024-13-45');
+SELECT * FROM missing;
+-- mysql8: MariaDB 10.11 names the statement in 1054 ('SELECT'); MySQL 8 the clause ('field list')
+-- expect: error 1054 (42S22): Unknown column 'nosuch' in 'field list'
+-- expect: status: 
+SELECT nosuch FROM t;
+USE nosuchdb;
+CREATE TABLE t (x INT);
+-- mysql8: MariaDB's 1064 text says 'MariaDB server version'
+-- expect: error 1064 (42000): You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '' at line 1
+-- expect: status: 
+SELECT 1 FROM t WHERE;
+DROP TABLE nosuch;
+INSERT INTO t (id, email, n) VALUES (6, 'e@x', 99999999999);
+SELECT * FROM t ORDER BY id;
+-- mysql8: MariaDB's 1064 text says 'MariaDB server version'
+-- expect: error 1064 (42000): You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near 'FORM t' at line 1
+-- expect: status: 
+SELECT * FORM t;
+-- mysql8: MariaDB 10.11 names the statement in 1054; MySQL 8 the clause ('where clause')
+-- expect: error 1054 (42S22): Unknown column 'zz' in 'where clause'
+-- expect: status: 
+SELECT id FROM t WHERE zz = 1;
+-- mysql8: MariaDB 10.11 names the statement in 1054; MySQL 8 the clause ('field list')
+-- expect: error 1054 (42S22): Unknown column 't.zz' in 'field list'
+-- expect: status: 
+SELECT t.zz FROM t;
+-- mysql8: MariaDB 10.11 names the statement in 1054; MySQL 8 the clause ('order clause')
+-- expect: error 1054 (42S22): Unknown column 'zz' in 'order clause'
+-- expect: status: 
+SELECT id FROM t ORDER BY zz;
+-- mysql8: MariaDB 10.11 names the statement in 1054; MySQL 8 the clause ('field list')
+-- expect: error 1054 (42S22): Unknown column 'zz' in 'field list'
+-- expect: status: 
+UPDATE t SET zz = 1;
+CREATE TABLE e (id INT PRIMARY KEY, en ENUM('a', 'b'), s SET('x', 'y'));
+INSERT INTO e VALUES (1, 'q', 'x');
+INSERT INTO e VALUES (1, 'a', 'q');
