@@ -88,6 +88,7 @@ func New(opts Options) (*Frontend, error) {
 	fe.Engine = sqle.New(a, &sqle.Config{})
 	fe.Engine.Parser = &parser{Parser: sql.GlobalParser, fe: fe}
 	a.Catalog.MySQLDb.SetPersister(accountsPersister{fe: fe})
+	a.Catalog.RegisterFunction(sql.NewEmptyContext(), sql.Function2{Name: "truncate", Fn: newTruncate})
 	fe.ensureInitialAccount()
 	return fe, nil
 }

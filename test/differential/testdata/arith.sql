@@ -18,9 +18,10 @@ SELECT -s - 2 FROM t;
 -- expect: error 1690 (22003): BIGINT UNSIGNED value is out of range in '(0 - t.u)'
 -- expect: status: 
 SELECT 0 - u FROM t;
--- lockstep: go-mysql-server has no TRUNCATE(X, D): 1105 function not found
--- expect: error 1105 (HY000): function: 'truncate' not found
--- expect: status: 
+-- lockstep: ROUND(d, 2) of a DECIMAL(20,4) column keeps the column's scale ('12.3500'); MySQL 8 and MariaDB give the result 2 decimals ('12.35')
+-- expect: columns: d * d NEWDECIMAL, d / 7 NEWDECIMAL, ROUND(d, 2) NEWDECIMAL, TRUNCATE(d, 1) NEWDECIMAL, FLOOR(d) INTEGER, CEIL(d) INTEGER
+-- expect: row: '152.41383936' | '1.76365714' | '12.3500' | '12.3' | '12' | '13'
+-- expect: status: autocommit
 SELECT d * d, d / 7, ROUND(d, 2), TRUNCATE(d, 1), FLOOR(d), CEIL(d) FROM t;
 SELECT 1 + 1, 1 - 2, 2 * 3, 7 / 2, 1e3, 0.1 + 0.2;
 -- lockstep: MOD and % of integers are DECIMAL; MySQL 8 and MariaDB: an integer type
@@ -36,3 +37,5 @@ SELECT ABS(-5), MOD(10, 4), POW(2, 10), SQRT(16), 5 DIV 0, 5 % 0;
 UPDATE t SET s = s + 1;
 UPDATE t SET s = s - 1 WHERE id = 1;
 SELECT s FROM t;
+SELECT TRUNCATE(12.3456, 2), TRUNCATE(-12.9, 0), TRUNCATE(1234, -2), TRUNCATE(1.999e0, 1), TRUNCATE(NULL, 1), TRUNCATE(5, NULL);
+SELECT TRUNCATE(d, 2), TRUNCATE(s, -3), TRUNCATE(u, -19) FROM t;
