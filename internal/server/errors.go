@@ -81,7 +81,7 @@ type msgRule struct {
 	rewrite func(m []string, ec errContext) string
 }
 
-var msgRules = []msgRule{
+var wordingRules = []msgRule{
 	{mysql.ERDataTooLong, regexp.MustCompile(`^string '(?s:.*)' is too large for column '(.*)'$`),
 		func(m []string, ec errContext) string {
 			return fmt.Sprintf("Data too long for column '%s' at row %d", m[1], ec.row)
@@ -157,6 +157,10 @@ var msgRules = []msgRule{
 			return fmt.Sprintf("Column count doesn't match value count at row %d", ec.row)
 		}},
 }
+
+// msgRules are the rules above and those that need the statement's text
+// (errwording.go).
+var msgRules = append(wordingRules, statementRules...)
 
 // maxQuoted is the longest quoted value a message keeps (MySQL's messages
 // print values with %-.192s); a longer one is cut, never echoed whole.
@@ -254,17 +258,13 @@ func mysqlErrorIn(query string, ec errContext, err error) error {
 	if st, ok := statesByNum[num]; ok {
 		state = st
 	}
-	if m, ok := statementMessage(num, msg, ec); ok {
-		msg = m
-	} else {
-		for _, r := range msgRules {
-			if r.num != num {
-				continue
-			}
-			if m := r.re.FindStringSubmatch(msg); m != nil {
-				msg = r.rewrite(m, ec)
-				break
-			}
+	for _, r := range msgRules {
+		if r.num != num {
+			continue
+		}
+		if m := r.re.FindStringSubmatch(msg); m != nil {
+			msg = r.rewrite(m, ec)
+			break
 		}
 	}
 	msg = shortenQuoted(msg)

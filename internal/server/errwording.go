@@ -55,11 +55,7 @@ func columnClause(query, col string) string {
 	if i := strings.LastIndexByte(col, '.'); i >= 0 {
 		name = col[i+1:]
 	}
-	re, err := regexp.Compile(`(?i)(^|[^\w$])` + "`?" + regexp.QuoteMeta(name) + "`?" + `($|[^\w$])`)
-	if err != nil {
-		return "field list"
-	}
-	loc := re.FindStringIndex(query)
+	loc := wordOf(name).FindStringIndex(query)
 	if loc == nil {
 		return "field list"
 	}
@@ -104,7 +100,7 @@ func selectItem(query, name string) int {
 	if start < 0 {
 		return 1
 	}
-	re := regexp.MustCompile(`(?i)(^|[^\w$])` + "`?" + regexp.QuoteMeta(name) + "`?" + `($|[^\w$])`)
+	re := wordOf(name)
 	depth, item, from := 0, 1, start+len("select")
 	for i := from; i < len(query); i++ {
 		switch query[i] {
@@ -136,38 +132,33 @@ func isWordByte(b byte) bool {
 	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
-var syntaxError = regexp.MustCompile(`^syntax error at position (\d+) near '((?s:.*))'$`)
+// wordOf matches name as a whole identifier, backquoted or not.
+func wordOf(name string) *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|[^\w$])` + "`?" + regexp.QuoteMeta(name) + "`?" + `($|[^\w$])`)
+}
 
-// statementMessage rewrites the messages above; ok is false for others.
-func statementMessage(num int, msg string, ec errContext) (string, bool) {
-	switch num {
-	case 1064:
-		if m := syntaxError.FindStringSubmatch(msg); m != nil && ec.query != "" {
+// statementRules are msgRules whose MySQL text needs the statement.
+var statementRules = []msgRule{
+	{1064, regexp.MustCompile(`^syntax error at position (\d+) near '((?s:.*))'$`),
+		func(m []string, ec errContext) string {
 			pos, _ := strconv.Atoi(m[1])
-			return syntaxMessage(ec.query, pos, m[2]), true
-		}
-	case 1054:
-		if m := unknownColumnGMS.FindStringSubmatch(msg); m != nil {
+			return syntaxMessage(ec.query, pos, m[2])
+		}},
+	{1054, regexp.MustCompile(`^column "(.*)" could not be found in any table in scope$|^table "(.*)" does not have column "(.*)"$`),
+		func(m []string, ec errContext) string {
 			col := m[1]
 			if m[2] != "" {
 				col = m[2] + "." + m[3]
 			}
-			return unknownColumnMessage(ec.query, col), true
-		}
-	case 1055:
-		if m := groupByGMS.FindStringSubmatch(msg); m != nil {
-			return groupByMessage(ec.query, ec.db, m[1]), true
-		}
-	case 1265:
-		if enumSetGMS.MatchString(msg) && ec.col != "" {
-			return fmt.Sprintf("Data truncated for column '%s' at row %d", ec.col, ec.row), true
-		}
-	}
-	return "", false
+			return unknownColumnMessage(ec.query, col)
+		}},
+	{1055, regexp.MustCompile(`^expression '(.*)' doesn't appear in the group by expressions$`),
+		func(m []string, ec errContext) string { return groupByMessage(ec.query, ec.db, m[1]) }},
+	{1265, regexp.MustCompile(`^value .* is not valid for this Enum$|^value .* was not found in the set$`),
+		func(m []string, ec errContext) string {
+			if ec.col == "" {
+				return m[0]
+			}
+			return fmt.Sprintf("Data truncated for column '%s' at row %d", ec.col, ec.row)
+		}},
 }
-
-var (
-	unknownColumnGMS = regexp.MustCompile(`^column "(.*)" could not be found in any table in scope$|^table "(.*)" does not have column "(.*)"$`)
-	groupByGMS       = regexp.MustCompile(`^expression '(.*)' doesn't appear in the group by expressions$`)
-	enumSetGMS       = regexp.MustCompile(`^value .* is not valid for this Enum$|^value .* was not found in the set$`)
-)

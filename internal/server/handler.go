@@ -184,7 +184,6 @@ func (h *handler) explainPlan(c *mysql.Conn, query string, err error, cb mysql.R
 func (h *handler) fastResult(c *mysql.Conn, query string, res *sqltypes.Result, err error, send func(*sqltypes.Result) error) error {
 	if err == nil {
 		h.syncInTrans(c)
-		zeroSetAffected(query, res)
 		err = send(res)
 	}
 	h.syncInTrans(c)
@@ -196,7 +195,8 @@ func (h *handler) fastResult(c *mysql.Conn, query string, res *sqltypes.Result, 
 var setStatement = regexp.MustCompile(`(?is)^\s*(/\*.*?\*/\s*)*set\s`)
 
 // zeroSetAffected: a SET reports no affected rows in MySQL's OK packet;
-// go-mysql-server said 1.
+// go-mysql-server counted the row its Set node returns (1). The fast path
+// takes no SET, so only go-mysql-server's results pass here.
 func zeroSetAffected(query string, r *sqltypes.Result) {
 	if r != nil && len(r.Fields) == 0 && r.RowsAffected != 0 && setStatement.MatchString(query) {
 		r.RowsAffected = 0

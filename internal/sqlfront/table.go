@@ -342,25 +342,9 @@ func (t *Table) GetNextAutoIncrementValue(ctx *sql.Context, insertVal interface{
 	if insertVal != nil {
 		col := t.meta.schema.Schema[t.meta.autoIncCol]
 		v, _, err := col.Type.Convert(ctx, insertVal)
-		if err == nil {
-			switch x := v.(type) {
-			case int8:
-				explicit = uint64(max(x, 0))
-			case int16:
-				explicit = uint64(max(x, 0))
-			case int32:
-				explicit = uint64(max(x, 0))
-			case int64:
-				explicit = uint64(max(x, 0))
-			case uint8:
-				explicit = uint64(x)
-			case uint16:
-				explicit = uint64(x)
-			case uint32:
-				explicit = uint64(x)
-			case uint64:
-				explicit = x
-			}
+		// A negative value generates no id (explicit stays 0).
+		if neg, mag, _, ok := intValue(v); err == nil && ok && !neg {
+			explicit = mag
 		}
 	}
 	return t.entry.store.NextAutoIncrement(explicit), nil

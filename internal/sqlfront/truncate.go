@@ -17,12 +17,13 @@ import (
 
 type truncateFunc struct {
 	expression.BinaryExpressionStub
+	typ sql.Type // from the children, set once by newTruncate
 }
 
 var _ sql.FunctionExpression = (*truncateFunc)(nil)
 
 func newTruncate(x, d sql.Expression) sql.Expression {
-	return &truncateFunc{expression.BinaryExpressionStub{LeftChild: x, RightChild: d}}
+	return &truncateFunc{BinaryExpressionStub: expression.BinaryExpressionStub{LeftChild: x, RightChild: d}, typ: truncateType(x, d)}
 }
 
 func (t *truncateFunc) FunctionName() string { return "truncate" }
@@ -33,12 +34,14 @@ func (t *truncateFunc) String() string {
 	return fmt.Sprintf("truncate(%s, %s)", t.LeftChild, t.RightChild)
 }
 
-func (t *truncateFunc) Type() sql.Type {
-	xt := t.LeftChild.Type()
+func (t *truncateFunc) Type() sql.Type { return t.typ }
+
+func truncateType(x, d sql.Expression) sql.Type {
+	xt := x.Type()
 	if dt, ok := xt.(sql.DecimalType); ok {
 		// A constant D gives the result D decimals (DECIMAL(20,4) cut to
 		// 2 places is DECIMAL(18,2)), as MySQL types it.
-		if lit, ok := t.RightChild.(*expression.Literal); ok {
+		if lit, ok := d.(*expression.Literal); ok {
 			if v, _, err := types.Int64.Convert(sql.NewEmptyContext(), lit.Value()); err == nil {
 				if d := v.(int64); d >= 0 && d < int64(dt.Scale()) {
 					prec := int64(dt.Precision()) - int64(dt.Scale()) + d
@@ -88,6 +91,6 @@ func (t *truncateFunc) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) 
 	} else {
 		cut = xv.(decimal.Decimal).Shift(int32(places)).Truncate(0).Shift(int32(-places))
 	}
-	out, _, err := t.Type().Convert(ctx, cut)
+	out, _, err := t.typ.Convert(ctx, cut)
 	return out, err
 }

@@ -124,6 +124,21 @@ func goTool() string {
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
+// RequireInstalled is for a test that needs an outside program (a client,
+// MariaDB): when ok is false it fails the test under CI (the README's test
+// command installs what is named) and skips it otherwise, naming what is
+// missing.
+func RequireInstalled(t testing.TB, what string, ok bool) {
+	t.Helper()
+	if ok {
+		return
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s is not installed (scripts/test.sh installs it)", what)
+	}
+	t.Skipf("%s not installed", what)
+}
+
 // ModuleRoot returns the directory holding go.mod, found by walking up from
 // the working directory (a test's working directory is its package).
 func ModuleRoot() (string, error) {
@@ -200,7 +215,7 @@ func start(t testing.TB, extraArgs []string) (*Server, error) {
 			}
 			port = p
 		} else {
-			p, err := freePort()
+			p, err := FreePort()
 			if err != nil {
 				return nil, err
 			}
@@ -232,8 +247,8 @@ func lastFlag(args []string, name string) (string, bool) {
 	return val, found
 }
 
-// freePort asks the kernel for a free port on 127.0.0.1 and releases it.
-func freePort() (int, error) {
+// FreePort asks the kernel for a free port on 127.0.0.1 and releases it.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("finding a free port: %v", err)

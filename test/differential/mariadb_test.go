@@ -1,8 +1,6 @@
 package differential
 
 import (
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,58 +8,47 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"lockstep/internal/testutil"
 )
 
 // mariadb is a throwaway MariaDB server for the test: its own data directory
 // under t.TempDir(), loopback TCP on a free port, stopped when the test ends.
 type mariadb struct {
 	addr string
-	cmd  *exec.Cmd
 }
 
-// requireTool fails the test under CI when a program is missing (the README's
-// test command installs it) and skips it otherwise.
-func requireTool(t *testing.T, name string) string {
+// findTool looks a MariaDB program up on PATH and in the sbin directories
+// Debian installs mariadbd in (not on a normal user's PATH); a missing one
+// fails the test under CI and skips it otherwise.
+func findTool(t *testing.T, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
-	if err == nil {
-		return p
-	}
 	for _, dir := range []string{"/usr/sbin", "/usr/local/sbin"} {
-		if q := filepath.Join(dir, name); fileExists(q) {
-			return q
+		if err == nil {
+			break
+		}
+		q := filepath.Join(dir, name)
+		if _, serr := os.Stat(q); serr == nil {
+			p, err = q, nil
 		}
 	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s is not installed (scripts/test.sh installs mariadb-server)", name)
-	}
-	t.Skipf("%s not installed", name)
-	return ""
-}
-
-func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	testutil.RequireInstalled(t, name+" (Debian's mariadb-server)", err == nil)
+	return p
 }
 
 // startMariaDB installs a fresh data directory and starts mariadbd with an
 // account diff@127.0.0.1 (no password, every privilege).
 func startMariaDB(t *testing.T) *mariadb {
 	t.Helper()
-	mariadbd := requireTool(t, "mariadbd")
-	installDB := requireTool(t, "mariadb-install-db")
-	client := requireTool(t, "mariadb")
+	mariadbd := findTool(t, "mariadbd")
+	installDB := findTool(t, "mariadb-install-db")
+	client := findTool(t, "mariadb")
 
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	sock := filepath.Join(dir, "mdb.sock")
-	port, err := freePort()
+	port, err := testutil.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +65,7 @@ func startMariaDB(t *testing.T) *mariadb {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("mariadbd: %v", err)
 	}
-	m := &mariadb{addr: "127.0.0.1:" + strconv.Itoa(port), cmd: cmd}
+	m := &mariadb{addr: "127.0.0.1:" + strconv.Itoa(port)}
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
 		done := make(chan struct{})
@@ -115,5 +102,3 @@ func currentUser() string {
 	}
 	return strings.TrimSpace(string(out))
 }
-
-func (m *mariadb) String() string { return fmt.Sprintf("MariaDB at %s", m.addr) }

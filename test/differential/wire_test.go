@@ -2,7 +2,6 @@ package differential
 
 import (
 	"bufio"
-	"crypto/sha1"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -24,7 +23,6 @@ const (
 	capProtocol41       = 1 << 9
 	capTransactions     = 1 << 13
 	capSecureConnection = 1 << 15
-	capMultiStatements  = 1 << 16
 	capMultiResults     = 1 << 17
 	capPluginAuth       = 1 << 19
 )
@@ -33,6 +31,9 @@ const (
 const (
 	statusInTrans    = 0x0001
 	statusAutocommit = 0x0002
+	// statusMoreResults (SERVER_MORE_RESULTS_EXISTS) is not compared: it
+	// says another result follows.
+	statusMoreResults = 0x0008
 )
 
 type conn struct {
@@ -131,22 +132,6 @@ func (c *conn) writePacket(p []byte) error {
 	}
 }
 
-func nativePassword(scramble []byte, password string) []byte {
-	if password == "" {
-		return nil
-	}
-	h1 := sha1.Sum([]byte(password))
-	h2 := sha1.Sum(h1[:])
-	h := sha1.New()
-	h.Write(scramble)
-	h.Write(h2[:])
-	h3 := h.Sum(nil)
-	for i := range h3 {
-		h3[i] ^= h1[i]
-	}
-	return h3
-}
-
 func (c *conn) handshake(user, db string) error {
 	c.seq = 0
 	p, err := c.readPacket()
@@ -155,20 +140,6 @@ func (c *conn) handshake(user, db string) error {
 	}
 	if len(p) == 0 || p[0] != 10 {
 		return fmt.Errorf("unexpected handshake packet % x", p[:min(len(p), 16)])
-	}
-	pos := 1
-	for pos < len(p) && p[pos] != 0 {
-		pos++
-	}
-	pos++    // server version and its NUL
-	pos += 4 // connection id
-	scramble := append([]byte{}, p[pos:pos+8]...)
-	pos += 8 + 1 // scramble part 1, filler
-	pos += 2 + 1 + 2 + 2
-	authLen := int(p[pos])
-	pos += 1 + 10
-	if n := max(13, authLen-8); pos+n <= len(p) {
-		scramble = append(scramble, p[pos:pos+n-1]...)
 	}
 	flags := uint32(capLongPassword | capLongFlag | capProtocol41 | capTransactions |
 		capSecureConnection | capMultiResults | capPluginAuth)
@@ -181,8 +152,7 @@ func (c *conn) handshake(user, db string) error {
 	resp = append(resp, 45) // utf8mb4_general_ci: the server's default collation applies
 	resp = append(resp, make([]byte, 23)...)
 	resp = append(append(resp, user...), 0)
-	auth := nativePassword(scramble, "")
-	resp = append(append(resp, byte(len(auth))), auth...)
+	resp = append(resp, 0) // no password: an empty auth response
 	if db != "" {
 		resp = append(append(resp, db...), 0)
 	}
@@ -252,24 +222,13 @@ func (c *conn) query(q string) (*outcome, error) {
 	if err := c.writePacket(append([]byte{0x03}, q...)); err != nil {
 		return nil, err
 	}
-	var first *outcome
-	for {
-		o, err := c.readResult()
-		if err != nil {
-			return nil, err
-		}
-		if first == nil {
-			first = o
-		} else {
-			first.status = o.status
-		}
-		if o.err != nil || o.status&0x0008 == 0 { // SERVER_MORE_RESULTS_EXISTS
-			if o.err != nil {
-				first.err = o.err
-			}
-			return first, nil
+	first, err := c.readResult()
+	for o := first; err == nil && o.err == nil && o.status&statusMoreResults != 0; {
+		if o, err = c.readResult(); err == nil {
+			first.status, first.err = o.status, o.err
 		}
 	}
+	return first, err
 }
 
 func (c *conn) readResult() (*outcome, error) {

@@ -7,18 +7,20 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"lockstep/internal/testutil"
 )
 
 // TestOtherClients: the mysql command-line client (Debian's mariadb-client)
 // and PyMySQL talk to lockstep too. A missing client skips its subtest,
-// except under CI (see requireClient); scripts/test.sh installs both.
+// except under CI (see testutil.RequireInstalled); scripts/test.sh installs both.
 func TestOtherClients(t *testing.T) {
 	srv := startServer(t)
 	port := strconv.Itoa(srv.Port)
 
 	t.Run("mysql-cli", func(t *testing.T) {
 		bin, err := exec.LookPath("mysql")
-		requireClient(t, "the mysql client", err == nil)
+		testutil.RequireInstalled(t, "the mysql client", err == nil)
 		e := newDatabase(t, srv)
 		script := "CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(10));" +
 			"INSERT INTO t VALUES (1,'a'),(2,'b');" +
@@ -42,7 +44,7 @@ func TestOtherClients(t *testing.T) {
 	// connection goes on working after it.
 	t.Run("mysqladmin-status", func(t *testing.T) {
 		admin, err := exec.LookPath("mysqladmin")
-		requireClient(t, "mysqladmin", err == nil)
+		testutil.RequireInstalled(t, "mysqladmin", err == nil)
 		out, err := exec.Command(admin, "-h127.0.0.1", "-P"+port, "-uroot", "status", "ping").CombinedOutput()
 		if err != nil {
 			t.Fatalf("mysqladmin status: %v\n%s", err, out)
@@ -53,7 +55,7 @@ func TestOtherClients(t *testing.T) {
 			}
 		}
 		bin, err := exec.LookPath("mysql")
-		requireClient(t, "the mysql client", err == nil)
+		testutil.RequireInstalled(t, "the mysql client", err == nil)
 		out, err = exec.Command(bin, "-h127.0.0.1", "-P"+port, "-uroot", "-e", "status; SELECT 41 + 1").CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "Uptime:") || !strings.Contains(string(out), "Threads: ") || !strings.Contains(string(out), "42") {
 			t.Fatalf("mysql status: %v\n%s", err, out)
@@ -64,9 +66,9 @@ func TestOtherClients(t *testing.T) {
 	// key, a view and a trigger comes back the same under another name.
 	t.Run("mysqldump-round-trip", func(t *testing.T) {
 		dump, err := exec.LookPath("mysqldump")
-		requireClient(t, "mysqldump", err == nil)
+		testutil.RequireInstalled(t, "mysqldump", err == nil)
 		bin, err := exec.LookPath("mysql")
-		requireClient(t, "the mysql client", err == nil)
+		testutil.RequireInstalled(t, "the mysql client", err == nil)
 		src, dst := newDatabase(t, srv), newDatabase(t, srv)
 		cli := func(db, script string) string {
 			t.Helper()
@@ -118,7 +120,7 @@ CREATE TRIGGER tr BEFORE INSERT ON p FOR EACH ROW SET NEW.name = UPPER(NEW.name)
 	// default, so COMMIT and ROLLBACK matter; server-side prepared
 	// cursors; MySQL's error number, SQLSTATE and wording; tabular EXPLAIN.
 	t.Run("mysql-connector-python", func(t *testing.T) {
-		requireClient(t, "mysql-connector-python", exec.Command("python3", "-c", "import mysql.connector").Run() == nil)
+		testutil.RequireInstalled(t, "mysql-connector-python", exec.Command("python3", "-c", "import mysql.connector").Run() == nil)
 		e := newDatabase(t, srv)
 		prog := `
 import sys, decimal, datetime, mysql.connector
@@ -166,9 +168,9 @@ print("ok")
 	// transactions, errors, streaming and a procedure.
 	t.Run("connector-j", func(t *testing.T) {
 		java, err := exec.LookPath("java")
-		requireClient(t, "java", err == nil)
+		testutil.RequireInstalled(t, "java", err == nil)
 		jar := connectorJJar()
-		requireClient(t, "Connector/J ("+jar+")", fileExists(jar))
+		testutil.RequireInstalled(t, "Connector/J ("+jar+")", fileExists(jar))
 		e := newDatabase(t, srv)
 		cmd := exec.Command(java, "-cp", jar, "ConnectorJ.java", port, e.name)
 		cmd.Dir = "../clients"
@@ -179,7 +181,7 @@ print("ok")
 	})
 
 	t.Run("pymysql", func(t *testing.T) {
-		requireClient(t, "PyMySQL", exec.Command("python3", "-c", "import pymysql").Run() == nil)
+		testutil.RequireInstalled(t, "PyMySQL", exec.Command("python3", "-c", "import pymysql").Run() == nil)
 		e := newDatabase(t, srv)
 		prog := `
 import sys, pymysql

@@ -4,12 +4,13 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"lockstep/internal/testutil"
 )
 
 // Status flags in the server's packets (MySQL's SERVER_STATUS_*).
@@ -17,20 +18,6 @@ const (
 	statusInTrans    = 0x0001
 	statusAutocommit = 0x0002
 )
-
-// requireClient skips a test whose external client is missing, except in
-// CI (CI set), where a missing client is a failure: scripts/test.sh
-// installs every client, so a skip there would hide a broken install.
-func requireClient(t *testing.T, what string, ok bool) {
-	t.Helper()
-	if ok {
-		return
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s is not installed (scripts/test.sh installs it)", what)
-	}
-	t.Skipf("%s not installed", what)
-}
 
 // TestHandshakeStatusFlags reads the initial handshake packet over a raw TCP
 // connection: it must carry SERVER_STATUS_AUTOCOMMIT (autocommit is on by
@@ -90,7 +77,7 @@ func TestHandshakeStatusFlags(t *testing.T) {
 // SQLAlchemy ORM session (add, flush, rollback).
 func TestPyMySQLTransactions(t *testing.T) {
 	srv := startServer(t)
-	requireClient(t, "PyMySQL", exec.Command("python3", "-c", "import pymysql").Run() == nil)
+	testutil.RequireInstalled(t, "PyMySQL", exec.Command("python3", "-c", "import pymysql").Run() == nil)
 	e := newDatabase(t, srv)
 	prog := `
 import sys, pymysql
@@ -139,7 +126,7 @@ print("ok")
 	}
 
 	t.Run("sqlalchemy", func(t *testing.T) {
-		requireClient(t, "SQLAlchemy", exec.Command("python3", "-c", "import sqlalchemy").Run() == nil)
+		testutil.RequireInstalled(t, "SQLAlchemy", exec.Command("python3", "-c", "import sqlalchemy").Run() == nil)
 		e := newDatabase(t, srv)
 		prog := `
 import sys
