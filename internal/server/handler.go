@@ -126,8 +126,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 		return h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
 	}
 	err = h.Handler.ComQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
-		h.fe.FixFields(c.ConnectionID, r.Fields)
-		zeroSetAffected(query, r)
+		h.fixResult(c, query, r)
 		learnFields(&learn, r)
 		h.syncInTrans(c)
 		h.explain(c, query, r)
@@ -148,8 +147,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		return "", h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
 	}
 	rest, err := h.Handler.ComMultiQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
-		h.fe.FixFields(c.ConnectionID, r.Fields)
-		zeroSetAffected(query, r)
+		h.fixResult(c, query, r)
 		learnFields(&learn, r)
 		h.syncInTrans(c)
 		h.explain(c, query, r)
@@ -194,14 +192,29 @@ func (h *handler) fastResult(c *mysql.Conn, query string, res *sqltypes.Result, 
 // after any leading comments.
 var setStatement = regexp.MustCompile(`(?is)^\s*(/\*.*?\*/\s*)*set\s`)
 
-// zeroSetAffected: a SET reports no affected rows in MySQL's OK packet;
-// go-mysql-server counted the row its Set node returns (1). The fast path
-// takes no SET, so only go-mysql-server's results pass here.
-func zeroSetAffected(query string, r *sqltypes.Result) {
-	if r != nil && len(r.Fields) == 0 && r.RowsAffected != 0 && setStatement.MatchString(query) {
+// fixResult makes a go-mysql-server text-protocol result MySQL's before it
+// is sent: column definitions (sqlfront.FixFields), no affected rows for a
+// SET (go-mysql-server counted the row its Set node returns), and no info
+// string shorter than vitessInfoLen. The fast path takes no SET and sends
+// no short info, so its results do not pass here.
+func (h *handler) fixResult(c *mysql.Conn, query string, r *sqltypes.Result) {
+	h.fe.FixFields(c.ConnectionID, r.Fields)
+	if len(r.Fields) == 0 && r.RowsAffected != 0 && setStatement.MatchString(query) {
 		r.RowsAffected = 0
 	}
+	if r.Info != "" && len(r.Info) < vitessInfoLen {
+		r.Info = ""
+	}
 }
+
+// vitessInfoLen: go-mysql-server's protocol layer (vitess) writes a literal
+// '#' (35) as the length of an OK packet's info string, whatever its
+// length. A client honouring it reads 35 bytes: past the end of the packet
+// for a shorter info, which the mysql CLI reports as "Received malformed
+// packet" — PREPARE's "Statement prepared" (18 bytes) broke every SQL-level
+// PREPARE. A shorter info is dropped; a longer one ("Rows matched: ...")
+// is read cut at 35 bytes but the packet stays well-formed.
+const vitessInfoLen = '#'
 
 // learnFields hands the fields of go-mysql-server's first result set to
 // the fast path's learn function (see sqlfront.FastQuery), once.

@@ -25,12 +25,15 @@ func TestOtherClients(t *testing.T) {
 		script := "CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(10));" +
 			"INSERT INTO t VALUES (1,'a'),(2,'b');" +
 			"BEGIN; UPDATE t SET c='z' WHERE id=1; ROLLBACK;" +
+			// SQL-level PREPARE: its OK packet's info broke the CLI
+			// ("Received malformed packet"; handler.go vitessInfoLen).
+			"PREPARE s FROM 'SELECT c FROM t WHERE id = ?'; SET @k = 2; EXECUTE s USING @k; DEALLOCATE PREPARE s;" +
 			"SELECT id, c FROM t ORDER BY id;"
 		out, err := exec.Command(bin, "-h127.0.0.1", "-P"+port, "-uroot", "-N", "-B", e.name, "-e", script).CombinedOutput()
 		if err != nil {
 			t.Fatalf("mysql: %v\n%s", err, out)
 		}
-		if got := strings.TrimSpace(string(out)); got != "1\ta\n2\tb" {
+		if got := strings.TrimSpace(string(out)); got != "b\n1\ta\n2\tb" {
 			t.Fatalf("mysql output %q", got)
 		}
 		out, _ = exec.Command(bin, "-h127.0.0.1", "-P"+port, "-uroot", e.name, "-e", "INSERT INTO t VALUES (1,'x')").CombinedOutput()
