@@ -58,7 +58,6 @@ var errRules = []errRule{
 	// an error in strict mode.
 	{regexp.MustCompile(`^value .* is not valid for this Enum$|^value .* was not found in the set$`), 1265, "01000"},
 	// Features lockstep lacks: MySQL's ER_NOT_SUPPORTED_YET.
-	{regexp.MustCompile(`^error: table is not primary key alterable`), 1235, "42000"},
 	{regexp.MustCompile(`^database does not support temporary tables`), 1235, "42000"},
 	{regexp.MustCompile(`^lockstep does not support `), 1235, "42000"},
 	{regexp.MustCompile(`^table does not support FULLTEXT indexes`), 1235, "42000"},
@@ -108,9 +107,9 @@ var wordingRules = []msgRule{
 		func(m []string, _ errContext) string { return fmt.Sprintf("Unknown database '%s'", m[1]) }},
 	{3819, regexp.MustCompile(`^Check constraint "(.*)" violated$`),
 		func(m []string, _ errContext) string { return fmt.Sprintf("Check constraint '%s' is violated.", m[1]) }},
-	{1235, regexp.MustCompile(`(?s)^error: table is not primary key alterable`),
+	{mysql.ERWrongAutoKey, regexp.MustCompile(`^error: incorrect table definition: there can be only one auto column`),
 		func([]string, errContext) string {
-			return "This version of lockstep doesn't yet support 'ALTER TABLE ... ADD/DROP PRIMARY KEY'"
+			return "Incorrect table definition; there can be only one auto column and it must be defined as a key"
 		}},
 	{1235, regexp.MustCompile(`^database does not support temporary tables`),
 		func([]string, errContext) string {
@@ -197,6 +196,7 @@ var statesByNum = map[int]string{
 	mysql.ERDupEntry:           mysql.SSDupKey,
 	mysql.ERParseError:         "42000",
 	1068:                       "42000", // ER_MULTIPLE_PRI_KEY
+	mysql.ERWrongAutoKey:       "42000",
 }
 
 // gmsPrefixes are go-mysql-server's wordings in front of a MySQL message.

@@ -160,8 +160,14 @@ func (d *Database) createTable(ctx *sql.Context, name string, schema sql.Primary
 			return fmt.Errorf("lockstep does not support columns of type %s yet (column %s)", c.Type.String(), c.Name)
 		}
 	}
+	if s, ok := ctx.Session.(*Session); ok && idx != nil && comment == "" && strings.EqualFold(s.createComment.table, name) {
+		comment = s.createComment.comment
+	}
 	m := &tableMeta{name: name, db: d.name, collation: collation, comment: comment, sqlIndexes: &indexCache{}}
 	m.setSchema(schema)
+	if idx != nil && idx.IsPrimary() {
+		m.setPKPrefixes(idx.Columns)
+	}
 	if err := m.checkPK(); err != nil {
 		return err
 	}

@@ -128,7 +128,7 @@ func (d *Database) entries() []*tableEntry {
 
 func (t *Table) GetDeclaredForeignKeys(ctx *sql.Context) ([]sql.ForeignKeyConstraint, error) {
 	m := t.entry.load()
-	if len(m.fks) == 0 {
+	if len(m.fks) == 0 && !m.pkHasPrefix() {
 		return nil, nil
 	}
 	out := make([]sql.ForeignKeyConstraint, len(m.fks))
@@ -425,6 +425,19 @@ func (fe *Frontend) catalogChanged() { fe.fkGen.Add(1) }
 // dump or a checkpoint would recreate the key against a table of the
 // child's database).
 func (d *Database) mysqlCreateTable(m *tableMeta, create string) string {
+	if m.pkHasPrefix() {
+		names := make([]string, len(m.pk.cols))
+		mine := make([]string, len(m.pk.cols))
+		for i, c := range m.pk.cols {
+			names[i] = m.schema.Schema[c.ord].Name
+			mine[i] = sql.QuoteIdentifier(names[i])
+			if c.prefix > 0 {
+				mine[i] += fmt.Sprintf("(%d)", c.prefix)
+			}
+		}
+		create = strings.Replace(create, sql.GenerateCreateTablePrimaryKeyDefinition(names),
+			"  PRIMARY KEY ("+strings.Join(mine, ",")+")", 1)
+	}
 	for _, fk := range m.fks {
 		c := d.constraint(m, fk)
 		gms := sql.GenerateCreateTableForiegnKeyDefinition(c.Name, c.Columns, c.ParentTable, c.ParentColumns,
@@ -468,9 +481,9 @@ func asTable(st sql.Table) *Table {
 	}
 }
 
-// showCreateTable runs SHOW CREATE TABLE of a table with foreign keys
-// (nil, nil for anything else: go-mysql-server runs it), its key clauses
-// printed as MySQL prints them.
+// showCreateTable runs SHOW CREATE TABLE of a table with foreign keys or
+// a primary key on column prefixes (nil, nil for anything else:
+// go-mysql-server runs it), its key clauses printed as MySQL prints them.
 func showCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row sql.Row) (sql.RowIter, error) {
 	if n.IsView {
 		return nil, nil
@@ -486,7 +499,7 @@ func showCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row sql.Row) (sq
 		return nil, nil
 	}
 	m := t.entry.load()
-	if len(m.fks) == 0 {
+	if len(m.fks) == 0 && !m.pkHasPrefix() {
 		return nil, nil
 	}
 	iter, err := rowexec.DefaultBuilder.Build(ctx, n, row)

@@ -85,6 +85,14 @@ func (m *tableMeta) clone() *tableMeta {
 }
 
 func (m *tableMeta) setSchema(s sql.PrimaryKeySchema) {
+	// A primary key on column prefixes keeps its prefixes (by column name)
+	// through ALTERs that rebuild the definition.
+	var prefixes []sql.IndexColumn
+	for _, c := range m.pk.cols {
+		if c.prefix > 0 && c.ord < len(m.schema.Schema) {
+			prefixes = append(prefixes, sql.IndexColumn{Name: m.schema.Schema[c.ord].Name, Length: int64(c.prefix)})
+		}
+	}
 	m.schema = s
 	m.autoIncCol = -1
 	for i, c := range s.Schema {
@@ -97,6 +105,34 @@ func (m *tableMeta) setSchema(s sql.PrimaryKeySchema) {
 	for _, ord := range s.PkOrdinals {
 		m.pk.add(newKeyColumn(ord, s.Schema[ord].Type, 0))
 	}
+	m.setPKPrefixes(prefixes)
+}
+
+// setPKPrefixes gives the primary key's columns the prefix lengths cols
+// name (PRIMARY KEY (v(10))): uniqueness and the row's key are then the
+// prefix, as in InnoDB.
+func (m *tableMeta) setPKPrefixes(cols []sql.IndexColumn) {
+	for _, ic := range cols {
+		if ic.Length <= 0 {
+			continue
+		}
+		for i, c := range m.pk.cols {
+			if strings.EqualFold(m.schema.Schema[c.ord].Name, ic.Name) {
+				nc := newKeyColumn(c.ord, c.typ, int(ic.Length))
+				m.pk.cols[i], m.pk.enc[i] = nc, nc.enc
+			}
+		}
+	}
+}
+
+// pkHasPrefix reports whether a primary key column is a prefix.
+func (m *tableMeta) pkHasPrefix() bool {
+	for _, c := range m.pk.cols {
+		if c.prefix > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *tableMeta) checkPK() error {

@@ -35,6 +35,9 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) err
 	if mayHaveRowIn(query) {
 		expandRowIn(stmt)
 	}
+	if ddl, ok := stmt.(*ast.DDL); ok && ddl.Action == ast.CreateStr && ddl.TableSpec != nil {
+		noteCreateComment(ctx, ddl)
+	}
 	setTx := mayBeSet(query)
 	if !setTx && !mayLock(query) {
 		return nil
@@ -61,6 +64,25 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) err
 		s.setLockIntent(sctx, in)
 	}
 	return nil
+}
+
+// noteCreateComment keeps a CREATE TABLE's COMMENT option on the session
+// for createTable.
+func noteCreateComment(ctx context.Context, ddl *ast.DDL) {
+	sctx, ok := ctx.(*sql.Context)
+	if !ok {
+		return
+	}
+	s, ok := sctx.Session.(*Session)
+	if !ok {
+		return
+	}
+	s.createComment.table, s.createComment.comment = ddl.Table.Name.String(), ""
+	for _, o := range ddl.TableSpec.TableOpts {
+		if strings.EqualFold(o.Name, "comment") {
+			s.createComment.comment = o.Value
+		}
+	}
 }
 
 // mayBeSet is a cheap filter for SET statements.

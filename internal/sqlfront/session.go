@@ -60,6 +60,11 @@ type Session struct {
 
 	nextTx nextTxState // SET TRANSACTION for the next transaction only (settx.go)
 
+	// createComment is the COMMENT of the CREATE TABLE being run, read
+	// from its parse: go-mysql-server does not pass it on for a table
+	// whose primary key is declared as a clause (catalog.go).
+	createComment struct{ table, comment string }
+
 	sessionFast // prepared statements the fast path runs (fast.go)
 }
 

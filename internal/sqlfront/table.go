@@ -385,6 +385,12 @@ func formatKey(row sql.Row, codec keyCodec) string {
 		default:
 			parts[i] = fmt.Sprint(x)
 		}
+		if c.prefix > 0 {
+			// A prefix key's entry is the prefix (MySQL: "Duplicate entry 'abc'").
+			if r := []rune(parts[i]); len(r) > c.prefix {
+				parts[i] = string(r[:c.prefix])
+			}
+		}
 	}
 	return strings.Join(parts, "-")
 }

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
 )
 
@@ -203,4 +204,96 @@ func (t *Table) Drop() {
 		s.tree = newSecTree()
 	}
 	t.version++
+}
+
+// ErrRowsInUse is returned by Rekey while a transaction that has not
+// finished has changed a row of the table (MySQL makes such an ALTER wait
+// for the table's metadata lock; the caller waits, see InUse).
+var ErrRowsInUse = errors.New("storage: a row of the table is changed by an unfinished transaction")
+
+// InUse reports whether a transaction that has not finished (open, or
+// committing) has changed a row of the table.
+func (t *Table) InUse() bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.inUseLocked()
+}
+
+func (t *Table) inUseLocked() bool {
+	trx := t.e.Sys.Begin()
+	defer trx.Finish()
+	view := trx.ReadView()
+	busy := false
+	t.pk.Scan(func(r *record) bool {
+		busy = !view.Sees(r.head.trx)
+		return !busy
+	})
+	return busy
+}
+
+// Rekey gives the table a new primary key (ALTER TABLE ADD/DROP PRIMARY
+// KEY): every row is filed under keyOf(row) — for d's primary key when
+// keyOf is nil — in a new clustered index, the definition d is installed
+// and the secondary indexes are rebuilt from it. Only the newest version
+// of each row is kept, with the transaction id that wrote it: a
+// transaction whose snapshot predates the statement sees the rows as they
+// are after it, and a row deleted before it is gone (MySQL's copying
+// ALTER gives such a transaction ER_TABLE_DEF_CHANGED instead). It fails
+// with ErrRowsInUse, changing nothing, while an unfinished transaction has
+// changed a row, and with a *DuplicateKeyError (Index PrimaryIndex) when
+// two rows get the same key.
+func (t *Table) Rekey(d *TableDesc, keyOf func(row []byte) ([]byte, error)) error {
+	if err := d.Validate(); err != nil {
+		return fmt.Errorf("storage: re-keying %s: %w", t.name, err)
+	}
+	if keyOf == nil {
+		pk := newKeyer(d, d.PrimaryKey, false)
+		keyOf = func(row []byte) ([]byte, error) {
+			k, _, err := pk.key(row)
+			return k, err
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dropped {
+		return ErrTableDropped
+	}
+	if t.inUseLocked() {
+		return ErrRowsInUse
+	}
+	tree := newPKTree()
+	var err error
+	t.pk.Scan(func(r *record) bool {
+		head := r.head
+		if head.del {
+			return true
+		}
+		var k []byte
+		if k, err = keyOf(head.row); err != nil {
+			return false
+		}
+		nr := &record{key: k, head: &version{trx: head.trx, row: head.row, stmt: head.stmt}}
+		if prev, dup := tree.Set(nr); dup {
+			err = &DuplicateKeyError{Table: t.name, Index: PrimaryIndex, Name: "PRIMARY", Key: k, Existing: prev.head.row}
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	forgetRecords(t.pk)
+	t.pk = tree
+	t.setDesc(d)
+	tree.Scan(func(r *record) bool {
+		for _, s := range t.secs {
+			if k, _, kerr := s.key(r.head.row); kerr == nil {
+				s.add(k, r)
+			}
+		}
+		return true
+	})
+	t.rows.Store(int64(tree.Len()))
+	t.version++
+	return nil
 }

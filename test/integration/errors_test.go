@@ -89,12 +89,11 @@ var errorCases = []struct {
 	{name: "DropIndexMissing", stmt: "DROP INDEX nosuch ON e", code: 1091, sqlState: "42000"},
 	{name: "AddColumnExists", stmt: "ALTER TABLE e ADD COLUMN n INT", code: 1060, sqlState: "42S21"},
 	// Features lockstep lacks answer MySQL's ER_NOT_SUPPORTED_YET (1235),
-	// not 1105 (ALTER ... PRIMARY KEY said "table is not primary key
-	// alterable%!(EXTRA *plan.ResolvedTable=...").
+	// not 1105.
 	{name: "SecondPrimaryKey", stmt: "ALTER TABLE e ADD PRIMARY KEY (nn)", code: 1068, sqlState: "42000", noPrep: true,
 		msg: "Multiple primary key defined"},
-	{name: "DropPrimaryKeyUnsupported", stmt: "ALTER TABLE e DROP PRIMARY KEY", code: 1235, sqlState: "42000", noPrep: true,
-		msg: "This version of lockstep doesn't yet support 'ALTER TABLE ... ADD/DROP PRIMARY KEY'"},
+	{name: "DropAutoIncrementKey", stmt: "ALTER TABLE ea DROP PRIMARY KEY", code: 1075, sqlState: "42000", noPrep: true,
+		msg: "Incorrect table definition; there can be only one auto column and it must be defined as a key"},
 	{name: "TemporaryTableUnsupported", stmt: "CREATE TEMPORARY TABLE tmp (id INT PRIMARY KEY)", code: 1235, sqlState: "42000", noPrep: true,
 		msg: "This version of lockstep doesn't yet support 'CREATE TEMPORARY TABLE'"},
 	{name: "FulltextUnsupported", stmt: "CREATE FULLTEXT INDEX ft ON e (s)", code: 1235, sqlState: "42000", noPrep: true},
@@ -120,6 +119,7 @@ func TestErrors(t *testing.T) {
 	setup := e.session("setup")
 	setup.exec("CREATE TABLE e (id INT PRIMARY KEY, n INT, nn INT NOT NULL, s VARCHAR(5), ti TINYINT, dt DATETIME, j JSON, dc DECIMAL(5,2), KEY ix (n))")
 	setup.exec("INSERT INTO e (id, n, nn, s, ti) VALUES (1, 1, 1, 'a', 1)")
+	setup.exec("CREATE TABLE ea (id INT AUTO_INCREMENT PRIMARY KEY)")
 	setup.exec("CREATE DATABASE IF NOT EXISTS errs_exists")
 	t.Cleanup(func() { e.db.ExecContext(context.Background(), "DROP DATABASE IF EXISTS errs_exists") })
 	if mode := setup.str("SELECT @@sql_mode"); !strings.Contains(mode, "STRICT_TRANS_TABLES") {

@@ -66,11 +66,6 @@ var rules = []rule{
 		reason: "a foreign key cannot use a parent index extended by its implicit primary key columns " +
 			"(lockstep indexes are not sql.ExtendedIndex)",
 		patterns: []string{`Referenced_index_includes_implicit_primary_key_columns`}},
-	{key: "ALTERPK", kind: "feature",
-		reason: "ALTER TABLE ADD/DROP PRIMARY KEY is not implemented (lockstep tables are not " +
-			"sql.PrimaryKeyAlterableTable)",
-		patterns: []string{`primary key alterable`, `Multiple primary keys defined`, `can't drop 'PRIMARY'`,
-			`^TestAddDropPks/`, `Multialter_DDL_with_ADD/DROP_Primary_Key`}},
 	{key: "SPATIAL", kind: "feature",
 		reason:   "spatial types are not implemented (GEOMETRY/POINT/... columns are not storable)",
 		patterns: []string{`does not support columns of type`}},

@@ -1,0 +1,62 @@
+# Primary keys added, dropped and on column prefixes.
+CREATE TABLE h (a INT, b VARCHAR(10), KEY kb (b));
+-- lockstep: no info string after a multi-row INSERT (MySQL sends "Records: 3  Duplicates: 0  Warnings: 0")
+-- expect: ok affected=3 insert_id=0
+-- expect: status: autocommit
+INSERT INTO h VALUES (1, 'x'), (2, 'y'), (2, 'z');
+-- mysql8: MySQL 8 names the key as table.key in 1062 (MariaDB: 'PRIMARY')
+-- expect: error 1062 (23000): Duplicate entry '2' for key 'h.PRIMARY'
+-- expect: status:
+ALTER TABLE h ADD PRIMARY KEY (a);
+DELETE FROM h WHERE b = 'z';
+INSERT INTO h VALUES (NULL, 'n');
+-- mysql8: MySQL 8 refuses a NULL in a column becoming the primary key with 1138 (MariaDB: 1265 Data truncated)
+-- expect: error 1138 (22004): Invalid use of NULL value
+-- expect: status:
+ALTER TABLE h ADD PRIMARY KEY (a);
+DELETE FROM h WHERE a IS NULL;
+-- lockstep: ALTER TABLE sends no info string (MySQL 8: "Records: 0  Duplicates: 0  Warnings: 0" for an in-place rebuild; MariaDB copies and counts the rows)
+-- expect: ok affected=0 insert_id=0
+-- expect: status: autocommit
+ALTER TABLE h ADD PRIMARY KEY (a);
+-- mysql8: MySQL 8 names the key as table.key in 1062 (MariaDB: 'PRIMARY')
+-- expect: error 1062 (23000): Duplicate entry '2' for key 'h.PRIMARY'
+-- expect: status:
+INSERT INTO h VALUES (2, 'q');
+SELECT * FROM h WHERE a = 2;
+-- ignore: types
+SELECT COLUMN_NAME, IS_NULLABLE, COLUMN_KEY FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'h' ORDER BY ORDINAL_POSITION;
+-- lockstep: ALTER TABLE sends no info string (MySQL 8: "Records: 0  Duplicates: 0  Warnings: 0" for an in-place rebuild; MariaDB copies and counts the rows)
+-- expect: ok affected=0 insert_id=0
+-- expect: status: autocommit
+ALTER TABLE h DROP PRIMARY KEY;
+INSERT INTO h VALUES (2, 'q');
+SELECT * FROM h ORDER BY a, b;
+-- lockstep: ALTER TABLE sends no info string (MySQL 8: "Records: 0  Duplicates: 0  Warnings: 0" for an in-place rebuild; MariaDB copies and counts the rows)
+-- expect: ok affected=0 insert_id=0
+-- expect: status: autocommit
+ALTER TABLE h ADD PRIMARY KEY (b(1));
+-- lockstep: ALTER TABLE sends no info string (MySQL 8: "Records: 0  Duplicates: 0  Warnings: 0" for an in-place rebuild; MariaDB copies and counts the rows)
+-- expect: ok affected=0 insert_id=0
+-- expect: status: autocommit
+ALTER TABLE h DROP PRIMARY KEY, ADD PRIMARY KEY (b);
+INSERT INTO h VALUES (9, 'qq');
+SELECT a, b FROM h ORDER BY b;
+CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY, v INT);
+ALTER TABLE ai DROP PRIMARY KEY;
+CREATE TABLE g (v VARCHAR(50), n INT, PRIMARY KEY (v(3))) COMMENT='kept';
+-- lockstep: no info string after a multi-row INSERT (MySQL sends "Records: 2  Duplicates: 0  Warnings: 0")
+-- expect: ok affected=2 insert_id=0
+-- expect: status: autocommit
+INSERT INTO g VALUES ('abcdef', 1), ('xyz', 2);
+-- mysql8: MySQL 8 names the key as table.key in 1062 (MariaDB: 'PRIMARY')
+-- expect: error 1062 (23000): Duplicate entry 'abc' for key 'g.PRIMARY'
+-- expect: status:
+INSERT INTO g VALUES ('abcxyz', 3);
+SELECT * FROM g WHERE v = 'abcdef';
+SELECT COUNT(*) FROM g WHERE v = 'abcxyz';
+UPDATE g SET v = 'abq' WHERE n = 1;
+SELECT * FROM g ORDER BY v;
+-- ignore: types
+SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'g';
+SELECT INDEX_NAME, COLUMN_NAME, SUB_PART FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'g';
