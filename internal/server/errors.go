@@ -32,6 +32,8 @@ var errRules = []errRule{
 	{regexp.MustCompile(`out of range for|^Out of range value`), mysql.ERWarnDataOutOfRange, mysql.SSDataOutOfRange},
 	{regexp.MustCompile(`could not be found in any table in scope`), mysql.ERBadFieldError, mysql.SSBadFieldError},
 	{regexp.MustCompile(`^table with name .* already exists`), mysql.ERTableExists, "42S01"},
+	// DROP TEMPORARY TABLE of a name no temporary table has.
+	{regexp.MustCompile(`^Unknown table '.*'$`), mysql.ERBadTable, "42S02"},
 	{regexp.MustCompile(`^Duplicate key name`), mysql.ERDupKeyName, "42000"},
 	{regexp.MustCompile(`^Column ".*" already exists`), mysql.ERDupFieldName, "42S21"},
 	{regexp.MustCompile(`^Unknown system variable`), mysql.ERUnknownSystemVariable, "HY000"},
@@ -58,7 +60,6 @@ var errRules = []errRule{
 	// an error in strict mode.
 	{regexp.MustCompile(`^value .* is not valid for this Enum$|^value .* was not found in the set$`), 1265, "01000"},
 	// Features lockstep lacks: MySQL's ER_NOT_SUPPORTED_YET.
-	{regexp.MustCompile(`^database does not support temporary tables`), 1235, "42000"},
 	{regexp.MustCompile(`^lockstep does not support `), 1235, "42000"},
 	{regexp.MustCompile(`^table does not support FULLTEXT indexes`), 1235, "42000"},
 }
@@ -95,7 +96,7 @@ var wordingRules = []msgRule{
 			}
 			return fmt.Sprintf("Table '%s' doesn't exist", name)
 		}},
-	{mysql.ERBadTable, regexp.MustCompile(`^table not found: (.*)$`),
+	{mysql.ERBadTable, regexp.MustCompile(`^(?:table not found: |Unknown table ')([^']*)'?$`),
 		func(m []string, ec errContext) string {
 			name := m[1]
 			if !strings.Contains(name, ".") && ec.db != "" {
@@ -110,10 +111,6 @@ var wordingRules = []msgRule{
 	{mysql.ERWrongAutoKey, regexp.MustCompile(`^error: incorrect table definition: there can be only one auto column`),
 		func([]string, errContext) string {
 			return "Incorrect table definition; there can be only one auto column and it must be defined as a key"
-		}},
-	{1235, regexp.MustCompile(`^database does not support temporary tables`),
-		func([]string, errContext) string {
-			return "This version of lockstep doesn't yet support 'CREATE TEMPORARY TABLE'"
 		}},
 	{mysql.ERTableExists, regexp.MustCompile(`^table with name (.*) already exists$`),
 		func(m []string, _ errContext) string { return fmt.Sprintf("Table '%s' already exists", m[1]) }},

@@ -107,6 +107,11 @@ var (
 func (d *Database) Name() string { return d.name }
 
 func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
+	if s, ok := ctx.Session.(*Session); ok {
+		if te := s.tempTable(d.name, name); te != nil {
+			return &Table{db: d, entry: te, meta: te.load()}, true, nil
+		}
+	}
 	d.mu.RLock()
 	te, ok := d.tables[strings.ToLower(name)]
 	d.mu.RUnlock()
@@ -155,31 +160,13 @@ func (d *Database) createTable(ctx *sql.Context, name string, schema sql.Primary
 	if _, ok := d.tables[key]; ok {
 		return sql.ErrTableAlreadyExists.New(name)
 	}
-	for _, c := range schema.Schema {
-		if !storable(c.Type) {
-			return fmt.Errorf("lockstep does not support columns of type %s yet (column %s)", c.Type.String(), c.Name)
-		}
-	}
 	if s, ok := ctx.Session.(*Session); ok && idx != nil && comment == "" && strings.EqualFold(s.createComment.table, name) {
 		comment = s.createComment.comment
 	}
-	m := &tableMeta{name: name, db: d.name, collation: collation, comment: comment, sqlIndexes: &indexCache{}}
-	m.setSchema(schema)
-	if idx != nil && idx.IsPrimary() {
-		m.setPKPrefixes(idx.Columns)
-	}
-	if err := m.checkPK(); err != nil {
+	m, err := d.newTableMeta(name, schema, collation, comment, idx)
+	if err != nil {
 		return err
 	}
-	var extra []indexMeta
-	if idx != nil && !idx.IsPrimary() {
-		im, err := m.newIndexMeta(*idx)
-		if err != nil {
-			return err
-		}
-		extra = append(extra, im)
-	}
-	m.indexes = extra
 	desc, err := m.tableDesc()
 	if err != nil {
 		return err
@@ -201,6 +188,32 @@ func (d *Database) createTable(ctx *sql.Context, name string, schema sql.Primary
 	return nil
 }
 
+// newTableMeta is the first definition of a new table; idx is the
+// primary key clause (for its column prefixes) or one extra index.
+func (d *Database) newTableMeta(name string, schema sql.PrimaryKeySchema, collation sql.CollationID, comment string, idx *sql.IndexDef) (*tableMeta, error) {
+	for _, c := range schema.Schema {
+		if !storable(c.Type) {
+			return nil, fmt.Errorf("lockstep does not support columns of type %s yet (column %s)", c.Type.String(), c.Name)
+		}
+	}
+	m := &tableMeta{name: name, db: d.name, collation: collation, comment: comment, sqlIndexes: &indexCache{}}
+	m.setSchema(schema)
+	if idx != nil && idx.IsPrimary() {
+		m.setPKPrefixes(idx.Columns)
+	}
+	if err := m.checkPK(); err != nil {
+		return nil, err
+	}
+	if idx != nil && !idx.IsPrimary() {
+		im, err := m.newIndexMeta(*idx)
+		if err != nil {
+			return nil, err
+		}
+		m.indexes = []indexMeta{im}
+	}
+	return m, nil
+}
+
 // undoCreate removes the table a failed CREATE TABLE created.
 func (d *Database) undoCreate(key string, te *tableEntry) {
 	d.mu.Lock()
@@ -213,6 +226,9 @@ func (d *Database) undoCreate(key string, te *tableEntry) {
 }
 
 func (d *Database) DropTable(ctx *sql.Context, name string) error {
+	if d.dropTemp(ctx, name) {
+		return nil // a temporary table hides the permanent one
+	}
 	if err := d.fe.logDDL(ctx); err != nil {
 		return err
 	}
@@ -230,6 +246,10 @@ func (d *Database) DropTable(ctx *sql.Context, name string) error {
 }
 
 func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error {
+	if s, ok := ctx.Session.(*Session); ok && s.tempTable(d.name, oldName) != nil {
+		// Never rename the permanent table a temporary one hides.
+		return fmt.Errorf("lockstep does not support renaming a TEMPORARY table")
+	}
 	if err := d.fe.logDDL(ctx); err != nil {
 		return err
 	}

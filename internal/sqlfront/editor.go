@@ -59,7 +59,7 @@ func (e *editor) tx(ctx *sql.Context) (*storage.Tx, error) {
 	if e.s == nil {
 		return nil, errors.New("lockstep: no session")
 	}
-	if e.s.readOnly {
+	if e.s.readOnly && !e.t.entry.temp { // MySQL lets a READ ONLY transaction write its temporary tables
 		return nil, sql.ErrReadOnlyTransaction.New()
 	}
 	return e.s.storageTx(ctx), nil

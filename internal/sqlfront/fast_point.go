@@ -379,7 +379,7 @@ func (s *Session) runFast(ctx context.Context, p *fastPlan, bind map[string]*que
 		return nil, false, nil
 	}
 	entry := s.fe.lookupEntry(p.dbKey, p.tableKey)
-	if entry == nil || entry.load() != p.meta {
+	if entry == nil || entry.load() != p.meta || s.hidesTable(p.dbKey, p.tableKey) {
 		return nil, false, nil
 	}
 	if !s.fastAllowed(sctx, p) {

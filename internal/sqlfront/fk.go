@@ -172,7 +172,7 @@ func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) err
 	if fk.OnDelete == sql.ForeignKeyReferentialAction_SetDefault || fk.OnUpdate == sql.ForeignKeyReferentialAction_SetDefault {
 		return sql.ErrForeignKeySetDefault.New() // InnoDB refuses SET DEFAULT
 	}
-	if err := t.db.fe.logDDL(ctx); err != nil {
+	if err := t.logDDL(ctx); err != nil {
 		return err
 	}
 	if t.db.fkNameTaken(fk.Name, nil) {
@@ -187,7 +187,7 @@ func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) err
 }
 
 func (t *Table) DropForeignKey(ctx *sql.Context, fkName string) error {
-	if err := t.db.fe.logDDL(ctx); err != nil {
+	if err := t.logDDL(ctx); err != nil {
 		return err
 	}
 	return t.editFKs(func(m *tableMeta) error {
@@ -207,7 +207,7 @@ func (t *Table) DropForeignKey(ctx *sql.Context, fkName string) error {
 // that changes nothing).
 func (t *Table) UpdateForeignKey(ctx *sql.Context, fkName string, fk sql.ForeignKeyConstraint) error {
 	if isDDLText(ctx.Query()) {
-		if err := t.db.fe.logDDL(ctx); err != nil {
+		if err := t.logDDL(ctx); err != nil {
 			return err
 		}
 	}

@@ -19,6 +19,7 @@ type tableEntry struct {
 	meta  atomic.Pointer[tableMeta]
 	ddl   sync.Mutex    // serialises DDL on the table
 	rowid atomic.Uint64 // hidden row ids for tables without a primary key
+	temp  bool          // a session's TEMPORARY table (temptables.go)
 }
 
 func (te *tableEntry) load() *tableMeta { return te.meta.Load() }

@@ -42,7 +42,7 @@ func (t *Table) alterPK(ctx *sql.Context, cols []sql.IndexColumn) error {
 	if err := t.waitIdle(ctx); err != nil {
 		return err
 	}
-	if err := t.db.fe.logDDL(ctx); err != nil {
+	if err := t.logDDL(ctx); err != nil {
 		return err
 	}
 	te.ddl.Lock()

@@ -65,6 +65,8 @@ type Session struct {
 	// whose primary key is declared as a clause (catalog.go).
 	createComment struct{ table, comment string }
 
+	temps map[string]*tableEntry // TEMPORARY tables by tempKey (temptables.go)
+
 	sessionFast // prepared statements the fast path runs (fast.go)
 }
 
@@ -303,6 +305,7 @@ func boolValue(v any) bool {
 func (s *Session) SessionEnd() {
 	s.endDDL()
 	s.rollbackTx()
+	s.dropTemps()
 	if s.connID != 0 {
 		s.fe.sessMu.Lock()
 		if s.fe.sessions[s.connID] == s {

@@ -42,9 +42,8 @@ var (
 	_ sql.CommentedTable        = (*Table)(nil)
 )
 
-// IsTemporary implements sql.TemporaryTable (GMS's READ ONLY transaction
-// check needs it); lockstep has no temporary tables yet.
-func (t *Table) IsTemporary() bool { return false }
+// IsTemporary implements sql.TemporaryTable (temptables.go).
+func (t *Table) IsTemporary() bool { return t.entry.temp }
 
 func (t *Table) Name() string   { return t.meta.name }
 func (t *Table) String() string { return t.meta.name }
@@ -287,7 +286,7 @@ func (t *Table) Truncate(ctx *sql.Context) (int, error) {
 		// changes), so it is run as one.
 		return t.deleteAll(ctx)
 	}
-	if err := t.db.fe.logDDL(ctx); err != nil {
+	if err := t.logDDL(ctx); err != nil {
 		return 0, err
 	}
 	t.entry.ddl.Lock()
@@ -360,7 +359,7 @@ func (a *autoIncSetter) SetAutoIncrementValue(ctx *sql.Context, v uint64) error 
 	// ALTER TABLE ... AUTO_INCREMENT = n is DDL and logged as such; inserts
 	// of explicit values also move the counter, and their rows are logged.
 	if isDDLText(ctx.Query()) {
-		if err := a.t.db.fe.logDDL(ctx); err != nil {
+		if err := a.t.logDDL(ctx); err != nil {
 			return err
 		}
 	}

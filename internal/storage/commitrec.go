@@ -28,6 +28,9 @@ func (tx *Tx) buildRecord(rec *CommitRecord, minimal bool) {
 		}
 		seen[u.rec] = struct{}{}
 		t, r := u.t, u.rec
+		if t.temp {
+			continue
+		}
 		t.mu.RLock()
 		head := r.head
 		before := head

@@ -64,6 +64,7 @@ type Engine struct {
 	minimal   atomic.Bool // row_image = minimal
 
 	nextTable atomic.Uint32
+	nextTemp  atomic.Uint32 // temporary tables (NewTempTable)
 	regMu     sync.RWMutex
 	tables    map[uint32]*Table   // live tables by durable id
 	dropped   map[uint32]struct{} // ids of dropped tables
@@ -145,6 +146,25 @@ func (e *Engine) NewTable(name string, d *TableDesc) (*Table, error) {
 	e.regMu.Unlock()
 	return t, nil
 }
+
+// NewTempTable creates a session's TEMPORARY table: like NewTable, but it
+// takes no durable id (its id, above every durable one, is not in the
+// registry) and its changes stay out of commit records — the log, a
+// replica and recovery never hear of it, as MySQL's binary log in row
+// format leaves temporary tables out. Its rows still have versions, undo
+// and locks, so a transaction that changed it rolls back whole.
+func (e *Engine) NewTempTable(name string, d *TableDesc) (*Table, error) {
+	if err := d.Validate(); err != nil {
+		return nil, fmt.Errorf("storage: creating temporary table %s: %w", name, err)
+	}
+	t := &Table{name: name, e: e, pk: newPKTree(), version: 1, temp: true}
+	t.setDesc(d)
+	t.id = tempTableIDs + e.nextTemp.Add(1)
+	return t, nil
+}
+
+// tempTableIDs is where temporary tables' ids start.
+const tempTableIDs = 1 << 31
 
 // NextTableID is the id the next NewTable will give.
 func (e *Engine) NextTableID() uint64 { return uint64(e.nextTable.Load()) + 1 }

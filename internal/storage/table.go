@@ -66,6 +66,7 @@ type Table struct {
 	pkKey   keyer
 	version uint64 // bumped by every DDL that changes the row format or indexes
 	dropped bool
+	temp    bool // a session's TEMPORARY table: never in a commit record
 
 	autoInc atomic.Uint64 // next AUTO_INCREMENT value (0: not yet used)
 	rows    atomic.Int64  // live rows, approximate (committed + in flight)

@@ -464,6 +464,15 @@ func (tx *Tx) Commit() error {
 	}
 	rec := &CommitRecord{TrxID: tx.trx.ID(), Minimal: tx.e.minimal.Load()}
 	tx.buildRecord(rec, rec.Minimal)
+	if len(rec.Changes) == 0 {
+		// Only temporary tables, or rows inserted and deleted again:
+		// nothing for the log.
+		tx.finish()
+		tx.e.stats.Commits.Add(1)
+		tx.e.enqueuePurge(tx.trx.ID(), tx.undo)
+		tx.undo = nil
+		return nil
+	}
 	published := false
 	err := tx.e.committer.Load().c.Commit(rec, func() {
 		published = true

@@ -82,20 +82,6 @@ var knownFailures = []skipGroup{
 			"create table bigtable (text varchar(20) primary key, number mediumint, pt point default (POINT(1,1)))",
 		},
 	},
-	{ // TEMP
-		reason: "[feature] TEMPORARY tables are not implemented (databases are not sql.TemporaryTableCreator)",
-		texts: []string{
-			"/* client a */ INSERT INTO tmp VALUES (1)",
-			"/* client a */ create temporary table tmp (pk int primary key);",
-			"/* client a */ create temporary table tmp(pk int primary key)",
-			"/* client a */ drop table tmp;",
-			"/* client a */ drop temporary table tmp;",
-			"/* client a */ insert into tmp values (1), (2), (3);",
-		},
-		tests: []string{
-			"TestTransactionScripts/certain_ddl_queries_on_temporary_tables_are_not_implicitly_committed//*_client_b_*/_select_*_from_t;#05",
-		},
-	},
 	{ // COLLATE
 		reason: "[feature] ALTER TABLE ... COLLATE (changing a table's default collation) is not implemented",
 		texts: []string{

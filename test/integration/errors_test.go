@@ -94,8 +94,8 @@ var errorCases = []struct {
 		msg: "Multiple primary key defined"},
 	{name: "DropAutoIncrementKey", stmt: "ALTER TABLE ea DROP PRIMARY KEY", code: 1075, sqlState: "42000", noPrep: true,
 		msg: "Incorrect table definition; there can be only one auto column and it must be defined as a key"},
-	{name: "TemporaryTableUnsupported", stmt: "CREATE TEMPORARY TABLE tmp (id INT PRIMARY KEY)", code: 1235, sqlState: "42000", noPrep: true,
-		msg: "This version of lockstep doesn't yet support 'CREATE TEMPORARY TABLE'"},
+	{name: "DropTemporaryUnknown", stmt: "DROP TEMPORARY TABLE e", code: 1051, sqlState: "42S02", noPrep: true,
+		msg: "Unknown table '{db}.e'"},
 	{name: "FulltextUnsupported", stmt: "CREATE FULLTEXT INDEX ft ON e (s)", code: 1235, sqlState: "42000", noPrep: true},
 	{name: "UnknownSavepoint", stmt: "ROLLBACK TO SAVEPOINT nosuch", code: 1305, sqlState: "42000", noPrep: true},
 }
