@@ -106,10 +106,13 @@ var (
 
 func (d *Database) Name() string { return d.name }
 
+// table is the table of entry te of d, bound to its current definition.
+func (d *Database) table(te *tableEntry) *Table { return &Table{db: d, entry: te, meta: te.load()} }
+
 func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table, bool, error) {
 	if s, ok := ctx.Session.(*Session); ok {
 		if te := s.tempTable(d.name, name); te != nil {
-			return &Table{db: d, entry: te, meta: te.load()}, true, nil
+			return d.table(te), true, nil
 		}
 	}
 	d.mu.RLock()
@@ -118,7 +121,7 @@ func (d *Database) GetTableInsensitive(ctx *sql.Context, name string) (sql.Table
 	if !ok {
 		return nil, false, nil
 	}
-	return &Table{db: d, entry: te, meta: te.load()}, true, nil
+	return d.table(te), true, nil
 }
 
 func (d *Database) GetTableNames(ctx *sql.Context) ([]string, error) {

@@ -368,11 +368,7 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 		var dup *storage.DuplicateKeyError
 		if errors.As(err, &dup) {
 			row, _ := decodeRow(dup.Existing, len(m.schema.Schema))
-			key := ""
-			if row != nil {
-				key = formatKey(row, im.codec)
-			}
-			return sql.NewUniqueKeyErr("Duplicate entry '"+key+"' for key '"+m.name+"."+im.name+"'", false, row)
+			return duplicateEntry(m, im.codec, im.name, row, row)
 		}
 		return err
 	}

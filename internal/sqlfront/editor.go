@@ -103,8 +103,7 @@ func (e *editor) writeError(ctx *sql.Context, err error, row sql.Row) error {
 		if dup.Index != storage.PrimaryIndex && dup.Index < len(m.indexes) {
 			codec, name = m.indexes[dup.Index].codec, m.indexes[dup.Index].name
 		}
-		msg := "Duplicate entry '" + formatKey(row, codec) + "' for key '" + m.name + "." + name + "'"
-		return sql.NewUniqueKeyErr(msg, dup.Index == storage.PrimaryIndex, existing)
+		return duplicateEntry(m, codec, name, row, existing)
 	}
 	return e.s.handleTxError(ctx, err)
 }

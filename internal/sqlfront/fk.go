@@ -128,7 +128,7 @@ func (d *Database) entries() []*tableEntry {
 
 func (t *Table) GetDeclaredForeignKeys(ctx *sql.Context) ([]sql.ForeignKeyConstraint, error) {
 	m := t.entry.load()
-	if len(m.fks) == 0 && !m.pkHasPrefix() {
+	if len(m.fks) == 0 {
 		return nil, nil
 	}
 	out := make([]sql.ForeignKeyConstraint, len(m.fks))

@@ -42,12 +42,8 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) err
 	if !setTx && !mayLock(query) {
 		return nil
 	}
-	sctx, ok := ctx.(*sql.Context)
-	if !ok {
-		return nil
-	}
-	s, ok := sctx.Session.(*Session)
-	if !ok {
+	sctx, s := parsingSession(ctx)
+	if s == nil {
 		return nil
 	}
 	if setTx {
@@ -66,15 +62,22 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) err
 	return nil
 }
 
+// parsingSession is the lockstep session a parse runs for (nil, nil for
+// a parse outside one).
+func parsingSession(ctx context.Context) (*sql.Context, *Session) {
+	sctx, ok := ctx.(*sql.Context)
+	if !ok {
+		return nil, nil
+	}
+	s, _ := sctx.Session.(*Session)
+	return sctx, s
+}
+
 // noteCreateComment keeps a CREATE TABLE's COMMENT option on the session
 // for createTable.
 func noteCreateComment(ctx context.Context, ddl *ast.DDL) {
-	sctx, ok := ctx.(*sql.Context)
-	if !ok {
-		return
-	}
-	s, ok := sctx.Session.(*Session)
-	if !ok {
+	_, s := parsingSession(ctx)
+	if s == nil {
 		return
 	}
 	s.createComment.table, s.createComment.comment = ddl.Table.Name.String(), ""

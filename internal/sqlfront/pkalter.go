@@ -39,7 +39,11 @@ func (t *Table) DropPrimaryKey(ctx *sql.Context) error {
 // alterPK gives the table the primary key cols (none: hidden row ids).
 func (t *Table) alterPK(ctx *sql.Context, cols []sql.IndexColumn) error {
 	te := t.entry
-	if err := t.waitIdle(ctx); err != nil {
+	limit := 50 * time.Second
+	if s, ok := ctx.Session.(*Session); ok {
+		limit = s.lockWait(ctx)
+	}
+	if err := t.waitIdle(ctx, limit); err != nil {
 		return err
 	}
 	if err := t.logDDL(ctx); err != nil {
@@ -66,23 +70,23 @@ func (t *Table) alterPK(ctx *sql.Context, cols []sql.IndexColumn) error {
 		return err
 	}
 	n := len(old.schema.Schema)
+	keyOf := func(b []byte) ([]byte, error) {
+		row, err := decodeRow(b, n)
+		if err != nil {
+			return nil, err
+		}
+		k, null, err := m.pk.encode(nil, row)
+		if err == nil && null {
+			err = mysql.NewSQLError(mysql.ERInvalidUseOfNull, "22004", "Invalid use of NULL value")
+		}
+		return k, err
+	}
+	if m.hidden {
+		keyOf = func([]byte) ([]byte, error) { return appendIntKey(nil, int64(te.rowid.Add(1))), nil }
+	}
 	for {
-		var keyOf func([]byte) ([]byte, error)
 		if m.hidden {
-			te.rowid.Store(0)
-			keyOf = func([]byte) ([]byte, error) { return appendIntKey(nil, int64(te.rowid.Add(1))), nil }
-		} else {
-			keyOf = func(b []byte) ([]byte, error) {
-				row, err := decodeRow(b, n)
-				if err != nil {
-					return nil, err
-				}
-				k, null, err := m.pk.encode(nil, row)
-				if err == nil && null {
-					err = mysql.NewSQLError(mysql.ERInvalidUseOfNull, "22004", "Invalid use of NULL value")
-				}
-				return k, err
-			}
+			te.rowid.Store(0) // the key is dropped: rows renumbered from 1
 		}
 		err = te.store.Rekey(desc, keyOf)
 		if !errors.Is(err, storage.ErrRowsInUse) {
@@ -90,21 +94,15 @@ func (t *Table) alterPK(ctx *sql.Context, cols []sql.IndexColumn) error {
 		}
 		// A transaction changed a row between the wait and the log call:
 		// the statement is logged, so it waits for it to end.
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(5 * time.Millisecond):
+		if err := t.waitIdle(ctx, 0); err != nil {
+			return err
 		}
 	}
 	if err != nil {
 		var dup *storage.DuplicateKeyError
 		if errors.As(err, &dup) {
 			row, _ := decodeRow(dup.Existing, n)
-			key := ""
-			if row != nil {
-				key = formatKey(row, m.pk)
-			}
-			return sql.NewUniqueKeyErr("Duplicate entry '"+key+"' for key '"+m.name+".PRIMARY'", true, row)
+			return duplicateEntry(m, m.pk, "PRIMARY", row, row)
 		}
 		return err
 	}
@@ -114,17 +112,12 @@ func (t *Table) alterPK(ctx *sql.Context, cols []sql.IndexColumn) error {
 	return nil
 }
 
-// waitIdle waits, up to innodb_lock_wait_timeout, until no unfinished
-// transaction has changed a row of the table.
-func (t *Table) waitIdle(ctx *sql.Context) error {
-	s, _ := ctx.Session.(*Session)
-	limit := 50 * time.Second
-	if s != nil {
-		limit = s.lockWait(ctx)
-	}
+// waitIdle waits until no unfinished transaction has changed a row of the
+// table: up to limit (then 1205), or without one when limit is 0.
+func (t *Table) waitIdle(ctx *sql.Context, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for pause := time.Millisecond; t.entry.store.InUse(); pause = min(2*pause, 50*time.Millisecond) {
-		if time.Now().After(deadline) {
+		if limit > 0 && time.Now().After(deadline) {
 			return mysql.NewSQLError(mysql.ERLockWaitTimeout, "HY000", "Lock wait timeout exceeded; try restarting transaction")
 		}
 		select {

@@ -372,6 +372,17 @@ func (a *autoIncSetter) AcquireAutoIncrementLock(ctx *sql.Context) (func(), erro
 func (a *autoIncSetter) Close(*sql.Context) error { return nil }
 
 // formatKey renders key column values the way MySQL prints a duplicate.
+// duplicateEntry is MySQL's 1062 "Duplicate entry 'k' for key 't.name'"
+// of index name (codec its key) of table m, the entry formatted from row
+// (none when row is nil); existing is the row that holds the key.
+func duplicateEntry(m *tableMeta, codec keyCodec, name string, row, existing sql.Row) error {
+	key := ""
+	if row != nil {
+		key = formatKey(row, codec)
+	}
+	return sql.NewUniqueKeyErr("Duplicate entry '"+key+"' for key '"+m.name+"."+name+"'", name == "PRIMARY", existing)
+}
+
 func formatKey(row sql.Row, codec keyCodec) string {
 	parts := make([]string, len(codec.cols))
 	for i, c := range codec.cols {

@@ -41,10 +41,10 @@ func (s *Session) hidesTable(dbKey, tableKey string) bool {
 
 // dropTemps drops every temporary table of the session (its end).
 func (s *Session) dropTemps() {
-	for k, te := range s.temps {
+	for _, te := range s.temps {
 		te.store.Drop()
-		delete(s.temps, k)
 	}
+	clear(s.temps)
 }
 
 // logDDL logs the running DDL statement on t (fe.logDDL), unless t is
@@ -98,7 +98,7 @@ func (d *Database) GetAllTemporaryTables(ctx *sql.Context) ([]sql.Table, error) 
 	var out []sql.Table
 	for k, te := range s.temps {
 		if strings.HasPrefix(k, prefix) {
-			out = append(out, &Table{db: d, entry: te, meta: te.load()})
+			out = append(out, d.table(te))
 		}
 	}
 	return out, nil

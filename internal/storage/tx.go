@@ -450,6 +450,18 @@ func (tx *Tx) finish() {
 	tx.e.Locks.ReleaseAll(tx.trx)
 }
 
+// failCommit ends a transaction the committer did not publish: rolled
+// back, unless the outcome is uncertain — then it keeps its locks (the
+// server stops taking writes).
+func (tx *Tx) failCommit(err error) error {
+	if errors.Is(err, ErrCommitUncertain) {
+		tx.done = true
+		return err
+	}
+	tx.Rollback()
+	return err
+}
+
 // Commit commits the transaction through the engine's Committer: it builds
 // the commit record (row images and writeset) and hands it over. On an
 // error nothing was published; the transaction is rolled back unless the
@@ -464,27 +476,20 @@ func (tx *Tx) Commit() error {
 	}
 	rec := &CommitRecord{TrxID: tx.trx.ID(), Minimal: tx.e.minimal.Load()}
 	tx.buildRecord(rec, rec.Minimal)
+	var err error
 	if len(rec.Changes) == 0 {
 		// Only temporary tables, or rows inserted and deleted again:
 		// nothing for the log.
 		tx.finish()
-		tx.e.stats.Commits.Add(1)
-		tx.e.enqueuePurge(tx.trx.ID(), tx.undo)
-		tx.undo = nil
-		return nil
-	}
-	published := false
-	err := tx.e.committer.Load().c.Commit(rec, func() {
-		published = true
-		tx.finish()
-	})
-	if err != nil && !published {
-		if errors.Is(err, ErrCommitUncertain) {
-			tx.done = true // keeps its locks: the server stops taking writes
-			return err
+	} else {
+		published := false
+		err = tx.e.committer.Load().c.Commit(rec, func() {
+			published = true
+			tx.finish()
+		})
+		if err != nil && !published {
+			return tx.failCommit(err)
 		}
-		tx.Rollback()
-		return err
 	}
 	tx.e.stats.Commits.Add(1)
 	tx.e.enqueuePurge(tx.trx.ID(), tx.undo)

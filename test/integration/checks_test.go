@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
@@ -77,14 +78,8 @@ func TestCheckConstraints(t *testing.T) {
 		}
 	}
 
-	s1.Kill()
-	s2 := testutil.StartServer(t, "--datadir", s1.Datadir, "--checkpoint-log-size", "64K")
-	db = s2.DB(t, "")
-	enforced("after kill -9 and recovery from the log")
-	fillToCheckpoint(t, ctx, db, "ck.filler", s1.Datadir)
-	s2.Kill()
-	s3 := testutil.StartServer(t, "--datadir", s1.Datadir)
-	db = s3.DB(t, "")
-	wantCheckpointLoaded(t, s3)
-	enforced("after kill -9 and recovery from a checkpoint")
+	recoverTwice(t, ctx, s1, "ck.filler", func(d *sql.DB, when string) {
+		db = d
+		enforced(when)
+	})
 }

@@ -102,16 +102,10 @@ func TestDefaultCollation(t *testing.T) {
 	hashing(t, ctx, db)
 	caseUpdates(t, ctx, db)
 
-	s1.Kill()
-	s2 := testutil.StartServer(t, "--datadir", s1.Datadir, "--checkpoint-log-size", "64K")
-	db = s2.DB(t, "")
-	behaves("after kill -9 and recovery from the log")
-	fillToCheckpoint(t, ctx, db, "shop.filler", s1.Datadir)
-	s2.Kill()
-	s3 := testutil.StartServer(t, "--datadir", s1.Datadir)
-	db = s3.DB(t, "")
-	wantCheckpointLoaded(t, s3)
-	behaves("after kill -9 and recovery from a checkpoint")
+	recoverTwice(t, ctx, s1, "shop.filler", func(d *sql.DB, when string) {
+		db = d
+		behaves(when)
+	})
 }
 
 // hashing: the operators go-mysql-server runs by hashing values find equal

@@ -48,9 +48,9 @@ type fkStep struct {
 }
 
 // fkRows renders a query's rows as "a,b;c,d" (NULL as NULL).
-func (s *session) fkRows(query string) string {
+func (s *session) fkRows(query string, args ...any) string {
 	s.t.Helper()
-	rows, err := s.c.QueryContext(s.ctx, query)
+	rows, err := s.c.QueryContext(s.ctx, query, args...)
 	if err != nil {
 		s.t.Fatalf("%s: %s: %v", s.name, query, err)
 	}

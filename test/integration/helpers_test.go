@@ -471,6 +471,23 @@ func fillToCheckpoint(t *testing.T, ctx context.Context, db *sql.DB, table, data
 	}
 }
 
+// recoverTwice kills s1 (started with --checkpoint-log-size 64K) and runs
+// check against the server recovered from the log; then fills the log
+// through filler (fillToCheckpoint) until a checkpoint is taken, kills it
+// and runs check against the server recovered from that checkpoint.
+func recoverTwice(t *testing.T, ctx context.Context, s1 *testutil.Server, filler string, check func(db *sql.DB, when string)) {
+	t.Helper()
+	s1.Kill()
+	s2 := testutil.StartServer(t, "--datadir", s1.Datadir, "--checkpoint-log-size", "64K")
+	db := s2.DB(t, "")
+	check(db, "after kill -9 and recovery from the log")
+	fillToCheckpoint(t, ctx, db, filler, s1.Datadir)
+	s2.Kill()
+	s3 := testutil.StartServer(t, "--datadir", s1.Datadir)
+	wantCheckpointLoaded(t, s3)
+	check(s3.DB(t, ""), "after kill -9 and recovery from a checkpoint")
+}
+
 // wantCheckpointLoaded fails the test unless s started from a checkpoint.
 func wantCheckpointLoaded(t *testing.T, s *testutil.Server) {
 	t.Helper()

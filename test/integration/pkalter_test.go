@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"testing"
 	"time"
@@ -139,14 +140,8 @@ func TestPrimaryKeyChanges(t *testing.T) {
 	}
 	check("before a restart")
 
-	s1.Kill()
-	s2 := testutil.StartServer(t, "--datadir", s1.Datadir, "--checkpoint-log-size", "64K")
-	db = s2.DB(t, "")
-	check("after kill -9 and recovery from the log")
-	fillToCheckpoint(t, ctx, db, "pk.filler", s1.Datadir)
-	s2.Kill()
-	s3 := testutil.StartServer(t, "--datadir", s1.Datadir)
-	db = s3.DB(t, "")
-	wantCheckpointLoaded(t, s3)
-	check("after kill -9 and recovery from a checkpoint")
+	recoverTwice(t, ctx, s1, "pk.filler", func(d *sql.DB, when string) {
+		db = d
+		check(when)
+	})
 }

@@ -2,7 +2,6 @@ package integration
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
 	"strings"
 	"testing"
@@ -23,120 +22,86 @@ func TestTemporaryTables(t *testing.T) {
 	defer cancel()
 	s1 := testutil.StartServer(t)
 	db := s1.DB(t, "")
-	conn := func() *sql.Conn {
+	conn := func(name string) *session {
 		c, err := db.Conn(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
-		return c
+		return &session{t: t, ctx: ctx, name: name, c: c}
 	}
-	a, b := conn(), conn()
-	exec := func(c *sql.Conn, q string, args ...any) {
+	a, b := conn("a"), conn("b")
+	want := func(s *session, wantRows, q string, args ...any) {
 		t.Helper()
-		if _, err := c.ExecContext(ctx, q, args...); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	rows := func(c *sql.Conn, q string, args ...any) string {
-		t.Helper()
-		r, err := c.QueryContext(ctx, q, args...)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		defer r.Close()
-		cols, _ := r.Columns()
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		var out []string
-		for r.Next() {
-			if err := r.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			parts := make([]string, len(vals))
-			for i, v := range vals {
-				parts[i] = v.String
-			}
-			out = append(out, strings.Join(parts, ","))
-		}
-		return strings.Join(out, ";")
-	}
-	want := func(c *sql.Conn, wantRows, q string, args ...any) {
-		t.Helper()
-		if got := rows(c, q, args...); got != wantRows {
-			t.Fatalf("%s %v = %q, want %q", q, args, got, wantRows)
+		if got := s.fkRows(q, args...); got != wantRows {
+			t.Fatalf("%s: %s %v = %q, want %q", s.name, q, args, got, wantRows)
 		}
 	}
 
-	exec(a, "CREATE DATABASE tt")
-	exec(a, "USE tt")
-	exec(b, "USE tt")
-	exec(a, "CREATE TABLE p (id INT PRIMARY KEY, v INT)")
-	exec(a, "INSERT INTO p VALUES (1, 10)")
+	a.exec("CREATE DATABASE tt")
+	a.exec("USE tt")
+	b.exec("USE tt")
+	a.exec("CREATE TABLE p (id INT PRIMARY KEY, v INT)")
+	a.exec("INSERT INTO p VALUES (1, 10)")
 	// Warm the fast path's plans for the permanent table first.
 	for i := 0; i < 2; i++ {
 		want(a, "10", "SELECT v FROM p WHERE id = ?", 1)
 		want(a, "10", "SELECT v FROM p WHERE id = 1")
 	}
-	exec(a, "CREATE TEMPORARY TABLE p (id INT PRIMARY KEY, v INT)")
-	exec(a, "INSERT INTO p VALUES (2, 20)")
+	a.exec("CREATE TEMPORARY TABLE p (id INT PRIMARY KEY, v INT)")
+	a.exec("INSERT INTO p VALUES (2, 20)")
 	want(a, "2,20", "SELECT * FROM p")
 	want(b, "1,10", "SELECT * FROM p")
 	want(a, "", "SELECT v FROM p WHERE id = ?", 1)
 	want(a, "20", "SELECT v FROM p WHERE id = ?", 2)
 	want(a, "", "SELECT v FROM p WHERE id = 1")
-	exec(a, "UPDATE p SET v = v + 1 WHERE id = ?", 2)
-	exec(a, "UPDATE p SET v = v + 1 WHERE id = 1") // no such row in the temporary table
+	a.exec("UPDATE p SET v = v + 1 WHERE id = ?", 2)
+	a.exec("UPDATE p SET v = v + 1 WHERE id = 1") // no such row in the temporary table
 	want(a, "21", "SELECT v FROM p WHERE id = 2")
 	want(b, "1,10", "SELECT * FROM p")
 	want(a, "p", "SHOW TABLES")
 	want(a, "1", "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'tt'")
 
 	// Transactional, and CREATE TEMPORARY TABLE does not commit.
-	exec(a, "BEGIN")
-	exec(a, "INSERT INTO p VALUES (3, 30)")
-	exec(a, "CREATE TEMPORARY TABLE q (x INT)")
-	exec(a, "ROLLBACK")
+	a.exec("BEGIN")
+	a.exec("INSERT INTO p VALUES (3, 30)")
+	a.exec("CREATE TEMPORARY TABLE q (x INT)")
+	a.exec("ROLLBACK")
 	want(a, "2,21", "SELECT * FROM p")
-	exec(a, "START TRANSACTION READ ONLY")
-	exec(a, "INSERT INTO q VALUES (1)")
-	exec(a, "COMMIT")
+	a.exec("START TRANSACTION READ ONLY")
+	a.exec("INSERT INTO q VALUES (1)")
+	a.exec("COMMIT")
 	want(a, "1", "SELECT x FROM q")
 	// DDL on it, not logged.
-	exec(a, "ALTER TABLE p ADD COLUMN w INT")
-	exec(a, "CREATE INDEX pv ON p (v)")
-	want(a, "2,21,", "SELECT * FROM p WHERE v = 21")
-	if _, err := a.ExecContext(ctx, "CREATE TEMPORARY TABLE p (id INT)"); err == nil {
+	a.exec("ALTER TABLE p ADD COLUMN w INT")
+	a.exec("CREATE INDEX pv ON p (v)")
+	want(a, "2,21,NULL", "SELECT * FROM p WHERE v = 21")
+	if err := a.execErr("CREATE TEMPORARY TABLE p (id INT)"); err == nil {
 		t.Fatal("a second temporary table p was created")
 	}
 
 	// DROP TABLE drops the temporary table first.
-	exec(a, "DROP TABLE p")
+	a.exec("DROP TABLE p")
 	want(a, "1,10", "SELECT * FROM p")
-	_, err := a.ExecContext(ctx, "DROP TEMPORARY TABLE p")
-	expectErrno(t, err, 1051, "DROP TEMPORARY TABLE of a permanent table")
+	a.mustFail(1051, "DROP TEMPORARY TABLE p") // of a permanent table
 	want(a, "1,10", "SELECT * FROM p")
 
 	// Gone with the session.
-	exec(b, "CREATE TEMPORARY TABLE gone (x INT)")
-	exec(b, "INSERT INTO gone VALUES (1)")
+	b.exec("CREATE TEMPORARY TABLE gone (x INT)")
+	b.exec("INSERT INTO gone VALUES (1)")
 	// Returning ErrBadConn from Raw makes the pool close the connection
 	// (Close would keep it for reuse).
-	_ = b.Raw(func(any) error { return driver.ErrBadConn })
-	b.Close()
-	c := conn()
-	exec(c, "USE tt")
-	_, err = c.ExecContext(ctx, "SELECT * FROM gone")
-	expectErrno(t, err, erNoSuchTable, "a closed session's temporary table")
+	_ = b.c.Raw(func(any) error { return driver.ErrBadConn })
+	b.c.Close()
+	c := conn("c")
+	c.exec("USE tt")
+	c.mustFail(erNoSuchTable, "SELECT * FROM gone") // a closed session's temporary table
 
 	s1.Kill()
 	s2 := testutil.StartServer(t, "--datadir", s1.Datadir)
 	db = s2.DB(t, "")
-	d := conn()
-	exec(d, "USE tt")
+	d := conn("d")
+	d.exec("USE tt")
 	want(d, "1,10", "SELECT * FROM p")
 	want(d, "p", "SHOW TABLES")
 	if strings.Contains(s2.Stderr(), "failed again") {
