@@ -36,7 +36,9 @@ import (
 // BEGIN ... COMMIT: SELECT of columns by equality on every primary key
 // column, optionally FOR UPDATE / LOCK IN SHARE MODE (fast_point.go); and
 // SELECT [DISTINCT] of columns by a BETWEEN range of a one-column integer
-// primary key, optionally ORDER BY output columns (fast_range.go).
+// primary key, optionally ORDER BY output columns (fast_range.go); and the
+// others docs/fastpath.md lists — index prefixes, IN lists, aggregates,
+// writes by key, INSERT, upserts (fast_upsert.go), transaction control.
 
 // fastVar is the global variable that turns the fast path on and off.
 const fastVar = "lockstep_fast_path"

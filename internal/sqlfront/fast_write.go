@@ -26,6 +26,8 @@ import (
 //	UPDATE t SET col = ? | col = col + ? | col = col - ? [, ...] WHERE <keys>
 //	DELETE FROM t WHERE <keys>
 //	INSERT INTO t [(cols)] VALUES (?, ...) [, (?, ...) ...]
+//	  [ON DUPLICATE KEY UPDATE col = VALUES(c) | ? | col ± ? | col ± VALUES(c) [, ...]]
+//	REPLACE INTO t [(cols)] VALUES (?, ...) [, (?, ...) ...]
 //
 // where <keys> is pk1 = ? [AND ...] naming the whole primary key, or an IN
 // list over it — pk IN (?, ...), (pk1, pk2, ...) IN ((?, ?, ...), ...) —
@@ -62,6 +64,11 @@ type writeSpec struct {
 	cols    []int
 	rows    [][]valueSource
 	omitted []int
+	// upsert is what an INSERT does with a row whose primary key exists
+	// (fast_upsert.go): fail (upsertNone), update it (ON DUPLICATE KEY
+	// UPDATE, with onDup), or replace it (REPLACE).
+	upsert upsertKind
+	onDup  []assignment
 }
 
 // valueSource is a value in the statement: a bind variable or a literal.
@@ -76,12 +83,18 @@ type assignment struct {
 	src   valueSource
 	delta bool // col = col + v
 	minus bool // col = col - v
+	// ON DUPLICATE KEY UPDATE: with fromRow the value is VALUES(c), c
+	// the column of ordinal rowOrd (of the row the statement would have
+	// inserted), not src.
+	fromRow bool
+	rowOrd  int
 }
 
 // mayBeFastWrite is the cheap text filter for writes.
 func mayBeFastWrite(q string) bool {
 	q = strings.TrimLeft(q, " \t\r\n")
-	return len(q) > 6 && (strings.EqualFold(q[:6], "update") || strings.EqualFold(q[:6], "delete") || strings.EqualFold(q[:6], "insert"))
+	return len(q) > 7 && (strings.EqualFold(q[:6], "update") || strings.EqualFold(q[:6], "delete") || strings.EqualFold(q[:6], "insert") ||
+		strings.EqualFold(q[:7], "replace"))
 }
 
 // writableMeta reports whether the fast path may write a table of this
@@ -207,17 +220,33 @@ func (fe *Frontend) recogniseDelete(ctx *sql.Context, query string, d *ast.Delet
 // recogniseInsert returns a plan for INSERT ... VALUES of markers and
 // literals.
 func (fe *Frontend) recogniseInsert(ctx *sql.Context, query string, ins *ast.Insert) *fastPlan {
-	if ins.Action != ast.InsertStr || ins.Ignore != "" || ins.With != nil || ins.Partitions != nil ||
-		len(ins.OnDup) > 0 || len(ins.Returning) > 0 {
+	if ins.Ignore != "" || ins.With != nil || ins.Partitions != nil || len(ins.Returning) > 0 {
 		return nil
+	}
+	upsert := upsertNone
+	switch {
+	case ins.Action == ast.ReplaceStr && len(ins.OnDup) == 0:
+		upsert = upsertReplace
+	case ins.Action != ast.InsertStr:
+		return nil
+	case len(ins.OnDup) > 0:
+		upsert = upsertUpdate
 	}
 	vals, ok := ins.Rows.(*ast.AliasedValues)
 	if !ok || !vals.As.IsEmpty() || len(vals.Columns) > 0 || len(vals.Values) == 0 {
 		return nil
 	}
-	p := &fastPlan{query: query, write: &writeSpec{kind: writeInsert}}
+	p := &fastPlan{query: query, write: &writeSpec{kind: writeInsert, upsert: upsert}}
 	if fe.resolveFastTableOf(ctx, p, ins.Table, ast.TableIdent{}, true) == nil || !writableMeta(p.meta) {
 		return nil
+	}
+	if upsert != upsertNone && !upsertable(p.meta) {
+		return nil
+	}
+	if upsert == upsertUpdate {
+		if p.write.onDup = onDupAssignments(p.meta, ins.OnDup); p.write.onDup == nil {
+			return nil
+		}
 	}
 	m, w := p.meta, p.write
 	listed := make([]bool, len(m.schema.Schema))
@@ -818,7 +847,12 @@ func (s *Session) fastInsert(ctx context.Context, sctx *sql.Context, p *fastPlan
 			defaults[ord] = c
 		}
 	}
+	onDup, err := onDupValues(sctx, p, bind)
+	if err != nil {
+		return nil, err
+	}
 	var insertID uint64
+	affected := 0
 	for r, src := range w.rows {
 		row := make(sql.Row, len(sch))
 		copy(row, defaults)
@@ -853,10 +887,23 @@ func (s *Session) fastInsert(ctx context.Context, sctx *sql.Context, p *fastPlan
 		if err != nil {
 			return nil, errFastFallback
 		}
+		if w.upsert != upsertNone {
+			n, err := s.upsertRow(ctx, sctx, p, entry, tx, pk, enc, row, onDup)
+			if err != nil {
+				return nil, err
+			}
+			affected += n
+			continue
+		}
 		if err := tx.Insert(ctx, entry.store, m.version, pk, enc); err != nil {
 			return nil, err
 		}
+		affected++
 	}
-	sql.IncrementStatusVariable(sctx, "Com_insert", 1)
-	return &sqltypes.Result{RowsAffected: uint64(len(w.rows)), InsertID: insertID}, nil
+	if w.upsert == upsertReplace {
+		sql.IncrementStatusVariable(sctx, "Com_replace", 1)
+	} else {
+		sql.IncrementStatusVariable(sctx, "Com_insert", 1)
+	}
+	return &sqltypes.Result{RowsAffected: uint64(affected), InsertID: insertID}, nil
 }

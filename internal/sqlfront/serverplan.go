@@ -112,7 +112,11 @@ func (o execOverride) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 		return &updateErrIter{RowIter: iter, s: s, schema: n.Child.Schema()}, nil
 	case *plan.InsertInto:
 		if out := withConvCheck(n); out != nil {
-			return o.fe.exec.Build(ctx, out, row)
+			iter, err := o.fe.exec.Build(ctx, out, row)
+			if err != nil || !o.fe.noUpsertInsertID(ctx, n) {
+				return iter, err
+			}
+			return &noInsertIDIter{child: iter}, nil
 		}
 	case *convCheck:
 		iter, err := o.fe.exec.Build(ctx, n.Child, row)

@@ -115,6 +115,28 @@ var writeCorpus = []writeCase{
 	{"UPDATE w_int SET t = t + ?, k = k + 1 WHERE id IN (?, ?, ?)", [][]any{{1, 40, 41, 42}, {1, 42, 42, 99}, {10, 40, 41, 42}, {1, nil, 40, 40}, {"2", 40, 41, 42}}},
 	{"UPDATE w_int SET k = ? WHERE id IN (?, ?)", [][]any{{5, 40, 41}, {5, 40, 41}, {5, 40, int64(3000000000)}}},
 	{"DELETE FROM w_int WHERE id IN (?, ?, ?)", [][]any{{40, 40, 99}, {41, "42", 1.5}, {41, 42, -1}}},
+	// Upserts (fast_upsert.go): new and existing keys, a key repeated
+	// inside one statement, unchanged rows (0 affected), VALUES(col),
+	// col ± v, NULLs and out-of-range values, a case-insensitive key; on
+	// tables with a secondary UNIQUE key or AUTO_INCREMENT they are left
+	// to go-mysql-server, and must agree too.
+	{"INSERT INTO w_int (id, k, c) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE k = k + 1", [][]any{{50, 1, "a"}, {50, 1, "a"}, {50, 9, "b"}, {nil, 1, "x"}}},
+	{"INSERT INTO w_int (id, k, c) VALUES (?, ?, ?), (?, ?, ?) ON DUPLICATE KEY UPDATE c = VALUES(c), k = k + VALUES(k)", [][]any{
+		{51, 1, "p", 51, 2, "q"}, {51, 5, "q", 52, 1, "r"}, {51, 0, "q", 52, 0, "r"}, {52, int64(3000000000), "s", 53, 1, "t"}}},
+	{"INSERT INTO w_int (id, k, c, v) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE v = ?, t = ?", [][]any{
+		{54, 1, "a", "x", "y", 1}, {54, 1, "a", "x", "y", 1}, {54, 1, "a", "x", "toolong", 1}, {54, 1, "a", "x", nil, 300}, {54, 1, "a", "x", "z", nil}}},
+	{"INSERT INTO w_int (id, k) VALUES (?, ?) ON DUPLICATE KEY UPDATE k = k - ?, n = 7", [][]any{{55, 3, 1}, {55, 3, 1}, {55, 3, nil}}},
+	{"INSERT INTO w_int (id, k) VALUES (?, ?) ON DUPLICATE KEY UPDATE id = id + 100", [][]any{{56, 1}, {56, 1}}},
+	{"INSERT INTO w_money VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE m = m + VALUES(m), n = n + 1", [][]any{{60, "10.00", 0}, {60, "2.50", 0}, {60, "0.125", 0}, {60, []byte("1.25"), 0}}},
+	{"INSERT INTO w_c VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE v = VALUES(v)", [][]any{{7, 1, 1, "a"}, {7, 1, 1, "b"}, {7, 1, 1, "b"}, {7, 300, 1, "c"}}},
+	{"INSERT INTO w_ci VALUES (?, ?) ON DUPLICATE KEY UPDATE v = VALUES(v)", [][]any{{"up", "1"}, {"UP", "2"}, {"Up", "2"}}},
+	{"INSERT INTO w_uk VALUES (?, ?) ON DUPLICATE KEY UPDATE e = VALUES(e)", [][]any{{70, "u70"}, {70, "u71"}, {71, "u71"}}},
+	{"INSERT INTO w_ai (id, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = VALUES(v)", [][]any{{5, "upd"}, {200, "new"}}},
+	{"REPLACE INTO w_int (id, k, c) VALUES (?, ?, ?)", [][]any{{57, 1, "a"}, {57, 1, "a"}, {57, 2, "b"}, {57, nil, "c"}, {nil, 1, "d"}}},
+	{"REPLACE INTO w_int (id, k) VALUES (?, ?), (?, ?)", [][]any{{58, 1, 58, 2}, {58, 3, 59, 4}}},
+	{"REPLACE INTO w_c VALUES (?, ?, ?, ?)", [][]any{{7, 1, 1, "r"}, {7, 1, 2, "s"}, {7, 1, 2, "s"}}},
+	{"REPLACE INTO w_uk VALUES (?, ?)", [][]any{{72, "u72"}, {73, "u72"}}},
+	{"REPLACE INTO w_ai (id, v) VALUES (?, ?)", [][]any{{5, "rep"}}},
 	{"INSERT INTO w_nopk VALUES (?, ?), (?, ?)", [][]any{{1, "x", 1, "x"}, {nil, nil, 2, "toolong"}, {3, "y", 4, "z"}}},
 	{"UPDATE w_nopk SET b = ? WHERE a = ?", [][]any{{"q", 1}}},
 	{"DELETE FROM w_nopk WHERE a = ?", [][]any{{3}}},

@@ -42,3 +42,31 @@ INSERT INTO t (k, v) VALUES (NULL, NULL);
 -- expect: status: autocommit
 SELECT id, k, v FROM t WHERE k IS NULL;
 DELETE FROM t;
+# Upserts into a table whose only unique key is the primary key and that has
+# no AUTO_INCREMENT column (the fast path takes these): affected rows 1 for an
+# insert, 2 for a change, 0 for no change; no insert id, although the session
+# has a LAST_INSERT_ID from above.
+CREATE TABLE u (id INT PRIMARY KEY, n INT NOT NULL, s VARCHAR(5), KEY (n));
+INSERT INTO u VALUES (1, 1, 'a') ON DUPLICATE KEY UPDATE n = n + 1;
+INSERT INTO u VALUES (1, 1, 'a') ON DUPLICATE KEY UPDATE n = n + 1;
+INSERT INTO u VALUES (1, 5, 'b') ON DUPLICATE KEY UPDATE s = VALUES(s), n = n + VALUES(n);
+INSERT INTO u VALUES (1, 5, 'b') ON DUPLICATE KEY UPDATE s = VALUES(s);
+-- lockstep: no info string after a multi-row INSERT (MySQL sends "Records: 3  Duplicates: 1  Warnings: 0")
+-- expect: ok affected=4 insert_id=0
+-- expect: status: autocommit
+INSERT INTO u VALUES (2, 1, 'c'), (2, 2, 'd'), (3, 3, 'e') ON DUPLICATE KEY UPDATE s = VALUES(s);
+INSERT INTO u VALUES (3, 3, 'e') ON DUPLICATE KEY UPDATE s = 'toolong';
+-- lockstep: REPLACE of a row by an identical one counts 2 affected rows, as go-mysql-server counts a delete and an insert (MySQL finds the record unchanged: 1); the fast path keeps go-mysql-server's count
+-- expect: ok affected=2 insert_id=0
+-- expect: status: autocommit
+REPLACE INTO u VALUES (3, 3, 'e');
+-- lockstep: no info string after a multi-row REPLACE (MySQL sends "Records: 2  Duplicates: 1  Warnings: 0")
+-- expect: ok affected=3 insert_id=0
+-- expect: status: autocommit
+REPLACE INTO u VALUES (4, 4, 'f'), (4, 5, 'g');
+SELECT * FROM u ORDER BY id;
+-- lockstep: follows from the AUTO_INCREMENT value the ignored row used up above (MySQL: 13)
+-- expect: columns: LAST_INSERT_ID() INTEGER unsigned
+-- expect: row: '14'
+-- expect: status: autocommit
+SELECT LAST_INSERT_ID();
