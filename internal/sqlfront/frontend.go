@@ -83,6 +83,9 @@ func New(opts Options) (*Frontend, error) {
 	if !withRuleWrapped(a, "applyTriggers", inTargetDatabase) {
 		return nil, fmt.Errorf("go-mysql-server's analyzer has no applyTriggers rule to wrap (routinedb.go)")
 	}
+	if err := triggersInOwnDatabase(sql.NewEmptyContext(), a.Catalog); err != nil {
+		return nil, err
+	}
 	a.ExecBuilder = newExecOverride(fe, nil)
 	fe.exec = a.ExecBuilder
 	fe.Engine = sqle.New(a, &sqle.Config{})

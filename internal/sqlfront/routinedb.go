@@ -2,10 +2,12 @@ package sqlfront
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/information_schema"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -172,3 +174,52 @@ func (s *Session) endViewDatabase() {
 		s.SetCurrentDatabase("")
 	}
 }
+
+// information_schema.TRIGGERS parses every trigger's CREATE TRIGGER text
+// to describe it, and go-mysql-server parses them all under the session's
+// current database: a trigger declared `ON p` in database a failed the
+// whole query with "Table 'b.p' doesn't exist" from a session in b (1046
+// with none) — and with it every mysqldump of any database, which asks
+// that table about each table it dumps, once any database had a trigger.
+// triggersInOwnDatabase makes go-mysql-server's reader run once per
+// database, with that database current and the only one it sees.
+func triggersInOwnDatabase(ctx *sql.Context, cat *analyzer.Catalog) error {
+	t, ok, err := cat.InfoSchema.GetTableInsensitive(ctx, information_schema.TriggersTableName)
+	if err != nil || !ok {
+		return fmt.Errorf("information_schema has no %s table (routinedb.go): %v", information_schema.TriggersTableName, err)
+	}
+	ist, ok := t.(*information_schema.InformationSchemaTable)
+	if !ok || ist.Reader == nil {
+		return fmt.Errorf("information_schema.%s is a %T, not go-mysql-server's table (routinedb.go)", information_schema.TriggersTableName, t)
+	}
+	read := ist.Reader
+	ist.Reader = func(ctx *sql.Context, c sql.Catalog) (sql.RowIter, error) {
+		var rows []sql.Row
+		for _, db := range c.AllDatabases(ctx) {
+			if _, ok := db.(sql.TriggerDatabase); !ok {
+				continue
+			}
+			restore := useDatabase(ctx, db.Name())
+			iter, err := read(ctx, oneDatabase{Catalog: c, db: db})
+			var part []sql.Row
+			if err == nil {
+				part, err = sql.RowIterToRows(ctx, iter)
+			}
+			restore()
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, part...)
+		}
+		return sql.RowsToRowIter(rows...), nil
+	}
+	return nil
+}
+
+// oneDatabase is a catalog that lists one database.
+type oneDatabase struct {
+	sql.Catalog
+	db sql.Database
+}
+
+func (c oneDatabase) AllDatabases(*sql.Context) []sql.Database { return []sql.Database{c.db} }

@@ -119,6 +119,49 @@ CREATE TRIGGER tr BEFORE INSERT ON p FOR EACH ROW SET NEW.name = UPPER(NEW.name)
 		}
 	})
 
+	// mysqldump --all-databases stops at the mysql database today
+	// (docs/sqlfront.md, "Known gaps": go-mysql-server's grant tables have
+	// no general_log, which mariadb-dump asks for first); this asserts that
+	// behaviour, so a fix shows here, and that leaving the mysql database
+	// out dumps every user database.
+	t.Run("mysqldump-all-databases", func(t *testing.T) {
+		dump, err := exec.LookPath("mysqldump")
+		testutil.RequireInstalled(t, "mysqldump", err == nil)
+		// A trigger in another database, on a table named without its
+		// database: information_schema.TRIGGERS, which mysqldump reads for
+		// every table it dumps, parsed it under the session's database and
+		// failed ("Table 'e.trg_t' doesn't exist") — every dump failed.
+		other := newDatabase(t, srv)
+		other.session("admin").exec("CREATE TABLE trg_t (id INT PRIMARY KEY, v VARCHAR(10))")
+		other.session("admin").exec("CREATE TRIGGER trg BEFORE INSERT ON trg_t FOR EACH ROW SET NEW.v = UPPER(NEW.v)")
+		e := newDatabase(t, srv)
+		admin := e.session("admin")
+		admin.exec("CREATE TABLE kept (id INT PRIMARY KEY, v VARCHAR(10))")
+		admin.exec("INSERT INTO kept VALUES (1, 'all-dbs')")
+		var schema, table string
+		if err := admin.c.QueryRowContext(admin.ctx, "SELECT TRIGGER_SCHEMA, EVENT_OBJECT_TABLE FROM information_schema.TRIGGERS WHERE TRIGGER_NAME = 'trg'").Scan(&schema, &table); err != nil || schema != other.name || table != "trg_t" {
+			t.Fatalf("information_schema.TRIGGERS from another database: %v %q %q", err, schema, table)
+		}
+		var stderr strings.Builder
+		cmd := exec.Command(dump, "-h127.0.0.1", "-P"+port, "-uroot", "--all-databases")
+		cmd.Stderr = &stderr
+		if _, err := cmd.Output(); err == nil || !strings.Contains(stderr.String(), "mysql.general_log' doesn't exist (1146)") {
+			t.Fatalf("mysqldump --all-databases: %v\n%s\nwant today's failure on mysql.general_log (1146); if it now works, update docs/sqlfront.md and this test", err, stderr.String())
+		}
+		out, err := exec.Command(dump, "-h127.0.0.1", "-P"+port, "-uroot", "--all-databases", "--ignore-database=mysql").Output()
+		if err != nil {
+			t.Fatalf("mysqldump --all-databases --ignore-database=mysql: %v", err)
+		}
+		for _, want := range []string{"CREATE DATABASE /*!32312 IF NOT EXISTS*/ `" + e.name + "`", "INSERT INTO `kept` VALUES\n(1,'all-dbs')"} {
+			if !strings.Contains(string(out), want) {
+				t.Fatalf("dump lacks %q", want)
+			}
+		}
+		if strings.Contains(string(out), "Current Database: `mysql`") {
+			t.Fatalf("dump has the mysql database although it was ignored")
+		}
+	})
+
 	// Oracle's mysql-connector-python (pure Python): autocommit off by
 	// default, so COMMIT and ROLLBACK matter; server-side prepared
 	// cursors; MySQL's error number, SQLSTATE and wording; tabular EXPLAIN.
