@@ -7,9 +7,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
-	querypb "github.com/dolthub/vitess/go/vt/proto/query"
-	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"lockstep/internal/storage"
 	"lockstep/internal/txn"
@@ -55,51 +52,6 @@ func upsertable(m *tableMeta) bool {
 	return true
 }
 
-// onDupAssignments returns the ON DUPLICATE KEY UPDATE list as
-// assignments, or nil for a form the fast path does not take: each is
-// `col = v`, `col = VALUES(c)`, `col = col ± v` or `col = col ± VALUES(c)`
-// (v a marker or literal) on a column outside the primary key.
-func onDupAssignments(m *tableMeta, list ast.OnDup) []assignment {
-	out := make([]assignment, 0, len(list))
-	for _, a := range list {
-		if !a.Name.Qualifier.IsEmpty() {
-			return nil
-		}
-		ord := m.colIndex(a.Name.Name.String())
-		if ord < 0 || m.isPKColumn(ord) {
-			return nil
-		}
-		as := assignment{ord: ord}
-		e := a.Expr
-		if b, ok := e.(*ast.BinaryExpr); ok {
-			col, ok := b.Left.(*ast.ColName)
-			if !ok || (b.Operator != ast.PlusStr && b.Operator != ast.MinusStr) || !col.Qualifier.IsEmpty() ||
-				m.colIndex(col.Name.String()) != ord || !deltaColumn(m.schema.Schema[ord].Type) {
-				return nil
-			}
-			as.delta, as.minus = true, b.Operator == ast.MinusStr
-			e = b.Right
-		}
-		if vf, ok := e.(*ast.ValuesFuncExpr); ok {
-			if vf.Name == nil || !vf.Name.Qualifier.IsEmpty() {
-				return nil
-			}
-			src := m.colIndex(vf.Name.Name.String())
-			if src < 0 {
-				return nil
-			}
-			as.fromRow, as.rowOrd = true, src
-		} else {
-			var ok bool
-			if as.src, ok = valueSourceOf(e); !ok || (as.delta && as.src.param == "" && as.src.lit == nil) {
-				return nil
-			}
-		}
-		out = append(out, as)
-	}
-	return out
-}
-
 // upsertRow writes row (the statement's converted row, encoded as enc,
 // primary key pk) under the plan's upsert kind and returns its affected
 // rows.
@@ -115,71 +67,16 @@ func (s *Session) upsertRow(ctx context.Context, sctx *sql.Context, p *fastPlan,
 	if p.write.upsert == upsertReplace {
 		return 2, tx.Update(ctx, entry.store, m.version, pk, pk, enc)
 	}
-	sch := m.schema.Schema
-	old, err := decodeRow(stored, len(sch))
-	if err != nil {
+	changed, err := changeStored(ctx, sctx, tx, entry, m, p.write.onDup, onDup, pk, stored, row)
+	switch {
+	case err != nil:
 		return 0, err
+	case changed:
+		return 2, nil
+	case s.clientFoundRows():
+		return 1, nil
 	}
-	next := old.Copy()
-	for i, a := range p.write.onDup {
-		v := onDup[i]
-		if a.fromRow {
-			v = row[a.rowOrd]
-		}
-		if a.delta {
-			if v == nil {
-				return 0, errFastFallback
-			}
-			if v, err = applyDelta(sctx, sch[a.ord], next[a.ord], v, a.minus); err != nil {
-				return 0, err
-			}
-		} else if a.fromRow {
-			if v, err = convertForColumn(sctx, sch[a.ord], v); err != nil {
-				return 0, err
-			}
-		}
-		next[a.ord] = v
-	}
-	nenc, err := encodeRow(nil, next)
-	if err != nil {
-		return 0, errFastFallback
-	}
-	if string(nenc) == string(stored) {
-		if s.Client().Capabilities&mysql.CapabilityClientFoundRows != 0 {
-			return 1, nil
-		}
-		return 0, nil
-	}
-	return 2, tx.Update(ctx, entry.store, m.version, pk, pk, nenc)
-}
-
-// onDupValues converts the ON DUPLICATE KEY UPDATE list's bound values
-// (those not taken from the row), once per statement.
-func onDupValues(sctx *sql.Context, p *fastPlan, bind map[string]*querypb.BindVariable) ([]interface{}, error) {
-	if len(p.write.onDup) == 0 {
-		return nil, nil
-	}
-	sch := p.meta.schema.Schema
-	vals := make([]interface{}, len(p.write.onDup))
-	for i, a := range p.write.onDup {
-		if a.fromRow {
-			continue
-		}
-		var v interface{}
-		var err error
-		if a.delta {
-			if v, err = bindValue(a.src, bind); err == nil && v == nil {
-				err = errFastFallback
-			}
-		} else if v, err = sourceValue(a.src, bind, sch[a.ord]); err == nil {
-			v, err = convertForColumn(sctx, sch[a.ord], v)
-		}
-		if err != nil {
-			return nil, err
-		}
-		vals[i] = v
-	}
-	return vals, nil
+	return 0, nil
 }
 
 // noUpsertInsertID reports whether the OK packet of INSERT n must carry no

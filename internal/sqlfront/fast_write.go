@@ -164,8 +164,26 @@ func (fe *Frontend) recogniseUpdate(ctx *sql.Context, query string, u *ast.Updat
 		return nil
 	}
 	m := p.meta
+	if p.write.sets = recogniseAssignments(m, u.Exprs, qualifierOK, false); p.write.sets == nil {
+		return nil
+	}
+	if p.params = keyParams(u.Where.Expr, m, qualifierOK); p.params == nil && !recogniseMultiPoint(u.Where.Expr, p, qualifierOK, true) {
+		return nil
+	}
+	return p
+}
+
+// recogniseAssignments returns the assignments of an UPDATE's SET list or
+// (values true) of an ON DUPLICATE KEY UPDATE list, or nil for a form the
+// fast path does not take. Each is `col = v` or `col = col ± v`, v a
+// marker or a literal — or with values VALUES(c), the column c of the row
+// the statement would have inserted —, at most once per column and never
+// on a key column; ± only on the columns deltaColumn takes, never with a
+// NULL literal.
+func recogniseAssignments(m *tableMeta, list ast.AssignmentExprs, qualifierOK func(ast.TableName) bool, values bool) []assignment {
+	out := make([]assignment, 0, len(list))
 	seen := map[int]bool{}
-	for _, a := range u.Exprs {
+	for _, a := range list {
 		if !qualifierOK(a.Name.Qualifier) {
 			return nil
 		}
@@ -175,25 +193,30 @@ func (fe *Frontend) recogniseUpdate(ctx *sql.Context, query string, u *ast.Updat
 		}
 		seen[ord] = true
 		as := assignment{ord: ord}
-		if b, ok := a.Expr.(*ast.BinaryExpr); ok {
+		e := a.Expr
+		if b, ok := e.(*ast.BinaryExpr); ok {
 			col, ok := b.Left.(*ast.ColName)
 			if !ok || (b.Operator != ast.PlusStr && b.Operator != ast.MinusStr) || !qualifierOK(col.Qualifier) ||
 				m.colIndex(col.Name.String()) != ord || !deltaColumn(m.schema.Schema[ord].Type) {
 				return nil
 			}
 			as.delta, as.minus = true, b.Operator == ast.MinusStr
-			if as.src, ok = valueSourceOf(b.Right); !ok || (as.src.param == "" && as.src.lit == nil) {
+			e = b.Right
+		}
+		if vf, ok := e.(*ast.ValuesFuncExpr); ok && values {
+			if vf.Name == nil || !qualifierOK(vf.Name.Qualifier) {
 				return nil
 			}
-		} else if as.src, ok = valueSourceOf(a.Expr); !ok {
+			if as.rowOrd = m.colIndex(vf.Name.Name.String()); as.rowOrd < 0 {
+				return nil
+			}
+			as.fromRow = true
+		} else if as.src, ok = valueSourceOf(e); !ok || (as.delta && as.src.param == "" && as.src.lit == nil) {
 			return nil
 		}
-		p.write.sets = append(p.write.sets, as)
+		out = append(out, as)
 	}
-	if p.params = keyParams(u.Where.Expr, m, qualifierOK); p.params == nil && !recogniseMultiPoint(u.Where.Expr, p, qualifierOK, true) {
-		return nil
-	}
-	return p
+	return out
 }
 
 // recogniseDelete returns a plan for a DELETE by the whole primary key.
@@ -237,14 +260,15 @@ func (fe *Frontend) recogniseInsert(ctx *sql.Context, query string, ins *ast.Ins
 		return nil
 	}
 	p := &fastPlan{query: query, write: &writeSpec{kind: writeInsert, upsert: upsert}}
-	if fe.resolveFastTableOf(ctx, p, ins.Table, ast.TableIdent{}, true) == nil || !writableMeta(p.meta) {
+	qualifierOK := fe.resolveFastTableOf(ctx, p, ins.Table, ast.TableIdent{}, true)
+	if qualifierOK == nil || !writableMeta(p.meta) {
 		return nil
 	}
 	if upsert != upsertNone && !upsertable(p.meta) {
 		return nil
 	}
 	if upsert == upsertUpdate {
-		if p.write.onDup = onDupAssignments(p.meta, ins.OnDup); p.write.onDup == nil {
+		if p.write.onDup = recogniseAssignments(p.meta, ast.AssignmentExprs(ins.OnDup), qualifierOK, true); p.write.onDup == nil {
 			return nil
 		}
 	}
@@ -628,62 +652,24 @@ func (s *Session) fastUpdate(ctx context.Context, sctx *sql.Context, p *fastPlan
 	m := p.meta
 	sch := m.schema.Schema
 	// Values first: a statement that would fall back touches nothing.
-	vals := make([]interface{}, len(p.write.sets))
-	for i, a := range p.write.sets {
-		var v interface{}
-		var err error
-		if a.delta {
-			v, err = bindValue(a.src, bind) // any kind: the arithmetic decides
-		} else {
-			v, err = sourceValue(a.src, bind, sch[a.ord])
-		}
-		if err != nil {
-			return nil, err
-		}
-		if a.delta {
-			if v == nil {
-				return nil, errFastFallback
-			}
-		} else if v, err = convertForColumn(sctx, sch[a.ord], v); err != nil {
-			return nil, err
-		}
-		vals[i] = v
+	vals, err := assignmentValues(sctx, sch, p.write.sets, bind)
+	if err != nil {
+		return nil, err
 	}
 	matched, changed := 0, 0
-	err := p.eachTarget(ctx, tx, entry, targets, func(key, stored []byte) error {
+	err = p.eachTarget(ctx, tx, entry, targets, func(key, stored []byte) error {
 		matched++
-		old, err := decodeRow(stored, len(sch))
-		if err != nil {
-			return err
+		ch, err := changeStored(ctx, sctx, tx, entry, m, p.write.sets, vals, key, stored, nil)
+		if ch {
+			changed++
 		}
-		row := old.Copy()
-		for i, a := range p.write.sets {
-			v := vals[i]
-			if a.delta {
-				if v, err = applyDelta(sctx, sch[a.ord], row[a.ord], v, a.minus); err != nil {
-					return err
-				}
-			}
-			row[a.ord] = v
-		}
-		// Unchanged means the same stored bytes, as MySQL compares
-		// records: 'two' -> 'TWO' is a change under a case-insensitive
-		// collation too.
-		enc, err := encodeRow(nil, row)
-		if err != nil {
-			return errFastFallback
-		}
-		if string(enc) == string(stored) {
-			return nil
-		}
-		changed++
-		return tx.Update(ctx, entry.store, m.version, key, key, enc)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	affected := changed
-	if s.Client().Capabilities&mysql.CapabilityClientFoundRows != 0 {
+	if s.clientFoundRows() {
 		affected = matched
 	}
 	s.SetLastQueryInfoInt(sql.FoundRows, int64(matched))
@@ -692,6 +678,80 @@ func (s *Session) fastUpdate(ctx context.Context, sctx *sql.Context, p *fastPlan
 		RowsAffected: uint64(affected),
 		Info:         "Rows matched: " + strconv.Itoa(matched) + "  Changed: " + strconv.Itoa(changed) + "  Warnings: 0",
 	}, nil
+}
+
+// assignmentValues converts the assignments' bound values once per
+// statement (VALUES(c) ones are the row's, left nil): the operand of a
+// col ± v as bound (the arithmetic decides its type; NULL falls back), any
+// other value through its column's conversion.
+func assignmentValues(sctx *sql.Context, sch sql.Schema, sets []assignment, bind map[string]*querypb.BindVariable) ([]interface{}, error) {
+	vals := make([]interface{}, len(sets))
+	for i, a := range sets {
+		if a.fromRow {
+			continue
+		}
+		var v interface{}
+		var err error
+		if a.delta {
+			if v, err = bindValue(a.src, bind); err == nil && v == nil {
+				err = errFastFallback
+			}
+		} else if v, err = sourceValue(a.src, bind, sch[a.ord]); err == nil {
+			v, err = convertForColumn(sctx, sch[a.ord], v)
+		}
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	return vals, nil
+}
+
+// changeStored applies the assignments, left to right (each sees the ones
+// before it), to the row stored at key and writes the result unless it
+// is the same: unchanged means the same stored bytes, as MySQL compares
+// records ('two' -> 'TWO' is a change under a case-insensitive collation
+// too). vals are assignmentValues'; row is the row the statement would
+// have inserted (VALUES(c)), nil for an UPDATE.
+func changeStored(ctx context.Context, sctx *sql.Context, tx *storage.Tx, entry *tableEntry, m *tableMeta, sets []assignment, vals []interface{}, key, stored []byte, row sql.Row) (changed bool, err error) {
+	sch := m.schema.Schema
+	old, err := decodeRow(stored, len(sch))
+	if err != nil {
+		return false, err
+	}
+	next := old.Copy()
+	for i, a := range sets {
+		v := vals[i]
+		if a.fromRow {
+			v = row[a.rowOrd]
+		}
+		switch {
+		case a.delta && v == nil:
+			return false, errFastFallback
+		case a.delta:
+			v, err = applyDelta(sctx, sch[a.ord], next[a.ord], v, a.minus)
+		case a.fromRow:
+			v, err = convertForColumn(sctx, sch[a.ord], v)
+		}
+		if err != nil {
+			return false, err
+		}
+		next[a.ord] = v
+	}
+	enc, err := encodeRow(nil, next)
+	if err != nil {
+		return false, errFastFallback
+	}
+	if string(enc) == string(stored) {
+		return false, nil
+	}
+	return true, tx.Update(ctx, entry.store, m.version, key, key, enc)
+}
+
+// clientFoundRows reports CLIENT_FOUND_ROWS: affected rows count the rows
+// matched, not only the ones changed.
+func (s *Session) clientFoundRows() bool {
+	return s.Client().Capabilities&mysql.CapabilityClientFoundRows != 0
 }
 
 // applyDelta computes col ± d for an integer column as go-mysql-server
@@ -847,7 +907,7 @@ func (s *Session) fastInsert(ctx context.Context, sctx *sql.Context, p *fastPlan
 			defaults[ord] = c
 		}
 	}
-	onDup, err := onDupValues(sctx, p, bind)
+	onDup, err := assignmentValues(sctx, sch, w.onDup, bind)
 	if err != nil {
 		return nil, err
 	}

@@ -52,46 +52,16 @@ func TestPrimaryKeyChanges(t *testing.T) {
 
 	// A transaction that changed a row holds the ALTER back: 1205 after
 	// the session's lock wait timeout, success once it ends.
-	holder, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	alterer, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer alterer.Close()
-	if _, err := holder.ExecContext(ctx, "BEGIN"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := holder.ExecContext(ctx, "UPDATE pk.h SET b = 'w' WHERE a = 1"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := alterer.ExecContext(ctx, "SET innodb_lock_wait_timeout = 1"); err != nil {
-		t.Fatal(err)
-	}
-	_, err = alterer.ExecContext(ctx, "ALTER TABLE pk.h ADD PRIMARY KEY (a)")
-	expectErrno(t, err, erLockWaitTimeout, "ADD PRIMARY KEY while a transaction changed a row")
-	if _, err := alterer.ExecContext(ctx, "SET innodb_lock_wait_timeout = 50"); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := alterer.ExecContext(ctx, "ALTER TABLE pk.h ADD PRIMARY KEY (a)")
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		t.Fatalf("ADD PRIMARY KEY finished (%v) while the transaction was open", err)
-	case <-time.After(300 * time.Millisecond):
-	}
-	if _, err := holder.ExecContext(ctx, "COMMIT"); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatalf("ADD PRIMARY KEY after the transaction ended: %v", err)
-	}
+	holder, alterer := newSession(t, ctx, db, "holder"), newSession(t, ctx, db, "alterer")
+	holder.exec("BEGIN")
+	holder.exec("UPDATE pk.h SET b = 'w' WHERE a = 1")
+	alterer.exec("SET innodb_lock_wait_timeout = 1")
+	alterer.mustFail(erLockWaitTimeout, "ALTER TABLE pk.h ADD PRIMARY KEY (a)")
+	alterer.exec("SET innodb_lock_wait_timeout = 50")
+	alter := alterer.goExec("ALTER TABLE pk.h ADD PRIMARY KEY (a)")
+	alter.mustBlock(t)
+	holder.exec("COMMIT")
+	alter.mustSucceed(t)
 	errMsg(exec("INSERT INTO pk.h VALUES (2, 'q')"), erDupEntry, "Duplicate entry '2' for key 'h.PRIMARY'", "a duplicate under the new key")
 	must("INSERT INTO pk.h VALUES (3, 'v')")
 
