@@ -322,9 +322,7 @@ func (t *Table) alter(ctx *sql.Context, old *tableMeta, newSchema sql.PrimaryKey
 	if err != nil {
 		return err
 	}
-	m.version = te.store.Version()
-	te.meta.Store(m)
-	t.meta = m
+	t.publish(m)
 	return nil
 }
 
@@ -372,9 +370,7 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 		}
 		return err
 	}
-	m.version = te.store.Version()
-	te.meta.Store(m)
-	t.meta = m
+	t.publish(m)
 	return nil
 }
 
@@ -395,9 +391,7 @@ func (t *Table) DropIndex(ctx *sql.Context, name string) error {
 	}
 	m := old.clone()
 	m.indexes = append(m.indexes[:i:i], m.indexes[i+1:]...)
-	m.version = te.store.Version()
-	te.meta.Store(m)
-	t.meta = m
+	t.publish(m)
 	return nil
 }
 

@@ -106,9 +106,7 @@ func (t *Table) alterPK(ctx *sql.Context, cols []sql.IndexColumn) error {
 		}
 		return err
 	}
-	m.version = te.store.Version()
-	te.meta.Store(m)
-	t.meta = m
+	t.publish(m)
 	return nil
 }
 

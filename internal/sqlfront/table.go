@@ -323,8 +323,11 @@ func (t *Table) deleteAll(ctx *sql.Context) (int, error) {
 }
 
 // refreshVersion republishes the definition with the storage version.
-func (t *Table) refreshVersion() {
-	m := t.entry.load().clone()
+func (t *Table) refreshVersion() { t.publish(t.entry.load().clone()) }
+
+// publish makes m, stamped with the storage table's current version, the
+// table's definition (after a DDL change rewrote or re-versioned it).
+func (t *Table) publish(m *tableMeta) {
 	m.version = t.entry.store.Version()
 	t.entry.meta.Store(m)
 	t.meta = m
