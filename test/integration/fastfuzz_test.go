@@ -12,7 +12,8 @@ import (
 
 // TestFastPathFuzz generates a random sequence of statements of the shapes
 // the fast path recognises — point, IN-list, range and SUM reads, key
-// updates (plain and ±), deletes, multi-row inserts, transactions — with
+// updates (plain and ±), deletes, multi-row inserts, upserts (ON DUPLICATE
+// KEY UPDATE, REPLACE), transactions — with
 // values drawn from edge pools (limits of each integer width, NULL, strings
 // too long or of another kind, decimals at their scale, duplicates), runs
 // it with the fast path on and then off in fresh databases, and requires
@@ -47,7 +48,7 @@ func TestFastPathFuzz(t *testing.T) {
 	pick := func(pool []any) any { return pool[g.IntN(len(pool))] }
 	var prog []stmt
 	for i := 0; i < n; i++ {
-		switch g.IntN(22) {
+		switch g.IntN(24) {
 		case 0:
 			prog = append(prog, stmt{"SELECT * FROM f WHERE id = ?", []any{key()}})
 		case 1:
@@ -92,6 +93,12 @@ func TestFastPathFuzz(t *testing.T) {
 			prog = append(prog, stmt{"SELECT MIN(i) FROM f WHERE t = ?", []any{g.IntN(3)}})
 		case 21:
 			prog = append(prog, stmt{"SELECT MAX(i) FROM f WHERE t = ?", []any{g.IntN(3)}})
+		case 22:
+			prog = append(prog, stmt{"INSERT INTO f (id, i, s, d) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE i = i + VALUES(i), s = ?, d = VALUES(d)",
+				[]any{key(), pick(ints), pick(strs), pick(decs), pick(strs)}})
+		case 23:
+			prog = append(prog, stmt{"REPLACE INTO f (id, i, t, s) VALUES (?, ?, ?, ?), (?, ?, ?, ?)",
+				[]any{key(), pick(ints), g.IntN(3), pick(strs), key(), pick(ints), g.IntN(3), pick(strs)}})
 		case 13:
 			if g.IntN(2) == 0 {
 				prog = append(prog, stmt{"BEGIN", nil})
