@@ -24,6 +24,9 @@ func (p *provider) Database(ctx *sql.Context, name string) (sql.Database, error)
 	if db, ok := p.dbs[strings.ToLower(name)]; ok {
 		return db, nil
 	}
+	if name == logTablesDB {
+		return logTablesDatabase{}, nil // mysqlschema.go
+	}
 	return nil, sql.ErrDatabaseNotFound.New(name)
 }
 

@@ -489,12 +489,18 @@ func showCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row sql.Row) (sq
 		return nil, nil
 	}
 	var t *Table
+	var other *plan.ResolvedTable
 	transform.Inspect(n.Child, func(c sql.Node) bool {
 		if rt, ok := c.(*plan.ResolvedTable); ok {
-			t = asTable(rt.Table)
+			if t = asTable(rt.Table); t == nil {
+				other = rt
+			}
 		}
-		return t == nil
+		return t == nil && other == nil
 	})
+	if other != nil {
+		return showCreateMySQLTable(ctx, n, other, row) // mysqlschema.go
+	}
 	if t == nil {
 		return nil, nil
 	}

@@ -83,6 +83,10 @@ func New(opts Options) (*Frontend, error) {
 	if !withRuleWrapped(a, "applyTriggers", inTargetDatabase) {
 		return nil, fmt.Errorf("go-mysql-server's analyzer has no applyTriggers rule to wrap (routinedb.go)")
 	}
+	if !withRuleWrapped(a, "validateDropTables", droppableAccountTables) {
+		return nil, fmt.Errorf("go-mysql-server's analyzer has no validateDropTables rule to wrap (granttables.go)")
+	}
+	listMySQLSchema() // mysqlschema.go
 	if err := triggersInOwnDatabase(sql.NewEmptyContext(), a.Catalog); err != nil {
 		return nil, err
 	}

@@ -35,6 +35,9 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) err
 	if mayHaveRowIn(query) {
 		expandRowIn(stmt)
 	}
+	if mayNameLogTable(query) {
+		redirectLogTables(ctx, stmt) // mysqlschema.go
+	}
 	if ddl, ok := stmt.(*ast.DDL); ok && ddl.Action == ast.CreateStr && ddl.TableSpec != nil {
 		noteCreateComment(ctx, ddl)
 	}

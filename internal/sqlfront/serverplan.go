@@ -71,7 +71,27 @@ func (o execOverride) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 	if o.skip != nil && o.skip == n {
 		return nil, nil
 	}
+	if mdb, table := accountTarget(n); mdb != nil {
+		return o.buildAccountWrite(ctx, mdb, table, n, func(n sql.Node) (sql.RowIter, error) {
+			iter, err := o.build(ctx, n, row)
+			if iter == nil && err == nil {
+				return newExecOverride(o.fe, n).Build(ctx, n, row) // go-mysql-server builds n
+			}
+			return iter, err
+		})
+	}
+	return o.build(ctx, n, row)
+}
+
+// build is Build for a node that is not a write to an account table.
+func (o execOverride) build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
 	switch n := n.(type) {
+	case *plan.DropTable, *plan.CreateTable, *plan.AlterIndex:
+		return o.buildAccountDDL(ctx, n) // granttables.go
+	case *plan.ResolvedTable:
+		if helpTable(n) {
+			return sql.RowsToRowIter(), nil // mysqlschema.go
+		}
 	case *plan.Call:
 		return o.buildInDatabase(ctx, n, row) // routinedb.go
 	case *plan.ShowStatus:

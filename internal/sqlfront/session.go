@@ -67,6 +67,8 @@ type Session struct {
 
 	temps map[string]*tableEntry // TEMPORARY tables by tempKey (temptables.go)
 
+	grants grantReload // a reload of the account tables (granttables.go)
+
 	sessionFast // prepared statements the fast path runs (fast.go)
 }
 

@@ -163,6 +163,17 @@ var knownFailures = []skipGroup{
 			"TestTriggers/insert_trigger_with_subquery_projections/select_@a,_@b,_@c,_@d;#02",
 		},
 	},
+	{ // MYSQLSCHEMA
+		reason: "[harness] information_schema lists the mysql schema (its account, help and log tables), as MySQL does and mysqldump --all-databases needs (issue 9 item 7); GMS's expected rows leave it out",
+		texts: []string{
+			"Issue #5482",
+			"SELECT * FROM information_schema.schemata_extensions",
+			"SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM information_schema.SCHEMATA",
+		},
+		tests: []string{
+			"TestCharsetCollationEngine/Issue_#5482/SELECT_T.TABLE_NAME_AS_label,_'connection.table'_as_type,_T.TABLE_SCHEMA_AS_'schema',_T.TABLE_SCHEMA_AS_'database',_T.TABLE_CATALOG_AS_'catalog',_0_AS_isView_FROM_INFORMATION_SCHEMA.TABLES_AS_T_WHERE_T.TABLE_CATALOG_=_'def'_AND_______________________________________________________UPPER(T.TABLE_TYPE)_=_'BASE_TABLE'_ORDER_BY_T.TABLE_NAME;",
+		},
+	},
 	{ // ROOTUSER
 		reason: "[harness] sqlfront.New creates root@'%' (the reference harness only root@localhost), which shows up in mysql.user / information_schema.user_attributes and lets the anonymous-user check pass",
 		texts: []string{
@@ -190,16 +201,16 @@ var knownFailures = []skipGroup{
 	{ // PKPREFIX
 		reason: "[harness] lockstep accepts a prefix length in a PRIMARY KEY (e.g. PRIMARY KEY (v(10))); GMS rejects it and the test expects that rejection",
 		texts: []string{
+			"alter table t add primary key (b(10))",
+			"alter table t add primary key (c(10))",
+			"alter table t add primary key (t(10))",
+			"alter table t add primary key (v(10))",
 			"create table b_tbl (b binary(100), primary key (b(10)))",
 			"create table b_tbl (b blob, primary key (b(10)))",
 			"create table b_tbl (t text, primary key (t(10)))",
 			"create table c_tbl (c char(100), primary key (c(10)))",
 			"create table v_tbl (v varbinary(100), primary key (v(10)))",
 			"create table v_tbl (v varchar(100), primary key (v(10)))",
-			"alter table t add primary key (b(10))",
-			"alter table t add primary key (c(10))",
-			"alter table t add primary key (t(10))",
-			"alter table t add primary key (v(10))",
 		},
 	},
 	{ // PREFIXPLAN

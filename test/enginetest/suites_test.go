@@ -196,7 +196,19 @@ func TestDateParse(t *testing.T)          { gmstest.TestDateParse(t, start(t, co
 func TestPrepared(t *testing.T)           { gmstest.TestPrepared(t, start(t, core, "")) }
 func TestPreparedStatements(t *testing.T) { gmstest.TestPreparedStatements(t, start(t, core, "")) }
 func TestCharsetCollationEngine(t *testing.T) {
-	gmstest.TestCharsetCollationEngine(t, start(t, core, ""))
+	h := start(t, core, "")
+	// The suite asks the harness about setup statements only; a script
+	// with none (Issue #5482) is left out here when the skip list names it.
+	all := queries.CharsetCollationEngineTests
+	defer func() { queries.CharsetCollationEngineTests = all }()
+	var kept []queries.CharsetCollationEngineTest
+	for _, s := range all {
+		if !h.SkipQueryTest(s.Name) {
+			kept = append(kept, s)
+		}
+	}
+	queries.CharsetCollationEngineTests = kept
+	gmstest.TestCharsetCollationEngine(t, h)
 }
 func TestMySqlDb(t *testing.T)        { gmstest.TestMySqlDb(t, start(t, core, "")) }
 func TestUserPrivileges(t *testing.T) { gmstest.TestUserPrivileges(t, start(t, full, "")) }

@@ -100,6 +100,11 @@ var rules = []rule{
 		reason: "expected error text is GMS's \"duplicate primary key given: [k]\"; lockstep reports MySQL's " +
 			"\"Duplicate entry 'k' for key 't.PRIMARY'\"",
 		patterns: []string{`Not equal: expected: "duplicate primary key given`}},
+	{key: "MYSQLSCHEMA", kind: "harness",
+		reason: "information_schema lists the mysql schema (its account, help and log tables), as MySQL does and " +
+			"mysqldump --all-databases needs (issue 9 item 7); GMS's expected rows leave it out",
+		patterns: []string{`FROM_information_schema\.(SCHEMATA|schemata_extensions)\t`, `Issue_#5482/SELECT_T\.TABLE_NAME_AS_label`},
+		texts:    []string{"Issue #5482"}}, // TestCharsetCollationEngine has no query hook: skipped by script name
 	{key: "ROOTUSER", kind: "harness",
 		reason: "sqlfront.New creates root@'%' (the reference harness only root@localhost), which shows up in " +
 			"mysql.user / information_schema.user_attributes and lets the anonymous-user check pass",
