@@ -48,7 +48,7 @@ func TestMySQLSchema(t *testing.T) {
 		{q: "ALTER TABLE mysql.db DISABLE KEYS"},
 		{q: "INSERT INTO mysql.db (Host, Db, User, Select_priv) VALUES ('%', 'shop', 'nobody_yet', 'Y')"},
 		{q: "SELECT User, Select_priv FROM mysql.db WHERE User = 'nobody_yet'", want: "nobody_yet 2"}, // ENUM index 2: 'Y'
-		{q: "SELECT account_locked FROM mysql.user WHERE User = 'nobody_yet'", want: "2"}, // locked
+		{q: "SELECT account_locked FROM mysql.user WHERE User = 'nobody_yet'", want: "2"},             // locked
 		{q: "DROP TABLE mysql.user"},
 		{q: "SELECT COUNT(*) FROM mysql.user WHERE User = 'nobody_yet'", want: "1"}, // DROP only arms the replace
 	}
