@@ -78,14 +78,7 @@ func (t accountTable) editor(ctx *sql.Context) *accountEditor {
 	if t.name == "procs_priv" {
 		return e
 	}
-	base := t.Table // go-mysql-server's, under its wrappers
-	for {
-		w, ok := base.(sql.TableWrapper)
-		if !ok {
-			break
-		}
-		base = w.Underlying()
-	}
+	base := underlying(t.Table) // go-mysql-server's
 	if it, ok := base.(sql.InsertableTable); ok {
 		e.inner = it.Inserter(ctx)
 	}
@@ -112,39 +105,19 @@ type accountEditor struct {
 }
 
 func (e *accountEditor) StatementBegin(ctx *sql.Context) {
-	for _, ed := range e.inners() {
-		ed.StatementBegin(ctx)
-	}
+	e.each(func(ed innerEditor) error { ed.StatementBegin(ctx); return nil })
 }
 
 func (e *accountEditor) DiscardChanges(ctx *sql.Context, cause error) error {
-	var err error
-	for _, ed := range e.inners() {
-		if derr := ed.DiscardChanges(ctx, cause); err == nil {
-			err = derr
-		}
-	}
-	return err
+	return e.each(func(ed innerEditor) error { return ed.DiscardChanges(ctx, cause) })
 }
 
 func (e *accountEditor) StatementComplete(ctx *sql.Context) error {
-	var err error
-	for _, ed := range e.inners() {
-		if serr := ed.StatementComplete(ctx); err == nil {
-			err = serr
-		}
-	}
-	return err
+	return e.each(func(ed innerEditor) error { return ed.StatementComplete(ctx) })
 }
 
 func (e *accountEditor) Close(ctx *sql.Context) error {
-	var err error
-	for _, ed := range e.inners() {
-		if cerr := ed.Close(ctx); err == nil {
-			err = cerr
-		}
-	}
-	return err
+	return e.each(func(ed innerEditor) error { return ed.Close(ctx) })
 }
 
 // innerEditor is what go-mysql-server's editors share.
@@ -153,19 +126,19 @@ type innerEditor interface {
 	sql.Closer
 }
 
-// inners are go-mysql-server's editors in use.
-func (e *accountEditor) inners() []innerEditor {
-	var out []innerEditor
-	if e.inner != nil {
-		out = append(out, e.inner)
+// each calls f on each of go-mysql-server's editors in use and returns the
+// first error.
+func (e *accountEditor) each(f func(innerEditor) error) error {
+	var err error
+	for _, ed := range []innerEditor{e.inner, e.innerUpd, e.innerDel} {
+		if ed == nil {
+			continue
+		}
+		if ferr := f(ed); err == nil {
+			err = ferr
+		}
 	}
-	if e.innerUpd != nil {
-		out = append(out, e.innerUpd)
-	}
-	if e.innerDel != nil {
-		out = append(out, e.innerDel)
-	}
-	return out
+	return err
 }
 
 func (e *accountEditor) Insert(ctx *sql.Context, row sql.Row) error {
@@ -247,8 +220,7 @@ func (e *accountEditor) updateUser(ctx *sql.Context, old, new sql.Row) error {
 	}
 	ed := e.t.mdb.Editor()
 	defer ed.Close()
-	oldKey := mysql_db.UserPrimaryKey{Host: prev.Host, User: prev.User}
-	newKey := mysql_db.UserPrimaryKey{Host: nu.Host, User: nu.User}
+	oldKey, newKey := userKey(prev), userKey(nu)
 	cur, ok := ed.GetUser(oldKey)
 	if !ok {
 		return fmt.Errorf("account '%s'@'%s' changed while it was updated", prev.User, prev.Host)
@@ -258,11 +230,9 @@ func (e *accountEditor) updateUser(ctx *sql.Context, old, new sql.Row) error {
 			return sql.ErrPrimaryKeyViolation.New()
 		}
 	}
-	kept := keptOf(cur)
-	nu.PrivilegeSet.UnionWith(kept.privs)
-	nu.IsRole, nu.IsSuperUser, nu.IsEphemeral = kept.isRole, kept.super, cur.IsEphemeral
-	ed.RemoveUser(oldKey)
-	ed.PutUser(nu)
+	nu = keptOf(cur).givenTo(nu)
+	nu.IsEphemeral = cur.IsEphemeral
+	replaceUser(ed, oldKey, nu)
 	return nil
 }
 
@@ -294,8 +264,7 @@ func (e *accountEditor) deleteDBRow(row sql.Row) error {
 	for _, r := range keep.GetRoutines() {
 		nu.PrivilegeSet.AddRoutine(db, r.RoutineName(), strings.EqualFold(r.RoutineType(), "PROCEDURE"), r.ToSlice()...)
 	}
-	ed.RemoveUser(key)
-	ed.PutUser(nu)
+	replaceUser(ed, key, nu)
 	return nil
 }
 
@@ -345,8 +314,7 @@ func (e *accountEditor) routinePrivs(ctx *sql.Context, row sql.Row, add bool) er
 	} else {
 		nu.PrivilegeSet.RemoveRoutine(db, name, proc, sql.PrivilegeType_Execute, sql.PrivilegeType_AlterRoutine, sql.PrivilegeType_GrantOption)
 	}
-	ed.RemoveUser(key)
-	ed.PutUser(nu)
+	replaceUser(ed, key, nu)
 	return nil
 }
 
@@ -368,12 +336,4 @@ func enumText(ctx *sql.Context, typ sql.Type, v any) (string, error) {
 		return s, nil
 	}
 	return "", fmt.Errorf("unexpected %T value in an account table", v)
-}
-
-// keptOf is what an entry holds beyond its user-table row.
-func keptOf(u *mysql_db.User) keptAccount {
-	privs := mysql_db.NewPrivilegeSet()
-	privs.UnionWith(u.PrivilegeSet)
-	privs.RemoveGlobalStatic(mysql_db.NewPrivilegeSetWithAllPrivileges().ToSlice()...)
-	return keptAccount{privs: privs, isRole: u.IsRole, super: u.IsSuperUser}
 }

@@ -469,16 +469,40 @@ func quoteList(names []string) string {
 
 // asTable unwraps go-mysql-server's table wrappers around a lockstep table.
 func asTable(st sql.Table) *Table {
+	t, _ := underlying(st).(*Table)
+	return t
+}
+
+// underlying is st without go-mysql-server's wrappers (ProcessTable, ...).
+func underlying(st sql.Table) sql.Table {
 	for {
-		switch x := st.(type) {
-		case *Table:
-			return x
-		case sql.TableWrapper:
-			st = x.Underlying()
-		default:
-			return nil
+		w, ok := st.(sql.TableWrapper)
+		if !ok {
+			return st
+		}
+		st = w.Underlying()
+	}
+}
+
+// rewriteCreateTable runs go-mysql-server's SHOW CREATE TABLE n and
+// rewrites the CREATE TABLE text of its row with fix.
+func rewriteCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row sql.Row, fix func(string) string) (sql.RowIter, error) {
+	iter, err := rowexec.DefaultBuilder.Build(ctx, n, row)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := sql.RowIterToRows(ctx, iter)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		if len(r) > 1 {
+			if s, ok := r[1].(string); ok {
+				r[1] = fix(s)
+			}
 		}
 	}
+	return sql.RowsToRowIter(rows...), nil
 }
 
 // showCreateTable runs SHOW CREATE TABLE of a table with foreign keys or
@@ -508,22 +532,7 @@ func showCreateTable(ctx *sql.Context, n *plan.ShowCreateTable, row sql.Row) (sq
 	if len(m.fks) == 0 && !m.pkHasPrefix() {
 		return nil, nil
 	}
-	iter, err := rowexec.DefaultBuilder.Build(ctx, n, row)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := sql.RowIterToRows(ctx, iter)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		if len(r) > 1 {
-			if s, ok := r[1].(string); ok {
-				r[1] = t.db.mysqlCreateTable(m, s)
-			}
-		}
-	}
-	return sql.RowsToRowIter(rows...), nil
+	return rewriteCreateTable(ctx, n, row, func(s string) string { return t.db.mysqlCreateTable(m, s) })
 }
 
 // shownAction is a referential action as SHOW CREATE TABLE prints it

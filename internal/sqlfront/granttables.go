@@ -57,12 +57,25 @@ type keptAccount struct {
 
 // accountTarget is the account table a write node changes: the MySQLDb and
 // the table's lower-case name (nil, "" when it changes none).
+// It runs for every node a plan builds: anything but a write to the mysql
+// database is turned away without walking the plan.
 func accountTarget(n sql.Node) (*mysql_db.MySQLDb, string) {
 	var target sql.Node
 	switch n := n.(type) {
 	case *plan.InsertInto:
+		if accountsDB(n.Database()) == nil {
+			return nil, ""
+		}
 		target = n.Destination
-	case *plan.Update, *plan.DeleteFrom:
+	case *plan.Update:
+		if !strings.EqualFold(n.Database(), "mysql") {
+			return nil, ""
+		}
+		target = n
+	case *plan.DeleteFrom:
+		if !strings.EqualFold(n.Database(), "mysql") {
+			return nil, ""
+		}
 		target = n
 	default:
 		return nil, ""
@@ -116,7 +129,7 @@ func removeUsers(mdb *mysql_db.MySQLDb) map[mysql_db.UserPrimaryKey]keptAccount 
 		if u.IsEphemeral {
 			return
 		}
-		k := mysql_db.UserPrimaryKey{Host: u.Host, User: u.User}
+		k := userKey(u)
 		kept[k] = keptOf(u)
 		keys = append(keys, k)
 	})
@@ -153,24 +166,45 @@ func (it *accountWriteIter) Close(ctx *sql.Context) error {
 	if len(it.kept) > 0 {
 		var put []*mysql_db.User
 		ed.VisitUsers(func(u *mysql_db.User) {
-			k, ok := it.kept[mysql_db.UserPrimaryKey{Host: u.Host, User: u.User}]
-			if !ok {
-				return
+			if k, ok := it.kept[userKey(u)]; ok {
+				put = append(put, k.givenTo(u))
 			}
-			nu := mysql_db.UserCopy(u)
-			nu.PrivilegeSet.UnionWith(k.privs)
-			nu.IsRole, nu.IsSuperUser = k.isRole, k.super
-			put = append(put, nu)
 		})
 		for _, u := range put {
-			ed.RemoveUser(mysql_db.UserPrimaryKey{Host: u.Host, User: u.User}) // PutUser adds a changed entry beside the old
-			ed.PutUser(u)
+			replaceUser(ed, userKey(u), u)
 		}
 	}
 	if perr := it.mdb.Persist(ctx, ed); err == nil {
 		err = perr
 	}
 	return err
+}
+
+func userKey(u *mysql_db.User) mysql_db.UserPrimaryKey {
+	return mysql_db.UserPrimaryKey{Host: u.Host, User: u.User}
+}
+
+// replaceUser puts u in place of the entry under key (go-mysql-server's
+// PutUser adds a changed entry beside the old one).
+func replaceUser(ed *mysql_db.Editor, key mysql_db.UserPrimaryKey, u *mysql_db.User) {
+	ed.RemoveUser(key)
+	ed.PutUser(u)
+}
+
+// keptOf is what an entry holds beyond its user-table row.
+func keptOf(u *mysql_db.User) keptAccount {
+	privs := mysql_db.NewPrivilegeSet()
+	privs.UnionWith(u.PrivilegeSet)
+	privs.RemoveGlobalStatic(mysql_db.NewPrivilegeSetWithAllPrivileges().ToSlice()...)
+	return keptAccount{privs: privs, isRole: u.IsRole, super: u.IsSuperUser}
+}
+
+// givenTo is a copy of u, built from a user-table row, with k added.
+func (k keptAccount) givenTo(u *mysql_db.User) *mysql_db.User {
+	nu := mysql_db.UserCopy(u)
+	nu.PrivilegeSet.UnionWith(k.privs)
+	nu.IsRole, nu.IsSuperUser = k.isRole, k.super
+	return nu
 }
 
 // buildAccountDDL runs DROP TABLE, CREATE TABLE and ALTER TABLE ... KEYS
@@ -192,7 +226,7 @@ func (o execOverride) buildAccountDDL(ctx *sql.Context, n sql.Node) (sql.RowIter
 		}
 		return okResult(0), nil
 	case *plan.CreateTable:
-		if n.Temporary() || !isAccountsDB(n.Db) {
+		if n.Temporary() || accountsDB(n.Db) == nil {
 			return nil, nil
 		}
 		name := strings.ToLower(n.Name())
@@ -210,7 +244,7 @@ func (o execOverride) buildAccountDDL(ctx *sql.Context, n sql.Node) (sql.RowIter
 		if n.Action != plan.IndexAction_DisableEnableKeys {
 			return nil, nil
 		}
-		if rt, ok := n.Table.(*plan.ResolvedTable); ok && isAccountsDB(rt.SqlDatabase) {
+		if rt, ok := n.Table.(*plan.ResolvedTable); ok && accountsDB(rt.SqlDatabase) != nil {
 			return okResult(0), nil
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/information_schema"
 	"github.com/dolthub/go-mysql-server/sql/mysql_db"
 	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/rowexec"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
@@ -52,9 +51,10 @@ const logTablesDB = "mysql\x00logs"
 // information_schema and DESCRIBE, and MySQL 8's definition, for SHOW
 // CREATE TABLE.
 type logTable struct {
-	name   string
-	sch    sql.Schema
-	create string
+	name    string
+	sch     sql.Schema
+	create  string
+	comment string
 }
 
 var _ sql.Table = (*logTable)(nil)
@@ -64,9 +64,7 @@ func (t *logTable) Name() string               { return t.name }
 func (t *logTable) String() string             { return t.name }
 func (t *logTable) Schema() sql.Schema         { return t.sch }
 func (t *logTable) Collation() sql.CollationID { return sql.Collation_utf8mb3_general_ci }
-func (t *logTable) Comment() string {
-	return map[string]string{"general_log": "General log", "slow_log": "Slow log"}[t.name]
-}
+func (t *logTable) Comment() string            { return t.comment }
 func (t *logTable) Partitions(*sql.Context) (sql.PartitionIter, error) {
 	return sql.PartitionsToPartitionIter(), nil
 }
@@ -90,7 +88,7 @@ var logTables = sync.OnceValue(func() map[string]*logTable {
 		g: {name: g, sch: sql.Schema{
 			col(g, "event_time", ts6), col(g, "user_host", text), col(g, "thread_id", types.Uint64),
 			col(g, "server_id", types.Uint32), col(g, "command_type", str(64)), col(g, "argument", types.MediumBlob),
-		}, create: "CREATE TABLE `general_log` (\n" +
+		}, comment: "General log", create: "CREATE TABLE `general_log` (\n" +
 			"  `event_time` timestamp(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6) ON UPDATE CURRENT_TIMESTAMP(6),\n" +
 			"  `user_host` mediumtext NOT NULL,\n" +
 			"  `thread_id` bigint unsigned NOT NULL,\n" +
@@ -103,7 +101,7 @@ var logTables = sync.OnceValue(func() map[string]*logTable {
 			col(s, "lock_time", types.Time), col(s, "rows_sent", types.Int32), col(s, "rows_examined", types.Int32),
 			col(s, "db", str(512)), col(s, "last_insert_id", types.Int32), col(s, "insert_id", types.Int32),
 			col(s, "server_id", types.Uint32), col(s, "sql_text", types.MediumBlob), col(s, "thread_id", types.Uint64),
-		}, create: "CREATE TABLE `slow_log` (\n" +
+		}, comment: "Slow log", create: "CREATE TABLE `slow_log` (\n" +
 			"  `start_time` timestamp(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6) ON UPDATE CURRENT_TIMESTAMP(6),\n" +
 			"  `user_host` mediumtext NOT NULL,\n" +
 			"  `query_time` time(6) NOT NULL,\n" +
@@ -163,9 +161,10 @@ func (logTablesDatabase) GetViewDefinition(*sql.Context, string) (sql.ViewDefini
 }
 func (logTablesDatabase) AllViews(*sql.Context) ([]sql.ViewDefinition, error) { return nil, nil }
 
-// mayNameLogTable is a cheap test that query might name a log table.
+// mayNameLogTable is a cheap test that query might name a log table; it
+// runs for every statement parsed (one scan unless the text has "_log").
 func mayNameLogTable(query string) bool {
-	return containsFold(query, "general_log") || containsFold(query, "slow_log")
+	return containsFold(query, "_log") && (containsFold(query, "general_log") || containsFold(query, "slow_log"))
 }
 
 // redirectLogTables points stmt's references to mysql.general_log and
@@ -283,13 +282,10 @@ var listMySQLSchema = sync.OnceFunc(func() {
 })
 
 // helpTable reports whether rt is one of go-mysql-server's help tables.
+// It runs for every table a plan reads: the database is tested first.
 func helpTable(rt *plan.ResolvedTable) bool {
-	return strings.HasPrefix(strings.ToLower(rt.Name()), "help_") && isAccountsDB(rt.SqlDatabase)
-}
-
-// isAccountsDB reports whether db is go-mysql-server's mysql database.
-func isAccountsDB(db sql.Database) bool {
-	return accountsDB(db) != nil
+	name := rt.Name()
+	return accountsDB(rt.SqlDatabase) != nil && len(name) > 5 && strings.EqualFold(name[:5], "help_")
 }
 
 // accountsDB is db as go-mysql-server's mysql database (nil if it is not).
@@ -308,36 +304,14 @@ func accountsDB(db sql.Database) *mysql_db.MySQLDb {
 // DEFAULT 'N', which CREATE TABLE refuses, so a dump could not be
 // reloaded).
 func showCreateMySQLTable(ctx *sql.Context, n *plan.ShowCreateTable, rt *plan.ResolvedTable, row sql.Row) (sql.RowIter, error) {
-	t := rt.Table
-	for {
-		w, ok := t.(sql.TableWrapper)
-		if !ok {
-			break
-		}
-		t = w.Underlying()
-	}
-	if lt, ok := t.(*logTable); ok {
+	if lt, ok := underlying(rt.Table).(*logTable); ok {
 		return sql.RowsToRowIter(sql.NewRow(lt.name, lt.create)), nil
 	}
-	if !isAccountsDB(rt.SqlDatabase) {
+	if accountsDB(rt.SqlDatabase) == nil {
 		return nil, nil
 	}
-	iter, err := rowexec.DefaultBuilder.Build(ctx, n, row)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := sql.RowIterToRows(ctx, iter)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		if len(r) > 1 {
-			if s, ok := r[1].(string); ok {
-				r[1] = literalDefaults(ctx, rt.Schema(), s)
-			}
-		}
-	}
-	return sql.RowsToRowIter(rows...), nil
+	sch := rt.Schema()
+	return rewriteCreateTable(ctx, n, row, func(s string) string { return literalDefaults(ctx, sch, s) })
 }
 
 // literalDefaults rewrites, in the CREATE TABLE text create, the DEFAULT

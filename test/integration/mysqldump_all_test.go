@@ -29,9 +29,6 @@ func TestMysqldumpAllDatabases(t *testing.T) {
 	testutil.RequireInstalled(t, "mysqldump", err == nil)
 	mysqlCLI, err := exec.LookPath("mysql")
 	testutil.RequireInstalled(t, "the mysql client", err == nil)
-	if testing.Short() {
-		t.Skip("starts lockstep servers")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	src := testutil.StartServer(t)
