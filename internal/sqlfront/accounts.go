@@ -135,6 +135,10 @@ func (s *Session) fastAllowed(ctx *sql.Context, p *fastPlan) bool {
 	mdb := s.fe.Engine.Analyzer.Catalog.MySQLDb
 	ok := mdb.UserHasPrivileges(ctx, sql.NewPrivilegedOperation(
 		sql.PrivilegeCheckSubject{Database: p.dbKey, Table: p.tableKey}, privs...))
+	if j := p.join; ok && j != nil {
+		ok = mdb.UserHasPrivileges(ctx, sql.NewPrivilegedOperation(
+			sql.PrivilegeCheckSubject{Database: j.inner.dbKey, Table: j.inner.tableKey}, privs...))
+	}
 	p.privChecked, p.privVersion, p.privOK = true, v, ok
 	return ok
 }

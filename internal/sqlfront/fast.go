@@ -72,6 +72,7 @@ type fastPlan struct {
 	multiPrefix   bool        // multi names leading key columns only (writes: each item a key range)
 	prefix        *prefixSpec // equalities on an index's leading columns (fast_prefix.go)
 	agg           aggKind     // COUNT(*), MIN or MAX over an index prefix (fast_agg.go)
+	join          *joinSpec   // a counting join by primary key (fast_join.go); the prefix reads its outer table
 	// The account's privileges for the plan, as of accounts version
 	// privVersion (accounts.go fastAllowed).
 	privChecked bool

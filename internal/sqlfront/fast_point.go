@@ -22,6 +22,12 @@ import (
 // recognisePointSelect returns a plan for sel if it is a point read by the
 // whole primary key with parameter markers, or nil.
 func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *ast.Select, fields []*querypb.Field) *fastPlan {
+	if len(sel.From) == 0 {
+		return nil
+	}
+	if _, isJoin := sel.From[0].(*ast.JoinTableExpr); isJoin || len(sel.From) == 2 {
+		return fe.recogniseJoin(ctx, query, sel, fields)
+	}
 	if sel.With != nil || sel.GroupBy != nil || sel.Having != nil || sel.Window != nil ||
 		sel.Into != nil || sel.Where == nil || sel.QueryOpts.SQLCalcFoundRows || len(sel.From) != 1 {
 		return nil
@@ -406,6 +412,9 @@ func (s *Session) runFast(ctx context.Context, p *fastPlan, bind map[string]*que
 	}
 	if p.multi != nil {
 		return s.runMultiPoint(ctx, p, entry, bind, explicit)
+	}
+	if p.join != nil {
+		return s.runJoin(ctx, p, entry, bind, explicit)
 	}
 	if p.prefix != nil {
 		return s.runPrefix(ctx, p, entry, bind, explicit)

@@ -13,7 +13,7 @@ import (
 // TestFastPathFuzz generates a random sequence of statements of the shapes
 // the fast path recognises — point, IN-list, range and SUM reads, key
 // updates (plain and ±), deletes, multi-row inserts, upserts (ON DUPLICATE
-// KEY UPDATE, REPLACE), transactions — with
+// KEY UPDATE, REPLACE), counting joins by primary key, transactions — with
 // values drawn from edge pools (limits of each integer width, NULL, strings
 // too long or of another kind, decimals at their scale, duplicates), runs
 // it with the fast path on and then off in fresh databases, and requires
@@ -46,9 +46,15 @@ func TestFastPathFuzz(t *testing.T) {
 		return g.IntN(12)
 	}
 	pick := func(pool []any) any { return pool[g.IntN(len(pool))] }
+	small := func(n int) any { // mostly within the values the tables hold
+		if g.IntN(8) == 0 {
+			return pick(ints)
+		}
+		return g.IntN(n) - 2
+	}
 	var prog []stmt
 	for i := 0; i < n; i++ {
-		switch g.IntN(24) {
+		switch g.IntN(26) {
 		case 0:
 			prog = append(prog, stmt{"SELECT * FROM f WHERE id = ?", []any{key()}})
 		case 1:
@@ -99,6 +105,11 @@ func TestFastPathFuzz(t *testing.T) {
 		case 23:
 			prog = append(prog, stmt{"REPLACE INTO f (id, i, t, s) VALUES (?, ?, ?, ?), (?, ?, ?, ?)",
 				[]any{key(), pick(ints), g.IntN(3), pick(strs), key(), pick(ints), g.IntN(3), pick(strs)}})
+		case 24:
+			prog = append(prog, stmt{"SELECT COUNT(DISTINCT j.v) FROM f, j WHERE f.t = ? AND f.i >= ? AND f.i < ? AND j.a = ? AND j.b = f.t AND j.v < ?",
+				[]any{g.IntN(3), small(10), small(200), key(), small(14)}})
+		case 25:
+			prog = append(prog, stmt{"SELECT COUNT(*) FROM f JOIN j ON j.a = f.id AND j.b = f.t WHERE f.i = ? AND j.v > ?", []any{small(10), small(14)}})
 		case 13:
 			if g.IntN(2) == 0 {
 				prog = append(prog, stmt{"BEGIN", nil})
@@ -121,6 +132,16 @@ func TestFastPathFuzz(t *testing.T) {
 		}
 		s := newSession(t, e.ctx, db, "client")
 		s.exec("CREATE TABLE f (id INT PRIMARY KEY, i INT, t TINYINT UNSIGNED NOT NULL DEFAULT 0, s VARCHAR(10) COLLATE utf8mb4_0900_ai_ci, d DECIMAL(14,2) NOT NULL DEFAULT 0, KEY k_is (i, s), KEY k_ti (t, i))")
+		s.exec("CREATE TABLE j (a INT, b TINYINT UNSIGNED, v INT, PRIMARY KEY (a, b))")
+		for a := 0; a < 12; a++ {
+			for b := 0; b < 3; b++ {
+				v := any((a*7 + b*3) % 11)
+				if (a+b)%5 == 0 {
+					v = nil
+				}
+				s.exec("INSERT INTO j VALUES (?, ?, ?)", a, b, v)
+			}
+		}
 		h := fastCounter(t, admin, "hits")
 		var out []string
 		for _, st := range prog {

@@ -127,6 +127,13 @@ func TestFastPathSameResults(t *testing.T) {
 			"KEY k_name (w, d, last, first), KEY k_o (w, d, o, id), UNIQUE KEY k_u (u))",
 		"INSERT INTO t_x VALUES (1,1,1,'BAR','zed',7,'a'), (2,1,1,'bar','amy',7,'b'), (3,1,1,'Bar','Amy',8,'c'), (4,1,1,'foo','amy',7,NULL), " +
 			"(5,1,2,'bar','bob',7,NULL), (6,2,1,'bar',NULL,NULL,'x'), (7,1,1,'bár','cy',9,'y'), (8,1,1,NULL,'al',8,'z'), (9,1,1,'bar ','dee',7,'Q')",
+		// Joins counted by primary key lookups, as TPC-C's Stock-Level
+		// (order lines of recent orders joined with their stock rows).
+		"CREATE TABLE j_ol (w INT, d TINYINT, o INT, n INT, i INT, q SMALLINT UNSIGNED, PRIMARY KEY (w, d, o, n), KEY k_i (i))",
+		"INSERT INTO j_ol VALUES (1,1,1,1,10,5), (1,1,1,2,11,NULL), (1,1,2,1,10,7), (1,1,2,2,12,1), (1,1,3,1,NULL,2), " +
+			"(1,2,1,1,10,3), (2,1,1,1,13,4), (1,1,4,1,99,0), (1,1,-1,1,11,9), (1,1,5,1,13,8)",
+		"CREATE TABLE j_st (w INT, i INT, qty INT, big BIGINT UNSIGNED, PRIMARY KEY (w, i))",
+		"INSERT INTO j_st VALUES (1,10,5,1), (1,11,20,2), (1,12,-3,NULL), (2,13,1,18446744073709551615), (2,10,100,0), (1,13,NULL,5)",
 	} {
 		s.exec(q)
 	}
@@ -207,7 +214,21 @@ func TestFastPathSameResults(t *testing.T) {
 		{"SELECT COUNT(*) FROM t_c WHERE w = ? FOR UPDATE", [][]any{{1}}},
 		{"SELECT COUNT(*) FROM t_r WHERE id BETWEEN ? AND ?", [][]any{{2, 4}, {9, 9}}},
 		{"SELECT MAX(k) FROM t_r WHERE id BETWEEN ? AND ?", [][]any{{2, 4}}},
+		// Counting joins by primary key.
+		{"SELECT COUNT(DISTINCT st.i) FROM j_ol, j_st st WHERE j_ol.w = ? AND d = ? AND o >= ? AND o < ? AND st.w = ? AND st.i = j_ol.i AND qty < ?", [][]any{
+			{1, 1, 1, 5, 1, 10}, {1, 1, -5, 9, 1, 100}, {1, 1, 2, 2, 1, 100}, {1, 1, 5, 1, 1, 100}, {1, 1, nil, 5, 1, 10}, {1, 1, 1, 5, 1, nil},
+			{1, 300, 1, 5, 1, 10}, {1, 1, "1", 5, 1, 10}, {1, 1, 1, 5, 2, 1000}, {1, 1, int64(math.MinInt64), int64(math.MaxInt64), 1, 1000},
+			{1, 1, 1, 5, 1, 1.5}, {2, 1, 0, 9, 2, 1000}, {1, 1, 1, 5, -1, 10}}},
+		{"SELECT COUNT(*) AS n FROM j_st JOIN j_ol ON j_st.i = j_ol.i AND j_st.w = j_ol.w WHERE j_ol.w = ? AND j_ol.d = ?", [][]any{{1, 1}, {1, 2}, {2, 1}, {3, 1}, {1, -129}}},
+		{"SELECT COUNT(j_ol.q) FROM j_ol, j_st WHERE j_ol.w = ? AND j_ol.d = ? AND j_st.w = j_ol.w AND j_st.i = j_ol.i AND j_ol.q BETWEEN ? AND ?", [][]any{{1, 1, 0, 10}, {1, 1, -5, 3}, {1, 1, 5, 1}}},
+		{"SELECT COUNT(qty) FROM j_ol, j_st WHERE j_ol.w = ? AND j_ol.d = ? AND o > ? AND o <= ? AND j_st.w = j_ol.w AND j_st.i = j_ol.i", [][]any{{1, 1, 0, 5}, {1, 1, 1, 2}, {1, 1, -2, -1}}},
+		{"SELECT COUNT(*) FROM j_ol, j_st WHERE j_ol.i = ? AND j_st.w = ? AND j_st.i = j_ol.i", [][]any{{10, 1}, {10, 2}, {nil, 1}, {11, 1}, {13, 2}}},
+		{"SELECT COUNT(DISTINCT j_ol.o) FROM j_st, j_ol WHERE j_ol.w = ? AND j_ol.d = ? AND j_st.w = ? AND j_st.i = j_ol.i AND j_ol.q > ? AND j_st.qty <= ?", [][]any{{1, 1, 1, -1, 100}, {1, 1, 1, 4, 5}}},
 		// Not fast shapes: go-mysql-server runs them.
+		{"SELECT COUNT(*) FROM j_ol, j_st WHERE j_ol.w = ? AND j_st.w = j_ol.w AND j_st.i = j_ol.i AND big > ?", [][]any{{1, 0}, {2, 1}}},
+		{"SELECT COUNT(*) FROM j_ol, j_st WHERE j_ol.w = ? AND j_st.w = j_ol.w AND j_st.i = j_ol.q", [][]any{{1}}},
+		{"SELECT COUNT(*) FROM j_ol LEFT JOIN j_st ON j_st.w = j_ol.w AND j_st.i = j_ol.i WHERE j_ol.w = ?", [][]any{{1}}},
+		{"SELECT COUNT(*) FROM j_ol, j_st WHERE w = ?", [][]any{{1}}},
 		{"SELECT DISTINCT k, c FROM t_r WHERE id BETWEEN ? AND ? ORDER BY k", [][]any{{1, 7}}},
 		{"SELECT k FROM t_r WHERE id BETWEEN ? AND ? LIMIT 2", [][]any{{1, 7}}},
 		{"SELECT id FROM t_x WHERE w = ? AND d = ? ORDER BY first", [][]any{{1, 1}}},
