@@ -28,7 +28,7 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 	if _, isJoin := sel.From[0].(*ast.JoinTableExpr); isJoin || len(sel.From) == 2 {
 		return fe.recogniseJoin(ctx, query, sel, fields)
 	}
-	if sel.With != nil || sel.GroupBy != nil || sel.Having != nil || sel.Window != nil ||
+	if sel.With != nil || sel.Having != nil || sel.Window != nil ||
 		sel.Into != nil || sel.Where == nil || sel.QueryOpts.SQLCalcFoundRows || len(sel.From) != 1 {
 		return nil
 	}
@@ -57,6 +57,12 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 		return nil
 	}
 	m := p.meta
+	if sel.GroupBy != nil {
+		if recogniseGroupSum(ctx, sel, p, qualifierOK) {
+			return p
+		}
+		return nil
+	}
 
 	// Output columns.
 	for _, se := range sel.SelectExprs {
@@ -409,6 +415,9 @@ func (s *Session) runFast(ctx context.Context, p *fastPlan, bind map[string]*que
 	}
 	if p.rng != nil {
 		return s.runRange(ctx, p, entry, bind, explicit)
+	}
+	if p.groupSum != nil {
+		return s.runGroupSum(ctx, p, entry, bind, explicit)
 	}
 	if p.multi != nil {
 		return s.runMultiPoint(ctx, p, entry, bind, explicit)

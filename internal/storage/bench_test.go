@@ -324,6 +324,59 @@ func BenchmarkPointGet(b *testing.B) {
 	})
 }
 
+// BenchmarkPointGetLarge is BenchmarkPointGet/in-trx on a table larger
+// than the caches with TPC-C order_line's key shape: 1.2 million rows keyed
+// by four integers (warehouse, district, order, line; 36 bytes).
+func BenchmarkPointGetLarge(b *testing.B) {
+	const w, d, o, n = 4, 10, 3000, 10
+	key := func(i int) []byte {
+		k := make([]byte, 0, 36)
+		for _, v := range []int{i / (d * o * n), i / (o * n) % d, i / n % o, i % n} {
+			k = append(k, 0x01)
+			k = binary.BigEndian.AppendUint64(k, uint64(int64(v))^(1<<63))
+		}
+		return k
+	}
+	largeFixtureOnce.Do(func() {
+		largeFixtureE = New(Options{})
+		tb, err := largeFixtureE.NewTable("order_line", sbDesc(false))
+		if err != nil {
+			b.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		for lo := 0; lo < w*d*o*n; lo += sbLoadTxn {
+			tx := largeFixtureE.Begin(txn.RepeatableRead)
+			for i := lo; i < lo+sbLoadTxn && i < w*d*o*n; i++ {
+				if err := tx.Insert(bg, tb, 0, key(i), sbRow(rng, i, 1)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		largeFixtureE.Purge()
+		largeFixtureT = tb
+	})
+	e, tb := largeFixtureE, largeFixtureT
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		tx := e.Begin(txn.RepeatableRead)
+		defer tx.Rollback()
+		for pb.Next() {
+			if _, ok, err := tx.Get(bg, tb, key(rand.IntN(w*d*o*n)), 0); !ok || err != nil {
+				b.Error("miss", err)
+			}
+		}
+	})
+}
+
+var (
+	largeFixtureOnce sync.Once
+	largeFixtureE    *Engine
+	largeFixtureT    *Table
+)
+
 // BenchmarkRangeScan100: 100 consecutive rows per operation in an
 // autocommit read: by primary key (sysbench's simple range, id BETWEEN
 // n AND n+99) and through the k index from a random k.

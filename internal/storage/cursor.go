@@ -144,12 +144,12 @@ func (c *Cursor) fill() error {
 		case !c.reverse && start == nil:
 			t.pk.Scan(iter)
 		case !c.reverse:
-			t.pk.Ascend(&record{key: start}, iter)
+			t.pk.Ascend(start, iter)
 		case start == nil:
 			t.pk.Reverse(iter)
 		default:
 			excl := !c.started // Hi is exclusive
-			t.pk.Descend(&record{key: start}, func(r *record) bool {
+			t.pk.Descend(start, func(r *record) bool {
 				if excl && bytes.Equal(r.key, start) {
 					return true
 				}

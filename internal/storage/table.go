@@ -43,11 +43,7 @@ type secIndex struct {
 	tree *btree.BTreeG[secEntry]
 }
 
-func recLess(a, b *record) bool  { return bytes.Compare(a.key, b.key) < 0 }
 func secLess(a, b secEntry) bool { return bytes.Compare(a.key, b.key) < 0 }
-func newPKTree() *btree.BTreeG[*record] {
-	return btree.NewBTreeGOptions(recLess, btree.Options{NoLocks: true, Degree: 64})
-}
 func newSecTree() *btree.BTreeG[secEntry] {
 	return btree.NewBTreeGOptions(secLess, btree.Options{NoLocks: true, Degree: 64})
 }
@@ -59,7 +55,7 @@ type Table struct {
 	e    *Engine
 
 	mu      sync.RWMutex // guards pk, secs, the definition, chain heads and prev links
-	pk      *btree.BTreeG[*record]
+	pk      *pkTree
 	secs    []*secIndex
 	cols    []ColumnDesc // the definition (see TableDesc; indexes are in secs)
 	pkParts []KeyPart
@@ -154,11 +150,7 @@ func (t *Table) lockKey(idx int, key []byte) string {
 
 // get returns the record with primary key pk, or nil. Caller holds t.mu.
 func (t *Table) get(pk []byte) *record {
-	r, ok := t.pk.Get(&record{key: pk})
-	if !ok {
-		return nil
-	}
-	return r
+	return t.pk.Get(pk)
 }
 
 // liveRow returns the newest version's row of pk, or nil if it has none or
@@ -208,7 +200,7 @@ func (t *Table) holds(r *record) bool {
 // forgetRecords empties the head of every record of tree, which is leaving
 // its table (truncate, drop), so holds reports them gone. Caller holds t.mu
 // for writing.
-func forgetRecords(tree *btree.BTreeG[*record]) {
+func forgetRecords(tree *pkTree) {
 	tree.Scan(func(r *record) bool {
 		r.head = nil
 		return true

@@ -13,7 +13,7 @@ import (
 // TestFastPathFuzz generates a random sequence of statements of the shapes
 // the fast path recognises — point, IN-list, range and SUM reads, key
 // updates (plain and ±), deletes, multi-row inserts, upserts (ON DUPLICATE
-// KEY UPDATE, REPLACE), counting joins by primary key, transactions — with
+// KEY UPDATE, REPLACE), counting joins by primary key, sums grouped by key, transactions — with
 // values drawn from edge pools (limits of each integer width, NULL, strings
 // too long or of another kind, decimals at their scale, duplicates), runs
 // it with the fast path on and then off in fresh databases, and requires
@@ -54,7 +54,7 @@ func TestFastPathFuzz(t *testing.T) {
 	}
 	var prog []stmt
 	for i := 0; i < n; i++ {
-		switch g.IntN(26) {
+		switch g.IntN(27) {
 		case 0:
 			prog = append(prog, stmt{"SELECT * FROM f WHERE id = ?", []any{key()}})
 		case 1:
@@ -110,6 +110,8 @@ func TestFastPathFuzz(t *testing.T) {
 				[]any{g.IntN(3), small(10), small(200), key(), small(14)}})
 		case 25:
 			prog = append(prog, stmt{"SELECT COUNT(*) FROM f JOIN j ON j.a = f.id AND j.b = f.t WHERE f.i = ? AND j.v > ?", []any{small(10), small(14)}})
+		case 26:
+			prog = append(prog, stmt{"SELECT SUM(d), id FROM f WHERE id IN (?, ?, ?) GROUP BY id", []any{key(), key(), key()}})
 		case 13:
 			if g.IntN(2) == 0 {
 				prog = append(prog, stmt{"BEGIN", nil})

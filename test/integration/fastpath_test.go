@@ -134,6 +134,10 @@ func TestFastPathSameResults(t *testing.T) {
 			"(1,2,1,1,10,3), (2,1,1,1,13,4), (1,1,4,1,99,0), (1,1,-1,1,11,9), (1,1,5,1,13,8)",
 		"CREATE TABLE j_st (w INT, i INT, qty INT, big BIGINT UNSIGNED, PRIMARY KEY (w, i))",
 		"INSERT INTO j_st VALUES (1,10,5,1), (1,11,20,2), (1,12,-3,NULL), (2,13,1,18446744073709551615), (2,10,100,0), (1,13,NULL,5)",
+		// Sums grouped by a key column over an IN list (TPC-C's Delivery).
+		"CREATE TABLE g_ol (w INT, d TINYINT, o INT, n INT, amt DECIMAL(6,2), qty SMALLINT, big BIGINT UNSIGNED, PRIMARY KEY (w, d, o, n))",
+		"INSERT INTO g_ol VALUES (1,1,1,1,10.50,3,1), (1,1,1,2,-0.25,NULL,18446744073709551615), (1,1,2,1,NULL,7,2), (1,2,1,1,9999.99,-5,3), " +
+			"(1,2,1,2,9999.99,1,4), (1,3,1,1,NULL,NULL,NULL), (2,1,1,1,0.01,2,5), (1,1,3,1,0,0,0)",
 	} {
 		s.exec(q)
 	}
@@ -224,7 +228,16 @@ func TestFastPathSameResults(t *testing.T) {
 		{"SELECT COUNT(qty) FROM j_ol, j_st WHERE j_ol.w = ? AND j_ol.d = ? AND o > ? AND o <= ? AND j_st.w = j_ol.w AND j_st.i = j_ol.i", [][]any{{1, 1, 0, 5}, {1, 1, 1, 2}, {1, 1, -2, -1}}},
 		{"SELECT COUNT(*) FROM j_ol, j_st WHERE j_ol.i = ? AND j_st.w = ? AND j_st.i = j_ol.i", [][]any{{10, 1}, {10, 2}, {nil, 1}, {11, 1}, {13, 2}}},
 		{"SELECT COUNT(DISTINCT j_ol.o) FROM j_st, j_ol WHERE j_ol.w = ? AND j_ol.d = ? AND j_st.w = ? AND j_st.i = j_ol.i AND j_ol.q > ? AND j_st.qty <= ?", [][]any{{1, 1, 1, -1, 100}, {1, 1, 1, 4, 5}}},
+		// SUM grouped by a key column over an IN list.
+		{"SELECT d, SUM(amt) FROM g_ol WHERE (w, d, o) IN ((?, ?, ?), (?, ?, ?), (?, ?, ?)) GROUP BY d", [][]any{
+			{1, 1, 1, 1, 2, 1, 1, 1, 2}, {1, 2, 1, 1, 1, 1, 9, 9, 9}, {nil, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1},
+			{2, 1, 1, 1, 3, 1, 1, 1, 1}, {1, 3, 1, 1, 3, 1, 1, 1, 2}, {1, 1, "1", 1, 2, 1, 1, 1, 2}, {1, 300, 1, 1, 2, 1, 1, 1, 3}, {9, 9, 9, 8, 8, 8, 7, 7, 7}}},
+		{"SELECT SUM(qty) AS s, d FROM g_ol WHERE (w, d) IN ((?, ?), (?, ?)) GROUP BY d", [][]any{{1, 1, 1, 2}, {1, 3, 2, 1}, {1, 2, 1, 1}}},
+		{"SELECT o, SUM(big) FROM g_ol WHERE (w, d, o) IN ((?, ?, ?), (?, ?, ?)) GROUP BY o", [][]any{{1, 1, 1, 1, 2, 1}, {1, 1, 2, 1, 3, 1}}},
+		{"SELECT g_ol.w, SUM(g_ol.amt) FROM g_ol WHERE w IN (?, ?) GROUP BY w", [][]any{{1, 2}, {2, 3}}},
 		// Not fast shapes: go-mysql-server runs them.
+		{"SELECT d, SUM(amt) FROM g_ol WHERE (w, d, o) IN ((?, ?, ?), (?, ?, ?)) GROUP BY d ORDER BY d DESC", [][]any{{1, 1, 1, 1, 2, 1}}},
+		{"SELECT n, SUM(amt) FROM g_ol WHERE (w, d, o) IN ((?, ?, ?), (?, ?, ?)) GROUP BY n", [][]any{{1, 1, 1, 1, 2, 1}}},
 		{"SELECT COUNT(*) FROM j_ol, j_st WHERE j_ol.w = ? AND j_st.w = j_ol.w AND j_st.i = j_ol.i AND big > ?", [][]any{{1, 0}, {2, 1}}},
 		{"SELECT COUNT(*) FROM j_ol, j_st WHERE j_ol.w = ? AND j_st.w = j_ol.w AND j_st.i = j_ol.q", [][]any{{1}}},
 		{"SELECT COUNT(*) FROM j_ol LEFT JOIN j_st ON j_st.w = j_ol.w AND j_st.i = j_ol.i WHERE j_ol.w = ?", [][]any{{1}}},
