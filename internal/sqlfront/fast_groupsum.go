@@ -160,16 +160,12 @@ func (s *Session) runGroupSum(ctx context.Context, p *fastPlan, entry *tableEntr
 		return nil, false, nil
 	}
 	sctx := s.fastContext()
-	mode := txn.LockMode(0)
-	if s.serial && explicit {
-		mode = txn.LockS
-	}
+	lock := s.readLock(p, explicit)
 	s.ClearWarnings()
 	res := &sqltypes.Result{Fields: p.fields}
 	if len(keys) > 0 {
-		tx := s.fastStatementTx(explicit)
-		tx.ReadPolicy = storage.WaitLocked
-		groups, err := g.sum(sctx, tx, entry, keys, mode)
+		tx := s.readTx(explicit, lock)
+		groups, err := g.sum(sctx, tx, entry, keys, lock.mode)
 		if err == nil {
 			res.Rows, err = g.rows(sctx, p.meta, groups)
 		}

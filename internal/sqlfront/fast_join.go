@@ -656,15 +656,11 @@ func (s *Session) runJoin(ctx context.Context, p *fastPlan, entry *tableEntry, b
 		}
 		none = none || n
 	}
-	lock := p.lock
-	if lock.mode == 0 && s.serial && explicit {
-		lock.mode = txn.LockS
-	}
+	lock := s.readLock(p, explicit)
 	s.ClearWarnings()
 	var count int64
 	if !none {
-		tx := s.fastStatementTx(explicit)
-		tx.ReadPolicy = lock.policy
+		tx := s.readTx(explicit, lock)
 		var err error
 		count, err = js.count.run(sctx, tx, js, p, entry, innerEntry, js.narrow(spec, lo, params), innerParts, params, lock.mode)
 		s.endFastStatement(explicit, err)

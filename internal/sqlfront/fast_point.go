@@ -451,15 +451,11 @@ func (s *Session) runPointSelect(ctx context.Context, p *fastPlan, entry *tableE
 // and multi-point reads.
 func (s *Session) readKeys(ctx context.Context, p *fastPlan, entry *tableEntry, keys [][]byte, explicit bool) (*sqltypes.Result, bool, error) {
 	sctx := s.fastContext()
-	lock := p.lock
-	if lock.mode == 0 && s.serial && explicit {
-		lock.mode = txn.LockS
-	}
+	lock := s.readLock(p, explicit)
 	s.ClearWarnings()
 	res := &sqltypes.Result{Fields: p.fields}
 	if len(keys) > 0 {
-		tx := s.fastStatementTx(explicit)
-		tx.ReadPolicy = lock.policy
+		tx := s.readTx(explicit, lock)
 		var err error
 		for _, key := range keys {
 			row, found, gerr := tx.Get(ctx, entry.store, key, lock.mode)
@@ -484,6 +480,24 @@ func (s *Session) readKeys(ctx context.Context, p *fastPlan, entry *tableEntry, 
 	}
 	s.selectDone(sctx, len(res.Rows))
 	return res, true, nil
+}
+
+// readLock is how a fast read locks rows: the plan's locking clause, or S
+// for every read inside a SERIALIZABLE transaction (go-mysql-server's
+// reads lock there too).
+func (s *Session) readLock(p *fastPlan, explicit bool) lockIntent {
+	lock := p.lock
+	if lock.mode == 0 && s.serial && explicit {
+		lock.mode = txn.LockS
+	}
+	return lock
+}
+
+// readTx starts a fast read statement whose reads lock as lock says.
+func (s *Session) readTx(explicit bool, lock lockIntent) *storage.Tx {
+	tx := s.fastStatementTx(explicit)
+	tx.ReadPolicy = lock.policy
+	return tx
 }
 
 // selectDone keeps a fast SELECT's bookkeeping as go-mysql-server does:

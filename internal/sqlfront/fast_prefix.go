@@ -10,7 +10,6 @@ import (
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"lockstep/internal/storage"
-	"lockstep/internal/txn"
 )
 
 // Index prefix reads:
@@ -222,15 +221,11 @@ func (s *Session) runPrefix(ctx context.Context, p *fastPlan, entry *tableEntry,
 		none = none || n
 	}
 	sctx := s.fastContext()
-	lock := p.lock
-	if lock.mode == 0 && s.serial && explicit {
-		lock.mode = txn.LockS
-	}
+	lock := s.readLock(p, explicit)
 	s.ClearWarnings()
 	res := &sqltypes.Result{Fields: p.fields}
 	if !none && limit != 0 {
-		tx := s.fastStatementTx(explicit)
-		tx.ReadPolicy = lock.policy
+		tx := s.readTx(explicit, lock)
 		cur := tx.Cursor(sctx, entry.store, spec.idx, storage.Range{Lo: lo, Hi: prefixEnd(lo)}, spec.reverse, lock.mode)
 		var err error
 		if p.agg != 0 {

@@ -152,16 +152,12 @@ func (s *Session) runRange(ctx context.Context, p *fastPlan, entry *tableEntry, 
 		return nil, false, nil // the result must be MySQL's DECIMAL (sumFields); any other is go-mysql-server's
 	}
 	sctx := s.fastContext()
-	mode := txn.LockMode(0)
-	if s.serial && explicit {
-		mode = txn.LockS
-	}
+	lock := s.readLock(p, explicit) // (no locking clause on a range plan)
 	s.ClearWarnings()
 	res := &sqltypes.Result{Fields: p.fields}
 	if !emptyLo && !emptyHi && (lo == nil || hi == nil || string(lo) < string(hi)) {
-		tx := s.fastStatementTx(explicit)
-		tx.ReadPolicy = storage.WaitLocked
-		rows, err := scanRange(sctx, tx, entry.store, p, storage.Range{Lo: lo, Hi: hi}, mode)
+		tx := s.readTx(explicit, lock)
+		rows, err := scanRange(sctx, tx, entry.store, p, storage.Range{Lo: lo, Hi: hi}, lock.mode)
 		if err == nil {
 			rows, err = p.rng.finish(sctx, p, rows)
 		}
