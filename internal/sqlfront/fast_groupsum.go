@@ -159,26 +159,13 @@ func (s *Session) runGroupSum(ctx context.Context, p *fastPlan, entry *tableEntr
 	if !ok {
 		return nil, false, nil
 	}
-	sctx := s.fastContext()
-	lock := s.readLock(p, explicit)
-	s.ClearWarnings()
-	res := &sqltypes.Result{Fields: p.fields}
-	if len(keys) > 0 {
-		tx := s.readTx(explicit, lock)
-		groups, err := g.sum(sctx, tx, entry, keys, lock.mode)
-		if err == nil {
-			res.Rows, err = g.rows(sctx, p.meta, groups)
-		}
-		s.endFastStatement(explicit, err)
-		if err == errFastFallback {
-			return nil, false, nil // a read only: go-mysql-server runs it again
-		}
+	return s.runRead(p, explicit, len(keys) == 0, nil, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
+		groups, err := g.sum(sctx, tx, entry, keys, mode)
 		if err != nil {
-			return nil, true, s.handleTxError(sctx, err)
+			return nil, err
 		}
-	}
-	s.selectDone(sctx, len(res.Rows))
-	return res, true, nil
+		return g.rows(sctx, p.meta, groups)
+	})
 }
 
 // sum reads the rows of every key (or key prefix) and sums them by group,

@@ -656,102 +656,89 @@ func (s *Session) runJoin(ctx context.Context, p *fastPlan, entry *tableEntry, b
 		}
 		none = none || n
 	}
-	lock := s.readLock(p, explicit)
-	s.ClearWarnings()
-	var count int64
-	if !none {
-		tx := s.readTx(explicit, lock)
-		var err error
-		count, err = js.count.run(sctx, tx, js, p, entry, innerEntry, js.narrow(spec, lo, params), innerParts, params, lock.mode)
-		s.endFastStatement(explicit, err)
-		if err != nil {
-			return nil, true, s.handleTxError(sctx, err)
-		}
-	}
-	s.selectDone(sctx, 1)
-	return &sqltypes.Result{Fields: p.fields, Rows: [][]sqltypes.Value{{sqltypes.NewInt64(count)}}}, true, nil
+	return s.runRead(p, explicit, none, []sqltypes.Value{sqltypes.NewInt64(0)}, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
+		count, err := js.countRows(sctx, tx, entry.store, spec.idx, js.narrow(spec, lo, params), innerEntry.store, innerParts, params, mode)
+		return [][]sqltypes.Value{{sqltypes.NewInt64(count)}}, err
+	})
 }
 
-// run reads the outer range, looks each row's inner row up and counts.
-func (k countKind) run(ctx *sql.Context, tx *storage.Tx, js *joinSpec, p *fastPlan, outer, inner *tableEntry,
-	rng storage.Range, innerParts [][]byte, params []joinParam, mode txn.LockMode) (int64, error) {
-	cur := tx.Cursor(ctx, outer.store, p.prefix.idx, rng, false, mode)
+// countRows reads range rng of the outer table's index idx, looks each
+// passing row's inner row up and counts.
+func (js *joinSpec) countRows(ctx *sql.Context, tx *storage.Tx, outer *storage.Table, idx int, rng storage.Range,
+	inner *storage.Table, innerParts [][]byte, params []joinParam, mode txn.LockMode) (int64, error) {
+	cur := tx.Cursor(ctx, outer, idx, rng, false, mode)
 	var (
 		n        int64
 		distinct []int64
 		key      []byte
 	)
-	ipk := js.inner.meta.pk.cols
 	for {
 		_, stored, ok, err := cur.Next()
 		if err != nil || !ok {
-			if k == countDistinct {
+			if js.count == countDistinct {
 				slices.Sort(distinct)
 				n = int64(len(slices.Compact(distinct)))
 			}
 			return n, err
 		}
-		orow := sql.Row(nil)
-		if js.outerN > 0 {
-			if orow, err = decodeRow(stored, js.outerN); err != nil {
-				return 0, err
-			}
+		orow, err := decodeRow(stored, js.outerN)
+		if err != nil {
+			return 0, err
 		}
 		if !js.passes(false, orow, params) {
 			continue
 		}
-		key = key[:0]
-		found := true
-		for i, src := range js.innerKey {
-			if src.param != "" {
-				key = append(key, innerParts[i]...)
-				continue
-			}
-			v, notNull := int64Of(orow[src.outerOrd])
-			if !notNull {
-				found = false
-				break
-			}
-			if key, found = appendIntColumnKey(key, &ipk[i], v); !found {
-				break
-			}
-		}
-		if !found {
+		if key, ok = js.innerKeyOf(key[:0], orow, innerParts); !ok {
 			continue
 		}
-		istored, found, err := tx.Get(ctx, inner.store, key, mode)
+		istored, found, err := tx.Get(ctx, inner, key, mode)
 		if err != nil {
 			return 0, err
 		}
 		if !found {
 			continue
 		}
-		irow := sql.Row(nil)
-		if js.innerN > 0 {
-			if irow, err = decodeRow(istored, js.innerN); err != nil {
-				return 0, err
-			}
+		irow, err := decodeRow(istored, js.innerN)
+		if err != nil {
+			return 0, err
 		}
 		if !js.passes(true, irow, params) {
 			continue
 		}
-		switch k {
-		case countStar:
+		row := orow
+		if js.countIn {
+			row = irow
+		}
+		switch {
+		case js.count == countStar:
 			n++
-		case countCol, countDistinct:
-			row := orow
-			if js.countIn {
-				row = irow
-			}
-			if row[js.countOrd] == nil {
-				continue
-			}
-			if k == countCol {
-				n++
-				continue
-			}
+		case row[js.countOrd] == nil: // COUNT(col) skips NULLs
+		case js.count == countCol:
+			n++
+		default:
 			v, _ := int64Of(row[js.countOrd])
 			distinct = append(distinct, v)
 		}
 	}
+}
+
+// innerKeyOf appends to key the inner primary key for outer row orow (the
+// parameter parts bound in innerParts); ok is false when no inner row can
+// match (a NULL, or a value outside the key column's range).
+func (js *joinSpec) innerKeyOf(key []byte, orow sql.Row, innerParts [][]byte) ([]byte, bool) {
+	ipk := js.inner.meta.pk.cols
+	for i, src := range js.innerKey {
+		if src.param != "" {
+			key = append(key, innerParts[i]...)
+			continue
+		}
+		v, ok := int64Of(orow[src.outerOrd])
+		if !ok {
+			return key, false
+		}
+		if key, ok = appendIntColumnKey(key, &ipk[i], v); !ok {
+			return key, false
+		}
+	}
+	return key, true
 }

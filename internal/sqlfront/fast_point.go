@@ -450,54 +450,61 @@ func (s *Session) runPointSelect(ctx context.Context, p *fastPlan, entry *tableE
 // the plan's locking clause and returns them as the plan's result: point
 // and multi-point reads.
 func (s *Session) readKeys(ctx context.Context, p *fastPlan, entry *tableEntry, keys [][]byte, explicit bool) (*sqltypes.Result, bool, error) {
-	sctx := s.fastContext()
-	lock := s.readLock(p, explicit)
-	s.ClearWarnings()
-	res := &sqltypes.Result{Fields: p.fields}
-	if len(keys) > 0 {
-		tx := s.readTx(explicit, lock)
-		var err error
+	return s.runRead(p, explicit, len(keys) == 0, nil, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
+		var rows [][]sqltypes.Value
 		for _, key := range keys {
-			row, found, gerr := tx.Get(ctx, entry.store, key, lock.mode)
-			if gerr != nil {
-				err = gerr
-				break
+			row, found, err := tx.Get(ctx, entry.store, key, mode)
+			if err != nil {
+				return nil, err
 			}
 			if !found {
 				continue
 			}
-			vals, rerr := p.resultRow(sctx, row)
-			if rerr != nil {
-				err = rerr
-				break
+			vals, err := p.resultRow(sctx, row)
+			if err != nil {
+				return nil, err
 			}
-			res.Rows = append(res.Rows, vals)
+			rows = append(rows, vals)
 		}
+		return rows, nil
+	})
+}
+
+// runRead runs a fast SELECT: warnings cleared, read run in the
+// statement's transaction with the plan's lock mode (skipped, touching no
+// transaction, when skip says no row can match), the statement ended as
+// the session's mode says, errors handled as go-mysql-server's path
+// handles them, the SELECT's bookkeeping kept. empty is the one row of an
+// aggregate over no rows (nil: no row). A read that returns
+// errFastFallback hands the statement to go-mysql-server: it changed
+// nothing.
+func (s *Session) runRead(p *fastPlan, explicit, skip bool, empty []sqltypes.Value,
+	read func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error)) (*sqltypes.Result, bool, error) {
+	sctx := s.fastContext()
+	lock := p.lock
+	if lock.mode == 0 && s.serial && explicit {
+		lock.mode = txn.LockS // every read locks inside SERIALIZABLE, as go-mysql-server's do
+	}
+	s.ClearWarnings()
+	res := &sqltypes.Result{Fields: p.fields}
+	if !skip {
+		tx := s.fastStatementTx(explicit)
+		tx.ReadPolicy = lock.policy
+		var err error
+		res.Rows, err = read(sctx, tx, lock.mode)
 		s.endFastStatement(explicit, err)
+		if err == errFastFallback {
+			return nil, false, nil
+		}
 		if err != nil {
 			return nil, true, s.handleTxError(sctx, err)
 		}
 	}
+	if res.Rows == nil && empty != nil {
+		res.Rows = [][]sqltypes.Value{empty}
+	}
 	s.selectDone(sctx, len(res.Rows))
 	return res, true, nil
-}
-
-// readLock is how a fast read locks rows: the plan's locking clause, or S
-// for every read inside a SERIALIZABLE transaction (go-mysql-server's
-// reads lock there too).
-func (s *Session) readLock(p *fastPlan, explicit bool) lockIntent {
-	lock := p.lock
-	if lock.mode == 0 && s.serial && explicit {
-		lock.mode = txn.LockS
-	}
-	return lock
-}
-
-// readTx starts a fast read statement whose reads lock as lock says.
-func (s *Session) readTx(explicit bool, lock lockIntent) *storage.Tx {
-	tx := s.fastStatementTx(explicit)
-	tx.ReadPolicy = lock.policy
-	return tx
 }
 
 // selectDone keeps a fast SELECT's bookkeeping as go-mysql-server does:

@@ -5,11 +5,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 
 	"lockstep/internal/storage"
+	"lockstep/internal/txn"
 )
 
 // Index prefix reads:
@@ -220,38 +222,27 @@ func (s *Session) runPrefix(ctx context.Context, p *fastPlan, entry *tableEntry,
 		}
 		none = none || n
 	}
-	sctx := s.fastContext()
-	lock := s.readLock(p, explicit)
-	s.ClearWarnings()
-	res := &sqltypes.Result{Fields: p.fields}
-	if !none && limit != 0 {
-		tx := s.readTx(explicit, lock)
-		cur := tx.Cursor(sctx, entry.store, spec.idx, storage.Range{Lo: lo, Hi: prefixEnd(lo)}, spec.reverse, lock.mode)
-		var err error
+	var empty []sqltypes.Value
+	if p.agg != 0 {
+		empty = []sqltypes.Value{p.agg.empty()}
+	}
+	return s.runRead(p, explicit, none || limit == 0, empty, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
+		cur := tx.Cursor(sctx, entry.store, spec.idx, storage.Range{Lo: lo, Hi: prefixEnd(lo)}, spec.reverse, mode)
 		if p.agg != 0 {
-			res.Rows, err = p.aggregate(sctx, cur)
+			return p.aggregate(sctx, cur)
 		}
-		for p.agg == 0 && (limit < 0 || int64(len(res.Rows)) < limit) {
-			_, row, ok, nerr := cur.Next()
-			if nerr != nil || !ok {
-				err = nerr
-				break
+		var rows [][]sqltypes.Value
+		for limit < 0 || int64(len(rows)) < limit {
+			_, row, ok, err := cur.Next()
+			if err != nil || !ok {
+				return rows, err
 			}
-			vals, rerr := p.resultRow(sctx, row)
-			if rerr != nil {
-				err = rerr
-				break
+			vals, err := p.resultRow(sctx, row)
+			if err != nil {
+				return nil, err
 			}
-			res.Rows = append(res.Rows, vals)
+			rows = append(rows, vals)
 		}
-		s.endFastStatement(explicit, err)
-		if err != nil {
-			return nil, true, s.handleTxError(sctx, err)
-		}
-	}
-	if p.agg != 0 && res.Rows == nil {
-		res.Rows = [][]sqltypes.Value{{p.agg.empty()}}
-	}
-	s.selectDone(sctx, len(res.Rows))
-	return res, true, nil
+		return rows, nil
+	})
 }

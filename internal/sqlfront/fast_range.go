@@ -151,31 +151,24 @@ func (s *Session) runRange(ctx context.Context, p *fastPlan, entry *tableEntry, 
 	if p.sum && (len(p.fields) != 1 || p.fields[0].Type != querypb.Type_DECIMAL) {
 		return nil, false, nil // the result must be MySQL's DECIMAL (sumFields); any other is go-mysql-server's
 	}
-	sctx := s.fastContext()
-	lock := s.readLock(p, explicit) // (no locking clause on a range plan)
-	s.ClearWarnings()
-	res := &sqltypes.Result{Fields: p.fields}
-	if !emptyLo && !emptyHi && (lo == nil || hi == nil || string(lo) < string(hi)) {
-		tx := s.readTx(explicit, lock)
-		rows, err := scanRange(sctx, tx, entry.store, p, storage.Range{Lo: lo, Hi: hi}, lock.mode)
+	var empty []sqltypes.Value
+	if p.sum {
+		empty = []sqltypes.Value{sqltypes.NULL} // an empty range sums to NULL
+	}
+	skip := emptyLo || emptyHi || (lo != nil && hi != nil && string(lo) >= string(hi))
+	return s.runRead(p, explicit, skip, empty, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
+		rows, err := scanRange(sctx, tx, entry.store, p, storage.Range{Lo: lo, Hi: hi}, mode)
 		if err == nil {
 			rows, err = p.rng.finish(sctx, p, rows)
 		}
-		if err == nil && p.sum {
-			res.Rows, err = sumRows(rows)
-		} else if err == nil {
-			res.Rows, err = p.encodeRows(sctx, rows)
-		}
-		s.endFastStatement(explicit, err)
 		if err != nil {
-			return nil, true, s.handleTxError(sctx, err)
+			return nil, err
 		}
-	}
-	if p.sum && res.Rows == nil {
-		res.Rows = [][]sqltypes.Value{{sqltypes.NULL}} // an empty range sums to NULL
-	}
-	s.selectDone(sctx, len(res.Rows))
-	return res, true, nil
+		if p.sum {
+			return sumRows(rows)
+		}
+		return p.encodeRows(sctx, rows)
+	})
 }
 
 // sumFields is the metadata of a SUM plan's result: MySQL's DECIMAL

@@ -206,15 +206,7 @@ func columnType(c column) string {
 }
 
 func renderRow(r []*string) string {
-	vals := make([]string, len(r))
-	for i, v := range r {
-		if v == nil {
-			vals[i] = "NULL"
-		} else {
-			vals[i] = "'" + escape(*v) + "'"
-		}
-	}
-	return strings.Join(vals, " | ")
+	return joinValues(r, func(v string) string { return "'" + escape(v) + "'" }, " | ")
 }
 
 // escape writes control bytes, backslashes and bytes that are not UTF-8 as
@@ -235,13 +227,19 @@ func escape(v string) string {
 }
 
 func renderWarning(w []*string) string {
-	vals := make([]string, len(w))
-	for i, v := range w {
+	return joinValues(w, func(v string) string { return v }, " ")
+}
+
+// joinValues renders vals (nil: NULL, the others through show) joined by
+// sep.
+func joinValues(vals []*string, show func(string) string, sep string) string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
 		if v == nil {
-			vals[i] = "NULL"
+			out[i] = "NULL"
 		} else {
-			vals[i] = *v
+			out[i] = show(*v)
 		}
 	}
-	return strings.Join(vals, " ")
+	return strings.Join(out, sep)
 }

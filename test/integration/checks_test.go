@@ -1,14 +1,9 @@
 package integration
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
-
-	"lockstep/internal/testutil"
 )
 
 const erCheckViolated = 3819
@@ -22,20 +17,8 @@ const erCheckViolated = 3819
 // SHOW CREATE TABLE — and they survive kill -9, recovered from the log and
 // from a checkpoint.
 func TestCheckConstraints(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	s1 := testutil.StartServer(t, "--checkpoint-log-size", "64K")
-	db := s1.DB(t, "")
-	exec := func(q string, args ...any) error {
-		_, err := db.ExecContext(ctx, q, args...)
-		return err
-	}
-	must := func(q string) {
-		t.Helper()
-		if err := exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	r := startRecovering(t)
+	exec, must := r.exec, r.must
 	must("CREATE DATABASE ck")
 	must("CREATE TABLE ck.t (id INT PRIMARY KEY, v INT CHECK (v > 0), w INT, CONSTRAINT w_small CHECK (w < 100))")
 	must("INSERT INTO ck.t VALUES (1, 1, 1)")
@@ -57,7 +40,7 @@ func TestCheckConstraints(t *testing.T) {
 				t.Errorf("%s: %s: %v, want %q", when, c.q, err, want)
 			}
 		}
-		if got := rowsString(t, ctx, db, "SELECT id, v, w FROM ck.t ORDER BY id"); !strings.HasPrefix(got, "1,1,1") {
+		if got := r.rows("SELECT id, v, w FROM ck.t ORDER BY id"); !strings.HasPrefix(got, "1,1,1") {
 			t.Errorf("%s: rows %q", when, got)
 		}
 	}
@@ -68,18 +51,15 @@ func TestCheckConstraints(t *testing.T) {
 	expectErrno(t, exec("CREATE TABLE ck.u (a INT, CONSTRAINT w_set CHECK (a > 0))"), 3822, "a check name taken in the database")
 	must("ALTER TABLE ck.t DROP CHECK w_set")
 	must("INSERT INTO ck.t (id, v) VALUES (3, 1)")
-	if got := rowsString(t, ctx, db, "SHOW TABLES FROM ck"); got != "t" {
+	if got := r.rows("SHOW TABLES FROM ck"); got != "t" {
 		t.Fatalf("the failed CREATE TABLE left a table behind: %q", got)
 	}
-	create := rowsString(t, ctx, db, "SHOW CREATE TABLE ck.t")
+	create := r.rows("SHOW CREATE TABLE ck.t")
 	for _, want := range []string{"CONSTRAINT `t_chk_1` CHECK", "CONSTRAINT `w_small` CHECK"} {
 		if !strings.Contains(create, want) {
 			t.Fatalf("SHOW CREATE TABLE lacks %q:\n%s", want, create)
 		}
 	}
 
-	recoverTwice(t, ctx, s1, "ck.filler", func(d *sql.DB, when string) {
-		db = d
-		enforced(when)
-	})
+	r.recoverTwice("ck.filler", enforced)
 }

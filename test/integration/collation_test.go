@@ -5,9 +5,6 @@ import (
 	"database/sql"
 	"strings"
 	"testing"
-	"time"
-
-	"lockstep/internal/testutil"
 )
 
 // TestDefaultCollation: MySQL 8's default collation, utf8mb4_0900_ai_ci
@@ -19,24 +16,8 @@ import (
 // with that; and every database keeps its collation through kill -9,
 // recovered from the log and from a checkpoint.
 func TestDefaultCollation(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	s1 := testutil.StartServer(t, "--checkpoint-log-size", "64K")
-	db := s1.DB(t, "")
-	exec := func(q string, args ...any) error {
-		_, err := db.ExecContext(ctx, q, args...)
-		return err
-	}
-	must := func(q string, args ...any) {
-		t.Helper()
-		if err := exec(q, args...); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	rows := func(q string) string {
-		t.Helper()
-		return rowsString(t, ctx, db, q)
-	}
+	r := startRecovering(t)
+	ctx, exec, must, rows := r.ctx, r.exec, r.must, r.rows
 	if got := rows("SELECT @@global.collation_server, @@collation_server, @@collation_connection, @@character_set_server"); got != "utf8mb4_0900_ai_ci,utf8mb4_0900_ai_ci,utf8mb4_0900_ai_ci,utf8mb4" {
 		t.Fatalf("collation variables: %q", got)
 	}
@@ -45,7 +26,7 @@ func TestDefaultCollation(t *testing.T) {
 	must("INSERT INTO shop.users VALUES (1, 'Alice', 'alice@example.com'), (2, 'bob', 'BOB@example.com'), (3, 'Émile', 'emile@example.com')")
 
 	// Another database, created by a session with a binary collation_server.
-	conn, err := db.Conn(ctx)
+	conn, err := r.db.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,10 +61,10 @@ func TestDefaultCollation(t *testing.T) {
 		}
 		// Prepared statements (the fast path's point and index reads).
 		var id int
-		if err := db.QueryRowContext(ctx, "SELECT id FROM shop.users WHERE email = ?", "BOB@EXAMPLE.com").Scan(&id); err != nil || id != 2 {
+		if err := r.db.QueryRowContext(ctx, "SELECT id FROM shop.users WHERE email = ?", "BOB@EXAMPLE.com").Scan(&id); err != nil || id != 2 {
 			t.Errorf("%s: prepared unique lookup: id %d, %v", when, id, err)
 		}
-		if err := db.QueryRowContext(ctx, "SELECT id FROM shop.users WHERE name = ?", "ÉMILE").Scan(&id); err != nil || id != 3 {
+		if err := r.db.QueryRowContext(ctx, "SELECT id FROM shop.users WHERE name = ?", "ÉMILE").Scan(&id); err != nil || id != 3 {
 			t.Errorf("%s: prepared secondary lookup: id %d, %v", when, id, err)
 		}
 		expectErrno(t, exec("INSERT INTO shop.users VALUES (4, 'x', 'ALICE@example.com')"), erDupEntry, when+": a UNIQUE key differing only in case")
@@ -99,13 +80,10 @@ func TestDefaultCollation(t *testing.T) {
 		}
 	}
 	behaves("as created")
-	hashing(t, ctx, db)
-	caseUpdates(t, ctx, db)
+	hashing(t, ctx, r.db)
+	caseUpdates(t, ctx, r.db)
 
-	recoverTwice(t, ctx, s1, "shop.filler", func(d *sql.DB, when string) {
-		db = d
-		behaves(when)
-	})
+	r.recoverTwice("shop.filler", behaves)
 }
 
 // hashing: the operators go-mysql-server runs by hashing values find equal

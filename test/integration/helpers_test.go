@@ -495,3 +495,48 @@ func wantCheckpointLoaded(t *testing.T, s *testutil.Server) {
 		t.Errorf("recovery did not load a checkpoint:\n%s", s.Stderr())
 	}
 }
+
+// recovering is a test's connection to a server (with 64K checkpoints) it
+// will kill -9 and recover twice (recoverTwice): exec, must and rows run
+// on whichever server is current.
+type recovering struct {
+	t   *testing.T
+	ctx context.Context
+	s1  *testutil.Server
+	db  *sql.DB
+}
+
+// startRecovering starts the server; statements have two minutes in all.
+func startRecovering(t *testing.T) *recovering {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	s1 := testutil.StartServer(t, "--checkpoint-log-size", "64K")
+	return &recovering{t: t, ctx: ctx, s1: s1, db: s1.DB(t, "")}
+}
+
+func (r *recovering) exec(q string, args ...any) error {
+	_, err := r.db.ExecContext(r.ctx, q, args...)
+	return err
+}
+
+func (r *recovering) must(q string, args ...any) {
+	r.t.Helper()
+	if err := r.exec(q, args...); err != nil {
+		r.t.Fatalf("%s: %v", q, err)
+	}
+}
+
+func (r *recovering) rows(q string) string {
+	r.t.Helper()
+	return rowsString(r.t, r.ctx, r.db, q)
+}
+
+// recoverTwice runs check after each recovery, against the recovered
+// server (filler: see recoverTwice).
+func (r *recovering) recoverTwice(filler string, check func(when string)) {
+	r.t.Helper()
+	recoverTwice(r.t, r.ctx, r.s1, filler, func(db *sql.DB, when string) {
+		r.db = db
+		check(when)
+	})
+}

@@ -1,13 +1,8 @@
 package integration
 
 import (
-	"context"
-	"database/sql"
 	"strings"
 	"testing"
-	"time"
-
-	"lockstep/internal/testutil"
 )
 
 // TestPrimaryKeyChanges: ALTER TABLE ADD/DROP PRIMARY KEY (was 1235) and a
@@ -20,20 +15,8 @@ import (
 // -9, recovered from the log (which replays the ALTERs, hidden row ids
 // included) and from a checkpoint.
 func TestPrimaryKeyChanges(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	s1 := testutil.StartServer(t, "--checkpoint-log-size", "64K")
-	db := s1.DB(t, "")
-	exec := func(q string, args ...any) error {
-		_, err := db.ExecContext(ctx, q, args...)
-		return err
-	}
-	must := func(q string, args ...any) {
-		t.Helper()
-		if err := exec(q, args...); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	r := startRecovering(t)
+	exec, must := r.exec, r.must
 	errMsg := func(err error, code uint16, msg, what string) {
 		t.Helper()
 		expectErrno(t, err, code, what)
@@ -52,7 +35,7 @@ func TestPrimaryKeyChanges(t *testing.T) {
 
 	// A transaction that changed a row holds the ALTER back: 1205 after
 	// the session's lock wait timeout, success once it ends.
-	holder, alterer := newSession(t, ctx, db, "holder"), newSession(t, ctx, db, "alterer")
+	holder, alterer := newSession(t, r.ctx, r.db, "holder"), newSession(t, r.ctx, r.db, "alterer")
 	holder.exec("BEGIN")
 	holder.exec("UPDATE pk.h SET b = 'w' WHERE a = 1")
 	alterer.exec("SET innodb_lock_wait_timeout = 1")
@@ -89,19 +72,19 @@ func TestPrimaryKeyChanges(t *testing.T) {
 			"SELECT a, b FROM pk.d ORDER BY a, b":          "3,31;4,41;5,50",
 			"SELECT TABLE_COMMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'pk' AND TABLE_NAME = 'g'": "kept",
 		} {
-			if got := rowsString(t, ctx, db, q); got != want {
+			if got := r.rows(q); got != want {
 				t.Errorf("%s: %s = %q, want %q", when, q, got, want)
 			}
 		}
 		errMsg(exec("INSERT INTO pk.g VALUES ('abcxyz', 3)"), erDupEntry, "Duplicate entry 'abc' for key 'g.PRIMARY'", when+": a duplicate prefix")
 		errMsg(exec("INSERT INTO pk.h VALUES (1, 'again')"), erDupEntry, "for key 'h.PRIMARY'", when+": a duplicate under the added key")
-		create := rowsString(t, ctx, db, "SHOW CREATE TABLE pk.g")
+		create := r.rows("SHOW CREATE TABLE pk.g")
 		for _, want := range []string{"PRIMARY KEY (`v`(3))", "COMMENT='kept'"} {
 			if !strings.Contains(create, want) {
 				t.Errorf("%s: SHOW CREATE TABLE pk.g lacks %q:\n%s", when, want, create)
 			}
 		}
-		if create := rowsString(t, ctx, db, "SHOW CREATE TABLE pk.d"); strings.Contains(create, "PRIMARY KEY") || !strings.Contains(create, "`a` int NOT NULL") {
+		if create := r.rows("SHOW CREATE TABLE pk.d"); strings.Contains(create, "PRIMARY KEY") || !strings.Contains(create, "`a` int NOT NULL") {
 			t.Errorf("%s: SHOW CREATE TABLE pk.d after DROP PRIMARY KEY:\n%s", when, create)
 		}
 		// Hidden row ids keep finding the right rows.
@@ -110,8 +93,5 @@ func TestPrimaryKeyChanges(t *testing.T) {
 	}
 	check("before a restart")
 
-	recoverTwice(t, ctx, s1, "pk.filler", func(d *sql.DB, when string) {
-		db = d
-		check(when)
-	})
+	r.recoverTwice("pk.filler", check)
 }
