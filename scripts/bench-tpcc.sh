@@ -19,6 +19,8 @@
 # MariaDB: InnoDB with innodb_flush_log_at_trx_commit=1, and with MDB_BINLOG=1
 # (the default here) also the binary log (ROW) with sync_binlog=1: lockstep's
 # durability (one log, fsynced per commit group).
+# LS_BINARY runs a prebuilt lockstep binary instead of building this tree
+# (A/B runs of two commits).
 # Results: $OUT/results.csv, one log per run, and a summary on stdout. The
 # script exits 1 if any run failed (errors or a failed check).
 set -euo pipefail
@@ -45,7 +47,7 @@ fi
 rm -rf "$OUT"; mkdir -p "$OUT"
 CSV=$OUT/results.csv
 echo "system,threads,tpmC,p95_new_order_ms,p95_payment_ms,p95_order_status_ms,p95_delivery_ms,p95_stock_level_ms,retries_1213,retries_1205,errors,checks" > "$CSV"
-go build -o "$OUT/lockstep" ./cmd/lockstep
+if [ -n "${LS_BINARY:-}" ]; then cp "$LS_BINARY" "$OUT/lockstep"; else go build -o "$OUT/lockstep" ./cmd/lockstep; fi
 BENCH="$OUT/lockstep bench tpcc --warehouses $TPCC_WAREHOUSES --scale-down $TPCC_SCALE_DOWN --report-interval 10"
 failed=0
 

@@ -38,7 +38,9 @@ type Txn struct {
 	// last_committed are known. The leader calls it in sequence order, in the
 	// flush stage, so it should be quick. An error fails this transaction
 	// only: it is not appended and gets no sequence number. The payload must
-	// not be modified after Encode returns.
+	// not be modified after Encode returns until Commit returns; after
+	// that neither the pipeline nor the log holds a reference to it, so
+	// the caller may reuse its buffer.
 	Encode func(seq, lastCommitted int64) ([]byte, error)
 	// Publish makes the transaction visible and releases its locks. It is
 	// called exactly once, in sequence order, after the transaction is

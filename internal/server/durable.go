@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dolthub/vitess/go/mysql"
@@ -31,6 +32,12 @@ type durable struct {
 	datadir string
 	retain  int64 // --log-retention-size
 
+	// bufs holds encoding buffers for transaction records: the log copies
+	// a payload into its buffer before Append returns, so a record's buffer
+	// is free again once its commit returns (about a sixth of the bytes the
+	// server allocated in TPC-C were these records, grown from nil).
+	bufs sync.Pool
+
 	ckpt     checkpointStats
 	ckptStop chan struct{}
 	ckptDone chan struct{}
@@ -44,18 +51,32 @@ var (
 
 // Commit implements storage.Committer.
 func (d *durable) Commit(rec *storage.CommitRecord, publish func()) error {
+	buf, _ := d.bufs.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
 	_, err := d.p.Commit(&commit.Txn{
 		Writeset: rec.Writeset,
 		Encode: func(seq, lastCommitted int64) ([]byte, error) {
-			return logrec.AppendTxn(nil, &logrec.Txn{
+			*buf = logrec.AppendTxn((*buf)[:0], &logrec.Txn{
 				Position: logrec.Position{Seq: seq, GNO: seq, LastCommitted: lastCommitted},
 				Minimal:  rec.Minimal, Changes: rec.Changes, Writeset: rec.Writeset,
-			}), nil
+			})
+			return *buf, nil
 		},
 		Publish: publish,
 	})
+	// Commit has returned: the pipeline and the log hold no reference to
+	// the payload any more (commit.Txn.Encode's contract).
+	if cap(*buf) <= maxPooledRecord {
+		d.bufs.Put(buf)
+	}
 	return commitError(err)
 }
+
+// maxPooledRecord: larger record buffers are left to the GC rather than
+// kept for the next commit.
+const maxPooledRecord = 256 << 10
 
 // LogDDL implements sqlfront.DDLLogger: the statement is durable when it
 // returns.
@@ -135,6 +156,7 @@ func (d *durable) status(m map[string]int64) {
 	m["Lockstep_log_writes"] = int64(ls.Writes)
 	m["Lockstep_log_bytes"] = int64(ls.Bytes)
 	m["Lockstep_log_appends"] = int64(ls.Appends)
+	m["Lockstep_log_records_compressed"] = int64(ls.Compressed)
 	m["Lockstep_log_wait_wakeups"] = int64(ls.Wakeups)
 	m["Lockstep_log_wait_wakeups_done"] = int64(ls.WakeupsDone)
 	m["Lockstep_log_disk_full_resumes"] = int64(ls.DiskFullResumes)

@@ -174,7 +174,7 @@ func (g *groupSumSpec) sum(ctx *sql.Context, tx *storage.Tx, entry *tableEntry, 
 	var groups []sumGroup
 	n := max(g.gOrd, g.cOrd) + 1
 	for _, key := range keys {
-		cur := tx.Cursor(ctx, entry.store, storage.PrimaryIndex, storage.Range{Lo: key, Hi: prefixEnd(key)}, false, mode)
+		cur := tx.Cursor(ctx, entry.store, storage.PrimaryIndex, storage.Range{Lo: key, Hi: prefixEnd(key)}, false, mode) // read to its end: it closes itself
 		for {
 			_, stored, ok, err := cur.Next()
 			if err != nil {

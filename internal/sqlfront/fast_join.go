@@ -667,6 +667,7 @@ func (s *Session) runJoin(ctx context.Context, p *fastPlan, entry *tableEntry, b
 func (js *joinSpec) countRows(ctx *sql.Context, tx *storage.Tx, outer *storage.Table, idx int, rng storage.Range,
 	inner *storage.Table, innerParts [][]byte, params []joinParam, mode txn.LockMode) (int64, error) {
 	cur := tx.Cursor(ctx, outer, idx, rng, false, mode)
+	defer cur.Close()
 	var (
 		n        int64
 		distinct []int64

@@ -228,6 +228,7 @@ func (s *Session) runPrefix(ctx context.Context, p *fastPlan, entry *tableEntry,
 	}
 	return s.runRead(p, explicit, none || limit == 0, empty, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
 		cur := tx.Cursor(sctx, entry.store, spec.idx, storage.Range{Lo: lo, Hi: prefixEnd(lo)}, spec.reverse, mode)
+		defer cur.Close()
 		if p.agg != 0 {
 			return p.aggregate(sctx, cur)
 		}

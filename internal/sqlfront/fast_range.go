@@ -228,6 +228,7 @@ func sumRows(rows []sql.Row) ([][]sqltypes.Value, error) {
 // scanRange reads the rows of rng in key order as the plan's output values.
 func scanRange(ctx *sql.Context, tx *storage.Tx, t *storage.Table, p *fastPlan, rng storage.Range, mode txn.LockMode) ([]sql.Row, error) {
 	cur := tx.Cursor(ctx, t, storage.PrimaryIndex, rng, false, mode)
+	defer cur.Close()
 	var out []sql.Row
 	for {
 		_, stored, ok, err := cur.Next()

@@ -3,7 +3,9 @@ package sqlfront
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"lockstep/internal/storage"
+	"lockstep/internal/storage/rowenc"
 	"lockstep/internal/txn"
 )
 
@@ -715,37 +718,88 @@ func assignmentValues(sctx *sql.Context, sch sql.Schema, sets []assignment, bind
 // have inserted (VALUES(c)), nil for an UPDATE.
 func changeStored(ctx context.Context, sctx *sql.Context, tx *storage.Tx, entry *tableEntry, m *tableMeta, sets []assignment, vals []interface{}, key, stored []byte, row sql.Row) (changed bool, err error) {
 	sch := m.schema.Schema
-	old, err := decodeRow(stored, len(sch))
-	if err != nil {
-		return false, err
-	}
-	next := old.Copy()
+	// Only the assigned columns are decoded and encoded; the others are
+	// copied as stored. ords/news hold the assigned columns' latest values
+	// (a column assigned twice is listed once: later assignments see and
+	// replace the earlier value).
+	var ordsA [8]int
+	var newsA [8]interface{}
+	ords, news := ordsA[:0], newsA[:0]
+	var offsA [33]int
+	var offs []int // columnOffsets, computed on first need
 	for i, a := range sets {
 		v := vals[i]
 		if a.fromRow {
 			v = row[a.rowOrd]
 		}
+		at := slices.Index(ords, a.ord)
 		switch {
 		case a.delta && v == nil:
 			return false, errFastFallback
 		case a.delta:
-			v, err = applyDelta(sctx, sch[a.ord], next[a.ord], v, a.minus)
+			var cur interface{}
+			if at >= 0 {
+				cur = news[at]
+			} else {
+				if offs == nil {
+					if offs, err = columnOffsets(offsA[:0], stored, len(sch)); err != nil {
+						return false, err
+					}
+				}
+				if cur, _, err = rowenc.DecodeValue(stored[offs[a.ord]:offs[a.ord+1]]); err != nil {
+					return false, err
+				}
+			}
+			v, err = applyDelta(sctx, sch[a.ord], cur, v, a.minus)
 		case a.fromRow:
 			v, err = convertForColumn(sctx, sch[a.ord], v)
 		}
 		if err != nil {
 			return false, err
 		}
-		next[a.ord] = v
+		if at >= 0 {
+			news[at] = v
+		} else {
+			ords, news = append(ords, a.ord), append(news, v)
+		}
 	}
-	enc, err := encodeRow(nil, next)
-	if err != nil {
-		return false, errFastFallback
+	if offs == nil {
+		if offs, err = columnOffsets(offsA[:0], stored, len(sch)); err != nil {
+			return false, err
+		}
 	}
+	enc := make([]byte, 0, len(stored)+16)
+	from := 0 // stored bytes from here on are not copied yet
+	for c := 0; c < len(sch); c++ {
+		at := slices.Index(ords, c)
+		if at < 0 {
+			continue
+		}
+		enc = append(enc, stored[from:offs[c]]...)
+		if enc, err = rowenc.EncodeValue(enc, news[at]); err != nil {
+			return false, errFastFallback
+		}
+		from = offs[c+1]
+	}
+	enc = append(enc, stored[from:]...)
 	if string(enc) == string(stored) {
 		return false, nil
 	}
 	return true, tx.Update(ctx, entry.store, m.version, key, key, enc)
+}
+
+// columnOffsets appends to dst where each of the n columns of a stored row
+// starts, and then where the last one ends.
+func columnOffsets(dst []int, stored []byte, n int) ([]int, error) {
+	rest := stored
+	for c := 0; c < n; c++ {
+		dst = append(dst, len(stored)-len(rest))
+		var err error
+		if rest, err = rowenc.SkipValue(rest); err != nil {
+			return nil, fmt.Errorf("column %d: %w", c, err)
+		}
+	}
+	return append(dst, len(stored)-len(rest)), nil
 }
 
 // clientFoundRows reports CLIENT_FOUND_ROWS: affected rows count the rows

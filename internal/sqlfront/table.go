@@ -206,7 +206,13 @@ func (it *rowIter) next() (row []byte, ok bool, err error) {
 	return row, ok, err
 }
 
-func (it *rowIter) Close(*sql.Context) error { return nil }
+func (it *rowIter) Close(*sql.Context) error {
+	if it.cur != nil {
+		it.cur.Close()
+		it.cur = nil
+	}
+	return nil
+}
 
 // --- indexes ---------------------------------------------------------------
 

@@ -25,6 +25,7 @@ type Cursor struct {
 	epoch   uint32 // consistent reads: own versions below it are seen
 
 	batch     []cand
+	box       *[]cand // batch's pool holder (nil: batch is not pooled)
 	pos       int
 	last      []byte // last index key collected (exclusive continuation)
 	started   bool
@@ -75,6 +76,7 @@ func (c *Cursor) Next() (pk, row []byte, ok bool, err error) {
 			}
 		}
 		if c.exhausted {
+			c.Close()
 			return nil, nil, false, nil
 		}
 		if c.tx.done {
@@ -89,8 +91,32 @@ func (c *Cursor) Next() (pk, row []byte, ok bool, err error) {
 	}
 }
 
+// Close gives the cursor's candidate buffer back to the engine; Next then
+// reports the end. A cursor read to its end closes itself; Close is for one
+// abandoned early (LIMIT, an error), and may be called more than once.
+func (c *Cursor) Close() {
+	if c.box != nil {
+		clear(c.batch) // no record or row kept alive by the pool
+		*c.box = c.batch[:0]
+		c.t.e.batches.Put(c.box)
+	}
+	c.batch, c.box, c.pos, c.exhausted = nil, nil, 0, true
+}
+
 // fill collects the next batch of candidates under the table latch.
 func (c *Cursor) fill() error {
+	if c.box == nil {
+		// One buffer of scanBatch candidates per cursor, reused across
+		// cursors through the engine's pool: growing a fresh slice cost
+		// several allocations per short range read.
+		if b, ok := c.t.e.batches.Get().(*[]cand); ok {
+			c.box = b
+		} else {
+			b := make([]cand, 0, scanBatch)
+			c.box = &b
+		}
+		c.batch = *c.box
+	}
 	c.batch = c.batch[:0]
 	c.pos = 0
 	t := c.t
@@ -190,6 +216,7 @@ func (c *Cursor) fill() error {
 func (tx *Tx) Scan(ctx context.Context, t *Table, idx int, rng Range, reverse bool, mode txn.LockMode,
 	fn func(pk, row []byte) (bool, error)) error {
 	c := tx.Cursor(ctx, t, idx, rng, reverse, mode)
+	defer c.Close()
 	for {
 		pk, row, ok, err := c.Next()
 		if err != nil || !ok {

@@ -472,3 +472,59 @@ func TestCursorSeesLaterUpdateAsBefore(t *testing.T) {
 	}
 	commit(t, tx)
 }
+
+// TestCursorBufferReuse: cursors share candidate buffers through the
+// engine. A cursor closed early, or read to its end, gives its buffer back;
+// the next cursor to take it reads its own range only, and a closed cursor
+// reads nothing more (Close twice is harmless).
+func TestCursorBufferReuse(t *testing.T) {
+	e, tb := newBatchTable(t)
+	tx := e.Begin(txn.RepeatableRead)
+	defer tx.Rollback()
+	read := func(c *Cursor, max int) []int {
+		var ids []int
+		for len(ids) < max {
+			pk, _, ok, err := c.Next()
+			must(t, err)
+			if !ok {
+				break
+			}
+			ids = append(ids, tid(pk))
+		}
+		return ids
+	}
+	for i, tc := range []struct {
+		lo, hi  int
+		reverse bool
+		stop    int // read this many rows, then Close (0: to the end)
+	}{
+		{lo: -1, hi: -1, stop: 3},
+		{lo: 100, hi: 120},
+		{lo: 500, hi: 1200, reverse: true, stop: scanBatch + 5},
+		{lo: 1990, hi: 1996},
+		{lo: 7, hi: 8}, // empty
+		{lo: 10, hi: 600, reverse: true},
+	} {
+		rng := Range{}
+		if tc.lo >= 0 {
+			rng.Lo = tpk(tc.lo)
+		}
+		if tc.hi >= 0 {
+			rng.Hi = tpk(tc.hi)
+		}
+		c := tx.Cursor(bg, tb, PrimaryIndex, rng, tc.reverse, 0)
+		want := expectPK(tc.lo, tc.hi, tc.reverse)
+		limit := len(want) + 1
+		if tc.stop > 0 {
+			limit, want = tc.stop, want[:tc.stop]
+		}
+		if got := read(c, limit); !slices.Equal(got, want) {
+			t.Fatalf("case %d: read %v, want %v", i, got, want)
+		}
+		c.Close()
+		c.Close()
+		if got := read(c, 10); len(got) != 0 {
+			t.Fatalf("case %d: a closed cursor read %v", i, got)
+		}
+	}
+}

@@ -75,6 +75,8 @@ type Engine struct {
 	purgeDone  chan struct{}
 
 	stats Stats
+
+	batches sync.Pool // *[]cand of capacity scanBatch, for cursors
 }
 
 // New starts an engine (and its purge goroutine; Close stops it).

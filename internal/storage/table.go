@@ -168,6 +168,18 @@ func (t *Table) liveRow(pk []byte) ([]byte, error) {
 	return nil, nil
 }
 
+// hasUniqueIndex reports whether the table has a unique secondary index.
+func (t *Table) hasUniqueIndex() bool {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	for _, s := range t.secs {
+		if s.ix.Unique {
+			return true
+		}
+	}
+	return false
+}
+
 func entryKey(key, pk []byte) []byte {
 	b := make([]byte, 0, len(key)+len(pk))
 	b = append(b, key...)

@@ -329,16 +329,20 @@ func (tx *Tx) Update(ctx context.Context, t *Table, ver uint64, oldPK, newPK, ro
 		return err
 	}
 	// Lock the unique keys the row leaves as well as those it takes, so a
-	// concurrent insert of a freed value waits for this transaction.
-	oldRow, err := t.liveRow(oldPK)
-	if err != nil {
-		return err
-	}
-	if oldRow == nil {
-		return fmt.Errorf("storage: update of a missing row in %s", t.name)
-	}
-	if _, _, err := tx.indexKeys(ctx, t, oldRow, true); err != nil {
-		return err
+	// concurrent insert of a freed value waits for this transaction. (A
+	// table without unique secondary indexes has none: the old row is not
+	// looked up twice.)
+	if t.hasUniqueIndex() {
+		oldRow, err := t.liveRow(oldPK)
+		if err != nil {
+			return err
+		}
+		if oldRow == nil {
+			return fmt.Errorf("storage: update of a missing row in %s", t.name)
+		}
+		if _, _, err := tx.indexKeys(ctx, t, oldRow, true); err != nil {
+			return err
+		}
 	}
 	keys, nulls, err := tx.indexKeys(ctx, t, row, false)
 	if err != nil {

@@ -230,6 +230,55 @@ func DecodeValue(b []byte) (interface{}, []byte, error) {
 	return nil, nil, fmt.Errorf("%w: unknown value tag %d", ErrCorrupt, tag)
 }
 
+// SkipValue returns the bytes after the column value at the start of b,
+// without decoding it.
+func SkipValue(b []byte) ([]byte, error) {
+	if len(b) == 0 {
+		return nil, fmt.Errorf("%w: the row ends early", ErrCorrupt)
+	}
+	tag, b := b[0], b[1:]
+	switch tag {
+	case tagNull:
+		return b, nil
+	case tagInt8, tagInt16, tagInt32, tagInt64, tagTimespan:
+		_, rest, err := readVarint(b)
+		return rest, err
+	case tagUint8, tagUint16, tagUint32, tagUint64:
+		_, rest, err := readUvarint(b)
+		return rest, err
+	case tagFloat32, tagFloat64, tagBool:
+		n := 1
+		switch tag {
+		case tagFloat32:
+			n = 4
+		case tagFloat64:
+			n = 8
+		}
+		if len(b) < n {
+			return nil, fmt.Errorf("%w: short value (tag %d)", ErrCorrupt, tag)
+		}
+		return b[n:], nil
+	case tagString, tagBytes, tagJSON:
+		_, rest, err := readLen(b)
+		return rest, err
+	case tagDecimal:
+		_, rest, err := readVarint(b)
+		if err != nil {
+			return nil, err
+		}
+		_, rest, err = readLen(rest)
+		return rest, err
+	case tagTime:
+		_, rest, err := readVarint(b)
+		if err != nil {
+			return nil, err
+		}
+		_, rest, err = readUvarint(rest)
+		return rest, err
+	}
+	return nil, fmt.Errorf("%w: unknown value tag %d", ErrCorrupt, tag)
+}
+
 func decodeDecimal(b []byte) (interface{}, []byte, error) {
 	exp, rest, err := readVarint(b)
 	if err != nil {

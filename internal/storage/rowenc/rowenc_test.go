@@ -51,6 +51,35 @@ func TestRowRoundTrip(t *testing.T) {
 	}
 }
 
+// TestSkipValue: SkipValue ends every value where DecodeValue does, and a
+// value cut short is ErrCorrupt, never a panic or a wrong length.
+func TestSkipValue(t *testing.T) {
+	row := append(testRow(), types.MustJSON(`{"a": [1, 2]}`))
+	b, err := EncodeRow(nil, row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, rest := 0, b; i < len(row); i++ {
+		_, want, err := DecodeValue(rest)
+		if err != nil {
+			t.Fatalf("column %d: %v", i, err)
+		}
+		got, err := SkipValue(rest)
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("column %d (%T): skipped to %d bytes left (%v), decoding to %d", i, row[i], len(got), err, len(want))
+		}
+		if n := len(rest) - len(want); n > 1 {
+			if _, err := SkipValue(rest[:n-1]); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("column %d cut short: %v", i, err)
+			}
+		}
+		rest = want
+	}
+	if _, err := SkipValue(nil); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("empty: %v", err)
+	}
+}
+
 // FuzzDecodeRow: garbage fails with ErrCorrupt or decodes; never a panic.
 func FuzzDecodeRow(f *testing.F) {
 	b, _ := EncodeRow(nil, testRow())
@@ -58,6 +87,11 @@ func FuzzDecodeRow(f *testing.F) {
 	f.Add([]byte{tagDecimal, 0x02, 0x03, 'x'}, 1)
 	f.Fuzz(func(t *testing.T, b []byte, n int) {
 		n = min(max(n, 0), 64)
+		if _, rest, err := DecodeValue(b); err == nil {
+			if got, err := SkipValue(b); err != nil || len(got) != len(rest) {
+				t.Fatalf("SkipValue: %d bytes left (%v), DecodeValue: %d", len(got), err, len(rest))
+			}
+		}
 		row, err := DecodeRow(b, n)
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
