@@ -4,6 +4,9 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
 )
 
 // warningCodes are the conditions MySQL reports at level Warning when a
@@ -90,4 +93,26 @@ func (s *Session) GetAllSessionVariables() map[string]any {
 		m[k] = v
 	}
 	return m
+}
+
+// warningOrderRuleID names warningOrderRule among the analyzer's rules.
+const warningOrderRuleID analyzer.RuleId = 1<<20 + 15
+
+// warningOrderRule: SHOW WARNINGS lists the conditions in the order they
+// were raised, as MySQL does. go-mysql-server's session hands them out
+// newest first (its Session.Warnings), so a statement with two warnings
+// showed them backwards; the node holds the list, and this rule puts it in
+// order once, after analysis. (LIMIT then takes the first raised.)
+func warningOrderRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	return transform.Node(n, func(n sql.Node) (sql.Node, transform.TreeIdentity, error) {
+		sw, ok := n.(plan.ShowWarnings)
+		if !ok || len(sw) < 2 {
+			return n, transform.SameTree, nil
+		}
+		out := make(plan.ShowWarnings, len(sw))
+		for i, w := range sw {
+			out[len(sw)-1-i] = w
+		}
+		return out, transform.NewTree, nil
+	})
 }

@@ -216,15 +216,16 @@ func TestErrors(t *testing.T) {
 	t.Run("InsertIgnoreWarnsAsMySQL", func(t *testing.T) {
 		// INSERT IGNORE stores the clamped or zero value and warns in
 		// MySQL's words, per column and row (go-mysql-server: Note 1105
-		// "500 out of range for tinyint"). SHOW WARNINGS lists them newest
-		// first (go-mysql-server's order; MySQL's is oldest first: a known
-		// difference, docs/sqlfront.md).
+		// "500 out of range for tinyint"). SHOW WARNINGS lists them in the
+		// order they were raised, as MySQL does (go-mysql-server: newest
+		// first; sqlfront's warningOrderRule).
 		s := e.session("ignore")
 		s.exec("INSERT IGNORE INTO e (id, nn, ti, n) VALUES (60, 0, 500, 'x'), (61, 0, -500, 7)")
 		// (Within a row, columns are converted in table order: n, then ti.)
-		s.wantRows("Warning:1264:Out of range value for column 'ti' at row 2 "+
+		s.wantRows("Warning:1366:Incorrect integer value: 'x' for column 'n' at row 1 "+
 			"Warning:1264:Out of range value for column 'ti' at row 1 "+
-			"Warning:1366:Incorrect integer value: 'x' for column 'n' at row 1", "SHOW WARNINGS")
+			"Warning:1264:Out of range value for column 'ti' at row 2", "SHOW WARNINGS")
+		s.wantRows("Warning:1264:Out of range value for column 'ti' at row 1", "SHOW WARNINGS LIMIT 1, 1")
 		s.wantRows("60:127:0 61:-128:7", "SELECT id, ti, n FROM e WHERE id IN (60, 61) ORDER BY id")
 		s.exec("DELETE FROM e WHERE id IN (60, 61)")
 	})

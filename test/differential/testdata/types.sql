@@ -38,11 +38,32 @@ INSERT INTO t (id, en) VALUES (4, 'q');
 INSERT INTO t (id, dt) VALUES (4, '2023-02-30');
 INSERT INTO t (id, vc) VALUES (4, 'exactly twenty chars');
 SELECT id, vc FROM t WHERE id = 4;
--- lockstep: CAST of a string with trailing characters to SIGNED gives 0 and no warning; MySQL 8: 12 and Warning 1292 Truncated incorrect INTEGER value
--- expect: columns: CAST('12abc' AS SIGNED) INTEGER
--- expect: row: '0'
--- expect: status: autocommit
 SELECT CAST('12abc' AS SIGNED);
+SELECT CAST('-7x' AS SIGNED), CAST('1.5' AS SIGNED), CAST('1e3' AS SIGNED), CAST(' 12' AS SIGNED);
+SELECT CAST('abc' AS UNSIGNED);
+SELECT CAST('' AS SIGNED);
+-- mysql8: MariaDB makes trailing spaces a Note; MySQL 8 warns for any character left over (Item_typecast_signed::val_int_from_str)
+-- expect: columns: CAST('12 ' AS SIGNED) INTEGER
+-- expect: row: '12'
+-- expect: status: autocommit
+-- expect: warning: Warning 1292 Truncated incorrect INTEGER value: '12 '
+SELECT CAST('12 ' AS SIGNED);
+SELECT CAST('99999999999999999999' AS SIGNED);
+SELECT CAST('-99999999999999999999' AS SIGNED);
+-- mysql8: MariaDB raises the complement condition as a Note; MySQL 8 as a Warning
+-- expect: columns: CAST('9223372036854775808' AS SIGNED) INTEGER
+-- expect: row: '-9223372036854775808'
+-- expect: status: autocommit
+-- expect: warning: Warning 1105 Cast to signed converted positive out-of-range integer to it's negative complement
+SELECT CAST('9223372036854775808' AS SIGNED);
+SELECT CAST('18446744073709551616' AS UNSIGNED);
+-- mysql8: MariaDB raises the complement condition as a Note; MySQL 8 as a Warning
+-- expect: columns: CAST('-5' AS UNSIGNED) INTEGER unsigned
+-- expect: row: '18446744073709551611'
+-- expect: status: autocommit
+-- expect: warning: Warning 1105 Cast to unsigned converted negative integer to it's positive complement
+SELECT CAST('-5' AS UNSIGNED);
+SELECT CAST(vc AS SIGNED), CAST(CONCAT('4', vc) AS UNSIGNED) FROM t WHERE id = 4;
 -- lockstep: a DATE in arithmetic is 20240101000000 (MySQL 8: 20240101), and no note for CAST(-1 AS UNSIGNED)
 -- expect: columns: CAST(1.5 AS SIGNED) INTEGER, CAST(-1 AS UNSIGNED) INTEGER unsigned, CAST('2024-01-01' AS DATE) + 0 INTEGER
 -- expect: row: '2' | '18446744073709551615' | '20240101000000'
