@@ -64,6 +64,9 @@ func (c *Cursor) Next() (pk, row []byte, ok bool, err error) {
 				} else if err != nil {
 					return nil, nil, false, err
 				}
+				if c.mode == txn.LockX {
+					c.tx.lockedX(c.t, cd.rec)
+				}
 				c.t.mu.RLock()
 				if v := c.tx.current(cd.rec); v != nil && !v.del && (c.idx == PrimaryIndex || c.t.secs[c.idx].hasKey(v.row, cd.ikey)) {
 					row, found = v.row, true

@@ -241,3 +241,61 @@ func TestReadPolicy(t *testing.T) {
 		tx.Rollback()
 	}
 }
+
+// TestWriteAfterLockingReadSkipsLockManager: an UPDATE or DELETE of the row
+// a locking read just X-locked asks the lock manager nothing more (the lock
+// is held to the end of the transaction); any other row, or a row only
+// S-locked, still goes through it, and the row stays locked against others
+// until the end.
+func TestWriteAfterLockingReadSkipsLockManager(t *testing.T) {
+	e := newTestEngine(t)
+	tb := newKTable(e, false)
+	seed(t, e, tb, 3, func(id int) int { return id * 10 })
+	requests := func() uint64 { return e.Locks.Stats().Requests }
+
+	w := e.Begin(txn.RepeatableRead)
+	defer w.Rollback()
+	if _, ok, err := w.Get(bg, tb, tpk(1), txn.LockX); !ok || err != nil {
+		t.Fatalf("locking read: %v %v", ok, err)
+	}
+	before := requests()
+	upd(t, w, tb, 1, 11, "x1")
+	if n := requests() - before; n != 0 {
+		t.Errorf("UPDATE after FOR UPDATE of the same row: %d lock requests, want 0", n)
+	}
+	before = requests()
+	upd(t, w, tb, 2, 21, "x2") // not the row read
+	if n := requests() - before; n != 1 {
+		t.Errorf("UPDATE of another row: %d lock requests, want 1", n)
+	}
+	if _, _, err := w.Get(bg, tb, tpk(3), txn.LockS); err != nil {
+		t.Fatal(err)
+	}
+	before = requests()
+	upd(t, w, tb, 3, 31, "x3") // S-locked: the upgrade goes to the lock manager
+	if n := requests() - before; n != 1 {
+		t.Errorf("UPDATE of an S-locked row: %d lock requests, want 1", n)
+	}
+	// A cursor's X lock is remembered too.
+	c := w.Cursor(bg, tb, PrimaryIndex, Range{Lo: tpk(2), Hi: tpk(3)}, false, txn.LockX)
+	if _, _, ok, err := c.Next(); !ok || err != nil {
+		t.Fatalf("cursor: %v %v", ok, err)
+	}
+	c.Close()
+	before = requests()
+	del(t, w, tb, 2)
+	if n := requests() - before; n != 0 {
+		t.Errorf("DELETE after a locking cursor read it: %d lock requests, want 0", n)
+	}
+
+	r := e.Begin(txn.RepeatableRead)
+	defer r.Rollback()
+	r.LockWait = 20 * time.Millisecond
+	if _, _, err := r.Get(bg, tb, tpk(1), txn.LockS); err != txn.ErrLockWaitTimeout {
+		t.Fatalf("another transaction's read of the updated row: %v, want a lock wait timeout", err)
+	}
+	commit(t, w)
+	if row, ok, err := r.Get(bg, tb, tpk(1), txn.LockS); !ok || err != nil || rowStr(row) != "k=11;v=x1" {
+		t.Fatalf("after commit: %q %v %v", rowStr(row), ok, err)
+	}
+}

@@ -40,6 +40,16 @@ type Tx struct {
 	// ReadPolicy is how locking reads (Get and Cursor with a lock mode)
 	// treat a row locked by another transaction; writes always wait.
 	ReadPolicy ReadPolicy
+
+	// xrow is the last row this transaction X-locked by a locking read
+	// (its table and the record's own key, never changed). Row locks are
+	// held to the end of the transaction, so the write that usually
+	// follows such a read (UPDATE, DELETE, SELECT ... FOR UPDATE then
+	// UPDATE) needs no second trip to the lock manager.
+	xrow struct {
+		t   *Table
+		key []byte
+	}
 }
 
 // Begin starts a transaction at isolation level iso.
@@ -143,8 +153,14 @@ const (
 
 // lock takes a row lock for a write: it waits up to LockWait.
 func (tx *Tx) lock(ctx context.Context, t *Table, idx int, key []byte, mode txn.LockMode) error {
+	if idx == PrimaryIndex && tx.xrow.t == t && bytes.Equal(tx.xrow.key, key) {
+		return nil // held in X since the locking read (every mode is covered)
+	}
 	return tx.e.Locks.Lock(ctx, tx.trx, t.lockKey(idx, key), mode, tx.LockWait)
 }
+
+// lockedX records that the transaction holds the X lock of t's row r.
+func (tx *Tx) lockedX(t *Table, r *record) { tx.xrow.t, tx.xrow.key = t, r.key }
 
 // lockRead takes a locking read's row lock under tx.ReadPolicy.
 func (tx *Tx) lockRead(ctx context.Context, t *Table, idx int, key []byte, mode txn.LockMode) error {
@@ -185,6 +201,9 @@ func (tx *Tx) Get(ctx context.Context, t *Table, pk []byte, mode txn.LockMode) (
 	r := t.get(pk)
 	if r == nil {
 		return nil, false, nil
+	}
+	if mode == txn.LockX {
+		tx.lockedX(t, r)
 	}
 	var v *version
 	if mode != 0 {
