@@ -7,7 +7,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/go-mysql-server/sql/expression"
-	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/go-mysql-server/sql/types"
 )
@@ -27,9 +26,7 @@ import (
 
 const castIntRuleID analyzer.RuleId = 1<<20 + 14
 
-func castIntRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeExprs(n, castIntExpr)
-}
+var castIntRule = exprRule(castIntExpr)
 
 func castIntExpr(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
 	c, ok := e.(*expression.Convert)

@@ -26,8 +26,14 @@ import (
 
 const intArithRuleID analyzer.RuleId = 1<<20 + 12
 
-func intArithRule(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-	return transform.NodeExprs(n, intArithExpr)
+var intArithRule = exprRule(intArithExpr)
+
+// exprRule is an analyzer rule that rewrites every expression of the plan
+// with f.
+func exprRule(f func(sql.Expression) (sql.Expression, transform.TreeIdentity, error)) analyzer.RuleFunc {
+	return func(_ *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+		return transform.NodeExprs(n, f)
+	}
 }
 
 // intArithExpr replaces an integer +, - or * by intArith. An operand
