@@ -325,3 +325,12 @@ func (fe *Frontend) FastQuery(ctx context.Context, connID uint32, query string) 
 	}
 	return res, handled, err, nil
 }
+
+// paramName returns the bind variable name of a marker.
+func paramName(e ast.Expr) (string, bool) {
+	v, ok := e.(*ast.SQLVal)
+	if !ok || v.Type != ast.ValArg {
+		return "", false
+	}
+	return strings.TrimPrefix(string(v.Val), ":"), true
+}

@@ -2,7 +2,6 @@ package sqlfront
 
 import (
 	"context"
-	"math/big"
 	"slices"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -218,15 +217,10 @@ func decimalOf(v interface{}) (decimal.Decimal, error) {
 	if d, ok := v.(decimal.Decimal); ok {
 		return d, nil
 	}
-	neg, mag, _, ok := intValue(v)
-	if !ok {
-		return decimal.Decimal{}, errFastFallback
+	if d, ok := intAsDecimal(v); ok {
+		return d, nil
 	}
-	b := new(big.Int).SetUint64(mag)
-	if neg {
-		b.Neg(b)
-	}
-	return decimal.NewFromBigInt(b, 0), nil
+	return decimal.Decimal{}, errFastFallback
 }
 
 // rows renders the groups as result rows.

@@ -223,15 +223,6 @@ func flipOp(op string) string {
 	return op
 }
 
-// paramName returns the bind variable name of a marker.
-func paramName(e ast.Expr) (string, bool) {
-	v, ok := e.(*ast.SQLVal)
-	if !ok || v.Type != ast.ValArg {
-		return "", false
-	}
-	return strings.TrimPrefix(string(v.Val), ":"), true
-}
-
 // recogniseJoinOrder returns the plan with outer read by an index prefix
 // and inner by primary key, or nil.
 func recogniseJoinOrder(sel *ast.Select, outer, inner joinSide, conds []ast.Expr) *fastPlan {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"slices"
-	"strings"
 
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
@@ -86,11 +85,11 @@ func recogniseMultiPoint(where ast.Expr, p *fastPlan, qualifierOK func(ast.Table
 		}
 		key := make([]string, len(lhs))
 		for i, v := range vals {
-			sv, ok := v.(*ast.SQLVal)
-			if !ok || sv.Type != ast.ValArg {
+			name, ok := paramName(v)
+			if !ok {
 				return false
 			}
-			key[pos[i]] = strings.TrimPrefix(string(sv.Val), ":")
+			key[pos[i]] = name
 		}
 		p.multi = append(p.multi, key)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
-	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -56,14 +55,14 @@ func recogniseRange(sel *ast.Select, p *fastPlan, qualifierOK func(ast.TableName
 	if !ok || !qualifierOK(col.Qualifier) || m.colIndex(col.Name.String()) != m.pk.cols[0].ord {
 		return false
 	}
-	from, ok1 := rc.From.(*ast.SQLVal)
-	to, ok2 := rc.To.(*ast.SQLVal)
-	if !ok1 || !ok2 || from.Type != ast.ValArg || to.Type != ast.ValArg {
+	from, ok1 := paramName(rc.From)
+	to, ok2 := paramName(rc.To)
+	if !ok1 || !ok2 {
 		return false
 	}
 	spec := &rangeSpec{
-		lo:       strings.TrimPrefix(string(from.Val), ":"),
-		hi:       strings.TrimPrefix(string(to.Val), ":"),
+		lo:       from,
+		hi:       to,
 		distinct: sel.QueryOpts.Distinct,
 	}
 	for _, o := range sel.OrderBy {

@@ -726,7 +726,10 @@ func changeStored(ctx context.Context, sctx *sql.Context, tx *storage.Tx, entry 
 	var newsA [8]interface{}
 	ords, news := ordsA[:0], newsA[:0]
 	var offsA [33]int
-	var offs []int // columnOffsets, computed on first need
+	offs, err := columnOffsets(offsA[:0], stored, len(sch))
+	if err != nil {
+		return false, err
+	}
 	for i, a := range sets {
 		v := vals[i]
 		if a.fromRow {
@@ -741,11 +744,6 @@ func changeStored(ctx context.Context, sctx *sql.Context, tx *storage.Tx, entry 
 			if at >= 0 {
 				cur = news[at]
 			} else {
-				if offs == nil {
-					if offs, err = columnOffsets(offsA[:0], stored, len(sch)); err != nil {
-						return false, err
-					}
-				}
 				if cur, _, err = rowenc.DecodeValue(stored[offs[a.ord]:offs[a.ord+1]]); err != nil {
 					return false, err
 				}
@@ -761,11 +759,6 @@ func changeStored(ctx context.Context, sctx *sql.Context, tx *storage.Tx, entry 
 			news[at] = v
 		} else {
 			ords, news = append(ords, a.ord), append(news, v)
-		}
-	}
-	if offs == nil {
-		if offs, err = columnOffsets(offsA[:0], stored, len(sch)); err != nil {
-			return false, err
 		}
 	}
 	enc := make([]byte, 0, len(stored)+16)

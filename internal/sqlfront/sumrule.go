@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"math"
 	"math/big"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -193,14 +194,32 @@ func (e *intToDecimal) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) 
 	if err != nil || v == nil {
 		return v, err
 	}
-	if u, ok := v.(uint64); ok {
-		return decimal.NewFromBigInt(new(big.Int).SetUint64(u), 0), nil
-	}
-	if n, ok := asInt64(v); ok {
-		return decimal.NewFromInt(n), nil
+	if d, ok := intAsDecimal(v); ok {
+		return d, nil
 	}
 	d, _, err := e.typ.Convert(ctx, v)
 	return d, err
+}
+
+// intAsDecimal is an integer value (any Go integer type, BIGINT UNSIGNED
+// past 2^63-1 included; see intValue) as an exact decimal.
+func intAsDecimal(v interface{}) (decimal.Decimal, bool) {
+	neg, mag, _, ok := intValue(v)
+	if !ok {
+		return decimal.Decimal{}, false
+	}
+	if mag <= math.MaxInt64 {
+		n := int64(mag)
+		if neg {
+			n = -n
+		}
+		return decimal.NewFromInt(n), true
+	}
+	b := new(big.Int).SetUint64(mag)
+	if neg {
+		b.Neg(b)
+	}
+	return decimal.NewFromBigInt(b, 0), true
 }
 
 func (e *intToDecimal) WithChildren(children ...sql.Expression) (sql.Expression, error) {
