@@ -14,6 +14,7 @@ import (
 	"net/http"
 	_ "net/http/pprof" // profiling endpoint, only served when LOCKSTEP_PPROF is set
 	"os"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -59,6 +60,12 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 
 	if addr := os.Getenv("LOCKSTEP_PPROF"); addr != "" {
 		// e.g. LOCKSTEP_PPROF=127.0.0.1:6060; go tool pprof http://ADDR/debug/pprof/profile
+		// LOCKSTEP_PPROF_CONTENTION=N also samples 1 in N mutex contentions
+		// and blocking events of at least N ns (/debug/pprof/mutex, /block).
+		if n, err := strconv.Atoi(os.Getenv("LOCKSTEP_PPROF_CONTENTION")); err == nil && n > 0 {
+			runtime.SetMutexProfileFraction(n)
+			runtime.SetBlockProfileRate(n)
+		}
 		go func() { _ = http.ListenAndServe(addr, nil) }()
 	}
 

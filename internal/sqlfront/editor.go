@@ -82,6 +82,9 @@ func (e *editor) Insert(ctx *sql.Context, row sql.Row) error {
 	err = tx.Insert(ctx, e.t.entry.store, m.version, pk, enc)
 	if err == nil {
 		e.s.rowsWritten++
+		if m.autoIncCol >= 0 {
+			e.s.autoInc.noteRow(row[m.autoIncCol], true)
+		}
 	}
 	return e.writeError(ctx, err, row)
 }
@@ -143,6 +146,9 @@ func (e *editor) Update(ctx *sql.Context, old, new sql.Row) error {
 	}
 	e.s.rowsWritten++ // rows examined, changed or not (MySQL's row count)
 	m := e.t.meta
+	if m.autoIncCol >= 0 {
+		e.s.autoInc.noteRow(new[m.autoIncCol], false)
+	}
 	enc, err := encodeRow(nil, new)
 	if err != nil {
 		return err

@@ -2,11 +2,8 @@ package sqlfront
 
 import (
 	"context"
-	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/types"
 
 	"lockstep/internal/storage"
 	"lockstep/internal/txn"
@@ -25,7 +22,8 @@ import (
 // Only tables where the primary key is the one unique key qualify — a
 // conflict on a secondary UNIQUE key, which MySQL resolves by deleting or
 // updating that other row, is go-mysql-server's — and only tables without
-// an AUTO_INCREMENT column (the insert id of an upsert is its business).
+// an AUTO_INCREMENT column (go-mysql-server generates the values; the
+// insert id of the OK packet is insertid.go's).
 // Everything else about the row (conversion, NULLs, defaults, fallbacks on
 // anything not plainly in range) is fastInsert's.
 
@@ -78,49 +76,3 @@ func (s *Session) upsertRow(ctx context.Context, sctx *sql.Context, p *fastPlan,
 	}
 	return 0, nil
 }
-
-// noUpsertInsertID reports whether the OK packet of INSERT n must carry no
-// insert id where go-mysql-server gives one: an ON DUPLICATE KEY UPDATE or
-// a REPLACE into a table without an AUTO_INCREMENT column generates no id,
-// and MySQL sends 0 (go-mysql-server sends the session's LAST_INSERT_ID(),
-// and so would differ from the fast path, which sends 0). A statement
-// naming LAST_INSERT_ID is left alone, and so is a database with triggers
-// (their executor must see go-mysql-server's own iterator).
-func (fe *Frontend) noUpsertInsertID(ctx *sql.Context, n *plan.InsertInto) bool {
-	if !n.IsReplace && len(n.OnDupExprs) == 0 {
-		return false
-	}
-	for _, c := range n.Destination.Schema() {
-		if c.AutoIncrement {
-			return false
-		}
-	}
-	if db := n.Database(); db == nil || fe.fastWriteBlocked(strings.ToLower(db.Name())) {
-		return false
-	}
-	return !containsFold(ctx.Query(), "last_insert_id")
-}
-
-// noInsertIDIter clears the insert id of the OK result it passes on. It is
-// a MutableRowIter so that go-mysql-server's accumulator, which makes the
-// OK result, goes inside it.
-type noInsertIDIter struct{ child sql.RowIter }
-
-var _ sql.MutableRowIter = (*noInsertIDIter)(nil)
-
-func (it *noInsertIDIter) Next(ctx *sql.Context) (sql.Row, error) {
-	row, err := it.child.Next(ctx)
-	if err == nil && len(row) == 1 {
-		if ok, is := row[0].(types.OkResult); is {
-			ok.InsertID = 0
-			row = sql.Row{ok}
-		}
-	}
-	return row, err
-}
-
-func (it *noInsertIDIter) Close(ctx *sql.Context) error { return it.child.Close(ctx) }
-
-func (it *noInsertIDIter) GetChildIter() sql.RowIter { return it.child }
-
-func (it *noInsertIDIter) WithChildIter(c sql.RowIter) sql.RowIter { return &noInsertIDIter{child: c} }

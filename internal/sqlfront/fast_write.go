@@ -960,7 +960,7 @@ func (s *Session) fastInsert(ctx context.Context, sctx *sql.Context, p *fastPlan
 	}
 	var insertID uint64
 	affected := 0
-	for r, src := range w.rows {
+	for _, src := range w.rows {
 		row := make(sql.Row, len(sch))
 		copy(row, defaults)
 		for i, ord := range w.cols {
@@ -980,9 +980,7 @@ func (s *Session) fastInsert(ctx context.Context, sctx *sql.Context, p *fastPlan
 				if n > 0 {
 					entry.store.NextAutoIncrement(uint64(n))
 				}
-				if r == 0 {
-					insertID = uint64(n)
-				}
+				insertID = uint64(n) // the last row's (insertid.go)
 			}
 			row[ord] = v
 		}

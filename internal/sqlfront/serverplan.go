@@ -133,10 +133,10 @@ func (o execOverride) build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 	case *plan.InsertInto:
 		if out := withConvCheck(n); out != nil {
 			iter, err := o.fe.exec.Build(ctx, out, row)
-			if err != nil || !o.fe.noUpsertInsertID(ctx, n) {
+			if err != nil || !o.fe.fixesInsertID(ctx, n) {
 				return iter, err
 			}
-			return &noInsertIDIter{child: iter}, nil
+			return newInsertIDIter(ctx, n, iter), nil
 		}
 	case *convCheck:
 		iter, err := o.fe.exec.Build(ctx, n.Child, row)

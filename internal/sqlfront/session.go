@@ -44,6 +44,9 @@ type Session struct {
 	// table editors: a conversion error go-mysql-server raises before the
 	// next one is at row rowsWritten + 1 (MySQL's "at row N").
 	rowsWritten int
+	// autoInc is what the running INSERT did with AUTO_INCREMENT values,
+	// for its OK packet's insert id (insertid.go).
+	autoInc autoIncState
 	// conv names the column of the running statement's conversion
 	// errors and warnings (errcolumn.go).
 	conv     convState

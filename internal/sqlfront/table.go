@@ -355,7 +355,11 @@ func (t *Table) GetNextAutoIncrementValue(ctx *sql.Context, insertVal interface{
 			explicit = mag
 		}
 	}
-	return t.entry.store.NextAutoIncrement(explicit), nil
+	v := t.entry.store.NextAutoIncrement(explicit)
+	if s, ok := ctx.Session.(*Session); ok && explicit == 0 {
+		s.autoInc.noteGenerated(v)
+	}
+	return v, nil
 }
 
 func (t *Table) AutoIncrementSetter(ctx *sql.Context) sql.AutoIncrementSetter {

@@ -110,6 +110,8 @@ func generateSkipList(w, report, doc io.Writer, runs []*run, nm *names) error {
 		}
 		switch {
 		case ok && excludeTexts[raw]:
+		case hook && r.byName:
+			add(tests, r, f.name)
 		case ok && uses[raw] == 0:
 			add(texts, r, raw)
 		case hook:
