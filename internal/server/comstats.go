@@ -33,6 +33,10 @@ type statsConn struct {
 	pending int    // payload bytes of the current packet not yet passed
 	through bool   // TLS: no more parsing
 	back    []byte // buf's backing array, reused once buf is drained
+
+	// exec answers a COM_STMT_EXECUTE payload itself, or reports that it
+	// did not (execproto.go); nil: every execute goes to the protocol layer.
+	exec func(payload []byte) (bool, error)
 }
 
 // Read hands out the client's bytes minus the COM_STATISTICS packets.
@@ -79,8 +83,9 @@ func (c *statsConn) Read(p []byte) (int, error) {
 }
 
 // parse moves c.ready over complete packet headers and payload bytes,
-// answering and dropping COM_STATISTICS packets found at a boundary with
-// nothing before them waiting.
+// answering and dropping COM_STATISTICS packets, and COM_STMT_EXECUTE
+// packets c.exec answers, found at a boundary with nothing before them
+// waiting.
 func (c *statsConn) parse() error {
 	for c.ready < len(c.buf) {
 		rest := c.buf[c.ready:]
@@ -110,6 +115,27 @@ func (c *statsConn) parse() error {
 					return err
 				}
 				c.buf = append(c.buf[:0], rest[5:]...)
+				continue
+			}
+		}
+		if seq == 0 && c.exec != nil && size > 0 && size < maxPacketPayload {
+			if len(rest) < 5 {
+				return nil // the command byte first
+			}
+		}
+		if seq == 0 && c.exec != nil && size > 0 && size < maxPacketPayload && rest[4] == comStmtExecute {
+			if c.ready > 0 {
+				return nil // earlier commands first
+			}
+			if len(rest) < 4+size {
+				return nil // the whole packet first
+			}
+			handled, err := c.exec(rest[4 : 4+size])
+			if err != nil {
+				return err
+			}
+			if handled {
+				c.buf = append(c.buf[:0], rest[4+size:]...)
 				continue
 			}
 		}

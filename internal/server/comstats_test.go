@@ -133,3 +133,74 @@ func head(b []byte) []byte {
 	}
 	return b
 }
+
+// TestStatsConnExecute: a COM_STMT_EXECUTE the hook answers is taken out of
+// the stream whole (whatever the reads' sizes), one it declines passes
+// through untouched, one pipelined behind another command is offered to
+// the hook only once that command has been read, and after an SSLRequest
+// the hook is never called.
+func TestStatsConnExecute(t *testing.T) {
+	handshake := packet(1, bytes.Repeat([]byte{'h'}, 60)...)
+	query := packet(0, append([]byte{0x03}, "SELECT 1"...)...)
+	mine := packet(0, append([]byte{comStmtExecute, 1, 0, 0, 0, 0, 1, 0, 0, 0}, bytes.Repeat([]byte{'p'}, 300)...)...)
+	theirs := packet(0, comStmtExecute, 2, 0, 0, 0, 0, 1, 0, 0, 0)
+	sslRequest := packet(1, bytes.Repeat([]byte{0}, 32)...)
+	cases := []struct {
+		name      string
+		in, want  []byte
+		answered  int
+		unreadYet bool // the hook is called with a command before it unread
+	}{
+		{name: "answered", in: cat(handshake, mine, query), want: cat(handshake, query), answered: 1},
+		{name: "declined", in: cat(handshake, theirs, query), want: cat(handshake, theirs, query)},
+		{name: "behind a query", in: cat(handshake, query, mine, mine), want: cat(handshake, query), answered: 2},
+		{name: "after TLS", in: cat(sslRequest, mine), want: cat(sslRequest, mine)},
+	}
+	for _, tc := range cases {
+		for _, split := range []int{0, 1, 3, 5, 11, 4096} {
+			var chunks [][]byte
+			if split == 0 {
+				chunks = [][]byte{append([]byte(nil), tc.in...)}
+			} else {
+				for b := tc.in; len(b) > 0; {
+					k := min(split, len(b))
+					chunks = append(chunks, append([]byte(nil), b[:k]...))
+					b = b[k:]
+				}
+			}
+			raw := &chunkConn{chunks: chunks}
+			c := &statsConn{Conn: raw, answer: func() string { return "S" }}
+			handed := 0 // bytes handed to the protocol layer so far
+			answered := 0
+			c.exec = func(payload []byte) (bool, error) {
+				if payload[1] != 1 {
+					return false, nil
+				}
+				if !bytes.Equal(payload, mine[4:]) {
+					t.Fatalf("%s, reads of %d: hook got %d bytes, want the whole packet", tc.name, split, len(payload))
+				}
+				if want := len(tc.want); tc.name == "behind a query" && handed < len(handshake)+len(query) {
+					t.Fatalf("%s, reads of %d: hook called with %d of %d bytes before it handed out", tc.name, split, handed, want)
+				}
+				answered++
+				return true, nil
+			}
+			var got []byte
+			p := make([]byte, 7)
+			for {
+				n, err := c.Read(p)
+				got = append(got, p[:n]...)
+				handed += n
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !bytes.Equal(got, tc.want) || answered != tc.answered {
+				t.Fatalf("%s, reads of %d: protocol layer got %q, hook answered %d (want %d)", tc.name, split, head(got), answered, tc.answered)
+			}
+		}
+	}
+}

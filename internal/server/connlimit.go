@@ -80,3 +80,17 @@ func refuseConn(c net.Conn) {
 	_, _ = c.Write(tooManyConnections)
 	_ = c.Close()
 }
+
+// statsConnOf finds the statsConn under a connection the listener made.
+func statsConnOf(c net.Conn) *statsConn {
+	for {
+		switch x := c.(type) {
+		case *statsConn:
+			return x
+		case *countedConn:
+			c = x.Conn
+		default:
+			return nil
+		}
+	}
+}

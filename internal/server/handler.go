@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -19,6 +20,8 @@ import (
 type handler struct {
 	mysql.Handler
 	fe *sqlfront.Frontend
+
+	hooks sync.Map // connection id -> *execHook (execproto.go)
 }
 
 func wrapHandlerFor(fe *sqlfront.Frontend) func(mysql.Handler) (mysql.Handler, error) {
@@ -33,6 +36,25 @@ func wrapHandlerFor(fe *sqlfront.Frontend) func(mysql.Handler) (mysql.Handler, e
 func (h *handler) NewConnection(c *mysql.Conn) {
 	h.Handler.NewConnection(c)
 	h.resetFlags(c)
+	if sc := statsConnOf(c.Conn); sc != nil {
+		x := &execHook{h: h, vc: c}
+		sc.exec = x.execute
+		h.hooks.Store(c.ConnectionID, x)
+	}
+}
+
+// ConnectionClosed forgets the connection's execute hook.
+func (h *handler) ConnectionClosed(c *mysql.Conn) {
+	h.hooks.Delete(c.ConnectionID)
+	h.Handler.ConnectionClosed(c)
+}
+
+// hook returns connection c's execute hook, or nil.
+func (h *handler) hook(c *mysql.Conn) *execHook {
+	if x, ok := h.hooks.Load(c.ConnectionID); ok {
+		return x.(*execHook)
+	}
+	return nil
 }
 
 // ComResetConnection (mysql_reset_connection) returns the session to its
@@ -226,8 +248,12 @@ func learnFields(learn *func([]*querypb.Field), r *sqltypes.Result) {
 }
 
 func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
-	if res, handled, err := h.fe.FastExecute(ctx, c.ConnectionID, p.StatementID, p.PrepareStmt, p.BindVars); handled {
-		return h.fastResult(c, p.PrepareStmt, res, err, cb)
+	// skipFast: the execute hook (execproto.go) has run the plan on these
+	// parameters and it declined them.
+	if !h.hook(c).skipFast(p.StatementID) {
+		if res, handled, err := h.fe.FastExecute(ctx, c.ConnectionID, p.StatementID, p.PrepareStmt, p.BindVars); handled {
+			return h.fastResult(c, p.PrepareStmt, res, err, cb)
+		}
 	}
 	err := h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error {
 		h.fe.FixFields(c.ConnectionID, r.Fields)

@@ -43,6 +43,11 @@ import (
 // fastVar is the global variable that turns the fast path on and off.
 const fastVar = "lockstep_fast_path"
 
+// fastProtoVar switches the server's own COM_STMT_EXECUTE handling for
+// statements with a plan (internal/server/execproto.go); OFF leaves every
+// execute to the protocol layer (vitess), so both are measured in one run.
+const fastProtoVar = "lockstep_fast_protocol"
+
 // maxFastPlans bounds the plans a session keeps. Statement ids are never
 // reused on a connection; a plan of a closed statement is found stale by
 // its text and dropped when the map is full.
@@ -89,6 +94,10 @@ type fastCounters struct {
 	textHits  atomic.Int64 // hits that were text queries
 	misses    atomic.Int64 // executions and text queries with no plan (shape not recognised)
 	off       atomic.Bool  // lockstep_fast_path = OFF on this server
+
+	protoOff    atomic.Bool  // lockstep_fast_protocol = OFF on this server
+	protoExecs  atomic.Int64 // executes the server parsed and answered itself
+	protoPassed atomic.Int64 // executes of a planned statement it left to the protocol layer
 }
 
 // fastStatus adds the fast path's counters to m.
@@ -98,6 +107,35 @@ func (fe *Frontend) fastStatus(m map[string]int64) {
 	m["Lockstep_fast_path_fallbacks"] = fe.fast.fallbacks.Load()
 	m["Lockstep_fast_path_text_hits"] = fe.fast.textHits.Load()
 	m["Lockstep_fast_path_misses"] = fe.fast.misses.Load()
+	m["Lockstep_fast_protocol_executes"] = fe.fast.protoExecs.Load()
+	m["Lockstep_fast_protocol_passed"] = fe.fast.protoPassed.Load()
+}
+
+// FastPlanned reports whether statement stmtID of connection connID, text
+// query, has a fast-path plan and the server answers its executes itself
+// (lockstep_fast_path and lockstep_fast_protocol both ON).
+func (fe *Frontend) FastPlanned(connID, stmtID uint32, query string) bool {
+	if !fe.fastOn() || fe.fast.protoOff.Load() {
+		return false
+	}
+	s := fe.session(connID)
+	if s == nil {
+		return false
+	}
+	s.fastMu.Lock()
+	p := s.fastPlans[stmtID]
+	s.fastMu.Unlock()
+	return p != nil && p.query == query
+}
+
+// CountProtocol counts an execute of a planned statement the server
+// answered itself (handled) or passed on to the protocol layer.
+func (fe *Frontend) CountProtocol(handled bool) {
+	if handled {
+		fe.fast.protoExecs.Add(1)
+	} else {
+		fe.fast.protoPassed.Add(1)
+	}
 }
 
 // countFast counts an execution of a recognised statement.
@@ -134,6 +172,29 @@ func fastVariable() sql.SystemVariable {
 				return err
 			}
 			fe.fast.off.Store(!on)
+			return nil
+		},
+	})
+}
+
+// fastProtoVariable defines lockstep_fast_protocol (see fastProtoVar).
+func fastProtoVariable() sql.SystemVariable {
+	return perServer(&sql.MysqlSystemVariable{
+		Name:    fastProtoVar,
+		Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Global),
+		Dynamic: true,
+		Type:    types.NewSystemBoolType(fastProtoVar),
+		Default: int8(1),
+		NotifyChanged: func(ctx *sql.Context, scope sql.SystemVariableScope, v sql.SystemVarValue) error {
+			fe := frontendOf(ctx)
+			if fe == nil || !scope.IsGlobalOnly() {
+				return nil
+			}
+			on, err := sql.ConvertToBool(ctx, v.Val)
+			if err != nil {
+				return err
+			}
+			fe.fast.protoOff.Store(!on)
 			return nil
 		},
 	})

@@ -60,6 +60,7 @@ func lockstepVariables() []sql.SystemVariable {
 			Default: int64(0),
 		},
 		fastVariable(),
+		fastProtoVariable(),
 		perServer(&sql.MysqlSystemVariable{
 			Name:          "innodb_lock_schedule_algorithm",
 			Scope:         sql.GetMysqlScope(sql.SystemVariableScope_Global),
