@@ -62,7 +62,8 @@ type execHook struct {
 type execStmt struct {
 	bind  map[string]*querypb.BindVariable
 	vars  []querypb.BindVariable
-	types []querypb.Type // scratch for a packet's parameter types
+	types []querypb.Type // the parameter types of the last execute
+	raw   []byte         // and as the packet sent them (type, flag pairs)
 }
 
 // paramNames are vitess's bind variable names v1, v2, ... built once.
@@ -142,15 +143,20 @@ func (x *execHook) parse(pkt []byte) (uint32, *mysql.PrepareData, *execStmt, err
 			if len(pkt) < pos+2*n {
 				return 0, nil, nil, errNotMine
 			}
-			for i := 0; i < n; i++ {
-				t, err := sqltypes.MySQLToType(int64(pkt[pos]), int64(pkt[pos+1])>>2)
-				if err != nil {
-					return 0, nil, nil, errNotMine
+			if raw := pkt[pos : pos+2*n]; string(raw) != string(st.raw) {
+				st.raw = st.raw[:0]
+				for i := 0; i < n; i++ {
+					t, err := sqltypes.MySQLToType(int64(raw[2*i]), int64(raw[2*i+1])>>2)
+					if err != nil {
+						return 0, nil, nil, errNotMine
+					}
+					st.types[i] = t
 				}
-				st.types[i] = t
-				pos += 2
+				st.raw = append(st.raw, raw...)
 			}
+			pos += 2 * n
 		} else {
+			st.raw = st.raw[:0]
 			for i := 0; i < n; i++ {
 				st.types[i] = querypb.Type(prepare.ParamsType[i])
 			}
