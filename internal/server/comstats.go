@@ -37,6 +37,9 @@ type statsConn struct {
 	// exec answers a COM_STMT_EXECUTE payload itself, or reports that it
 	// did not (execproto.go); nil: every execute goes to the protocol layer.
 	exec func(payload []byte) (bool, error)
+	// prep returns the replacement for a COM_STMT_PREPARE payload, or nil
+	// to pass it unchanged (execproto.go).
+	prep func(payload []byte) []byte
 }
 
 // Read hands out the client's bytes minus the COM_STATISTICS packets.
@@ -118,9 +121,21 @@ func (c *statsConn) parse() error {
 				continue
 			}
 		}
-		if seq == 0 && c.exec != nil && size > 0 && size < maxPacketPayload {
+		if seq == 0 && (c.exec != nil || c.prep != nil) && size > 0 && size < maxPacketPayload {
 			if len(rest) < 5 {
 				return nil // the command byte first
+			}
+		}
+		if seq == 0 && c.prep != nil && size > 0 && size < maxPacketPayload && rest[4] == comStmtPrepare {
+			if len(rest) < 4+size {
+				return nil // the whole packet first
+			}
+			if repl := c.prep(rest[4 : 4+size]); repl != nil {
+				n := len(repl)
+				pkt := append([]byte{byte(n), byte(n >> 8), byte(n >> 16), 0}, repl...)
+				c.buf = append(append(c.buf[:c.ready:c.ready], pkt...), rest[4+size:]...)
+				rest = c.buf[c.ready:]
+				size = n
 			}
 		}
 		if seq == 0 && c.exec != nil && size > 0 && size < maxPacketPayload && rest[4] == comStmtExecute {

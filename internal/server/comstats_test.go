@@ -204,3 +204,40 @@ func TestStatsConnExecute(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsConnPrepareRewrite: a COM_STMT_PREPARE whose text prep rewrites
+// reaches the protocol layer as one packet with the new text and length,
+// whatever the reads' sizes; one it leaves alone passes unchanged.
+func TestStatsConnPrepareRewrite(t *testing.T) {
+	handshake := packet(1, bytes.Repeat([]byte{'h'}, 60)...)
+	query := packet(0, append([]byte{0x03}, "SELECT 1"...)...)
+	prepare := func(q string) []byte { return packet(0, append([]byte{comStmtPrepare}, q...)...) }
+	in := cat(handshake, prepare("SELECT v FROM t WHERE id = ? FOR SHARE"), query, prepare("SELECT 2"))
+	want := cat(handshake, prepare("SELECT v FROM t WHERE id = ? LOCK IN SHARE MODE"), query, prepare("SELECT 2"))
+	for _, split := range []int{0, 1, 3, 5, 11, 4096} {
+		var chunks [][]byte
+		if split == 0 {
+			chunks = [][]byte{append([]byte(nil), in...)}
+		} else {
+			for b := in; len(b) > 0; {
+				k := min(split, len(b))
+				chunks = append(chunks, append([]byte(nil), b[:k]...))
+				b = b[k:]
+			}
+		}
+		c := &statsConn{Conn: &chunkConn{chunks: chunks}, answer: func() string { return "S" }}
+		c.prep = func(payload []byte) []byte {
+			if q := string(payload[1:]); strings.HasSuffix(q, "FOR SHARE") {
+				return append([]byte{comStmtPrepare}, strings.TrimSuffix(q, "FOR SHARE")+"LOCK IN SHARE MODE"...)
+			}
+			return nil
+		}
+		got, err := io.ReadAll(readerFunc(c.Read))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("reads of %d: protocol layer got %q, want %q", split, got, want)
+		}
+	}
+}

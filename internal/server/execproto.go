@@ -11,6 +11,8 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+
+	"lockstep/internal/sqlfront"
 )
 
 // Prepared statements with a fast-path plan, answered below the protocol
@@ -42,7 +44,10 @@ import (
 // with nothing handed out before it waiting; vitess only reads again once
 // it has answered everything it read, so replies keep the commands' order.
 
-const comStmtExecute = 0x17
+const (
+	comStmtPrepare = 0x16
+	comStmtExecute = 0x17
+)
 
 // execHook answers COM_STMT_EXECUTE packets of one connection.
 type execHook struct {
@@ -55,6 +60,45 @@ type execHook struct {
 	// after the plan declined it: the handler skips the fast path for it.
 	passed    uint32
 	hasPassed bool
+
+	// prepared maps the text vitess was given to parse at COM_STMT_PREPARE
+	// to the client's own text, for the handler to prepare (rewrite).
+	prepared map[string]string
+}
+
+// rewrite returns a COM_STMT_PREPARE payload whose text vitess's own
+// parser accepts, or nil when the client's text needs no change. vitess
+// parses a prepared statement itself (to count its parameters) before the
+// handler sees it, with a parser that knows neither FOR SHARE nor NOWAIT:
+// `SELECT ... FOR SHARE` and `FOR UPDATE NOWAIT` failed to prepare with
+// 1105 "syntax error" (the text protocol rewrites them in sqlfront's
+// parser). The clause is rewritten for vitess as sqlfront rewrites it
+// (LOCK IN SHARE MODE, FOR UPDATE), and the handler prepares the client's
+// text, so the statement keeps its NOWAIT or SKIP LOCKED.
+func (x *execHook) rewrite(pkt []byte) []byte {
+	q := string(pkt[1:])
+	nq := sqlfront.NormaliseLocking(q)
+	if nq == q {
+		return nil
+	}
+	if x.prepared == nil || len(x.prepared) >= 64 {
+		x.prepared = map[string]string{}
+	}
+	x.prepared[nq] = q
+	return append([]byte{comStmtPrepare}, nq...)
+}
+
+// original returns the client's text of a statement rewritten for vitess,
+// or q itself.
+func (x *execHook) original(q string) string {
+	if x == nil {
+		return q
+	}
+	if o, ok := x.prepared[q]; ok {
+		delete(x.prepared, q)
+		return o
+	}
+	return q
 }
 
 // execStmt is what the hook keeps per prepared statement: its bind

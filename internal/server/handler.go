@@ -39,6 +39,7 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 	if sc := statsConnOf(c.Conn); sc != nil {
 		x := &execHook{h: h, vc: c}
 		sc.exec = x.execute
+		sc.prep = x.rewrite
 		h.hooks.Store(c.ConnectionID, x)
 	}
 }
@@ -276,6 +277,9 @@ func (h *handler) mysqlError(c *mysql.Conn, query string, err error) error {
 }
 
 func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p *mysql.PrepareData) ([]*querypb.Field, error) {
+	if orig := h.hook(c).original(query); orig != query {
+		query, p.PrepareStmt = orig, orig // the client's text (execHook.rewrite)
+	}
 	f, err := h.Handler.ComPrepare(ctx, c, query, p)
 	if err == nil {
 		h.fe.FixFields(c.ConnectionID, f)

@@ -216,6 +216,11 @@ func normaliseLocking(q string) string {
 	return q
 }
 
+// NormaliseLocking is normaliseLocking for the protocol layer's own parse
+// of a prepared statement (internal/server: COM_STMT_PREPARE), which does
+// not go through this parser.
+func NormaliseLocking(q string) string { return normaliseLocking(q) }
+
 // policyOf reads a trailing NOWAIT or SKIP LOCKED of a locking clause.
 func policyOf(q string) storage.ReadPolicy {
 	m := matchLockingTail(q)

@@ -93,6 +93,30 @@ func TestLockingClauses(t *testing.T) {
 		r.exec("COMMIT")
 	})
 
+	// FOR SHARE, NOWAIT and SKIP LOCKED in server-side prepared statements
+	// (COM_STMT_PREPARE, as go-sql-driver sends a query with arguments):
+	// the protocol layer parses the text itself with a parser that knows
+	// neither FOR SHARE nor NOWAIT, and these failed to prepare with 1105
+	// "syntax error" (execHook.rewrite).
+	t.Run("PreparedOptions", func(t *testing.T) {
+		e := newDatabase(t, srv)
+		h, r := e.session("holder"), e.session("requester")
+		lockTable(h)
+		r.exec("SET innodb_lock_wait_timeout = 1")
+		h.exec("BEGIN")
+		h.exec("SELECT v FROM t WHERE id = 1 FOR UPDATE")
+		r.exec("BEGIN")
+		r.wantInt(0, "SELECT v FROM t WHERE id = ? FOR SHARE", 2)
+		r.mustFail(3572, "SELECT v FROM t WHERE id = ? FOR UPDATE NOWAIT", 1)
+		r.mustFail(3572, "SELECT v FROM t WHERE id = ? FOR SHARE NOWAIT", 1)
+		r.mustFail(3572, "select v from t where id = ?\n  for update\n  nowait ;", 1)
+		r.mustFail(1205, "SELECT v FROM t WHERE id = ? FOR SHARE", 1)
+		r.wantInts([]int64{2, 3}, "SELECT id FROM t WHERE id >= ? ORDER BY id FOR SHARE SKIP LOCKED", 1)
+		r.wantInts([]int64{2, 3}, "SELECT id FROM t WHERE id >= ? ORDER BY id FOR UPDATE SKIP LOCKED", 1)
+		h.exec("COMMIT")
+		r.exec("COMMIT")
+	})
+
 	// A prepared FOR UPDATE keeps locking after 20,000 other distinct
 	// locking statements (a bounded cache of locking texts, cleared when
 	// full, once turned it into a snapshot read).
