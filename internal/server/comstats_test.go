@@ -37,6 +37,20 @@ func packet(seq byte, payload ...byte) []byte {
 
 func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
+// chunked splits in into reads of split bytes (0: one read).
+func chunked(in []byte, split int) [][]byte {
+	if split == 0 {
+		return [][]byte{append([]byte(nil), in...)}
+	}
+	var chunks [][]byte
+	for b := in; len(b) > 0; {
+		k := min(split, len(b))
+		chunks = append(chunks, append([]byte(nil), b[:k]...))
+		b = b[k:]
+	}
+	return chunks
+}
+
 // TestStatsConn: whatever way the client's bytes are split into reads, the
 // protocol layer gets every byte except the COM_STATISTICS packets, each of
 // which is answered once with a sequence-1 packet holding the statistics
@@ -64,16 +78,7 @@ func TestStatsConn(t *testing.T) {
 	}
 	for _, tc := range cases {
 		for _, split := range []int{0, 1, 2, 3, 4, 5, 7, 4096} {
-			var chunks [][]byte
-			if split == 0 {
-				chunks = [][]byte{append([]byte(nil), tc.in...)}
-			} else {
-				for b := tc.in; len(b) > 0; {
-					k := min(split, len(b))
-					chunks = append(chunks, append([]byte(nil), b[:k]...))
-					b = b[k:]
-				}
-			}
+			chunks := chunked(tc.in, split)
 			raw := &chunkConn{chunks: chunks}
 			c := &statsConn{Conn: raw, answer: func() string { return "STATS" }}
 			got, err := io.ReadAll(readerFunc(c.Read))
@@ -158,16 +163,7 @@ func TestStatsConnExecute(t *testing.T) {
 	}
 	for _, tc := range cases {
 		for _, split := range []int{0, 1, 3, 5, 11, 4096} {
-			var chunks [][]byte
-			if split == 0 {
-				chunks = [][]byte{append([]byte(nil), tc.in...)}
-			} else {
-				for b := tc.in; len(b) > 0; {
-					k := min(split, len(b))
-					chunks = append(chunks, append([]byte(nil), b[:k]...))
-					b = b[k:]
-				}
-			}
+			chunks := chunked(tc.in, split)
 			raw := &chunkConn{chunks: chunks}
 			c := &statsConn{Conn: raw, answer: func() string { return "S" }}
 			handed := 0 // bytes handed to the protocol layer so far
@@ -215,16 +211,7 @@ func TestStatsConnPrepareRewrite(t *testing.T) {
 	in := cat(handshake, prepare("SELECT v FROM t WHERE id = ? FOR SHARE"), query, prepare("SELECT 2"))
 	want := cat(handshake, prepare("SELECT v FROM t WHERE id = ? LOCK IN SHARE MODE"), query, prepare("SELECT 2"))
 	for _, split := range []int{0, 1, 3, 5, 11, 4096} {
-		var chunks [][]byte
-		if split == 0 {
-			chunks = [][]byte{append([]byte(nil), in...)}
-		} else {
-			for b := in; len(b) > 0; {
-				k := min(split, len(b))
-				chunks = append(chunks, append([]byte(nil), b[:k]...))
-				b = b[k:]
-			}
-		}
+		chunks := chunked(in, split)
 		c := &statsConn{Conn: &chunkConn{chunks: chunks}, answer: func() string { return "S" }}
 		c.prep = func(payload []byte) []byte {
 			if q := string(payload[1:]); strings.HasSuffix(q, "FOR SHARE") {

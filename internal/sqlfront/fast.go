@@ -156,34 +156,22 @@ func (fe *Frontend) fastOn() bool { return !fe.fast.off.Load() }
 // fastVariable defines lockstep_fast_path: a global variable whose value is
 // per server (servervars.go); setting it flips the server's switch.
 func fastVariable() sql.SystemVariable {
-	return perServer(&sql.MysqlSystemVariable{
-		Name:    fastVar,
-		Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Global),
-		Dynamic: true,
-		Type:    types.NewSystemBoolType(fastVar),
-		Default: int8(1),
-		NotifyChanged: func(ctx *sql.Context, scope sql.SystemVariableScope, v sql.SystemVarValue) error {
-			fe := frontendOf(ctx)
-			if fe == nil || !scope.IsGlobalOnly() {
-				return nil
-			}
-			on, err := sql.ConvertToBool(ctx, v.Val)
-			if err != nil {
-				return err
-			}
-			fe.fast.off.Store(!on)
-			return nil
-		},
-	})
+	return switchVariable(fastVar, func(fe *Frontend) *atomic.Bool { return &fe.fast.off })
 }
 
 // fastProtoVariable defines lockstep_fast_protocol (see fastProtoVar).
 func fastProtoVariable() sql.SystemVariable {
+	return switchVariable(fastProtoVar, func(fe *Frontend) *atomic.Bool { return &fe.fast.protoOff })
+}
+
+// switchVariable defines a global ON/OFF variable, per server, default ON,
+// whose value is kept inverted in the flag off returns.
+func switchVariable(name string, off func(*Frontend) *atomic.Bool) sql.SystemVariable {
 	return perServer(&sql.MysqlSystemVariable{
-		Name:    fastProtoVar,
+		Name:    name,
 		Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Global),
 		Dynamic: true,
-		Type:    types.NewSystemBoolType(fastProtoVar),
+		Type:    types.NewSystemBoolType(name),
 		Default: int8(1),
 		NotifyChanged: func(ctx *sql.Context, scope sql.SystemVariableScope, v sql.SystemVarValue) error {
 			fe := frontendOf(ctx)
@@ -194,7 +182,7 @@ func fastProtoVariable() sql.SystemVariable {
 			if err != nil {
 				return err
 			}
-			fe.fast.protoOff.Store(!on)
+			off(fe).Store(!on)
 			return nil
 		},
 	})
