@@ -438,32 +438,32 @@ func TestFastPathTransactions(t *testing.T) {
 	})
 }
 
-// TestPreparedForShare pins a difference from MySQL: the protocol layer
-// (vitess's Conn) parses a statement to prepare with its own parser before
-// lockstep sees it, and that parser lacks MySQL 8's FOR SHARE and NOWAIT,
-// so preparing them fails with 1105 (MySQL prepares them). As text they
-// work (TestLockingClauses); LOCK IN SHARE MODE and FOR UPDATE [SKIP
-// LOCKED] prepare fine. This test fails when that changes.
+// TestPreparedForShare: every MySQL 8 locking clause prepares as a
+// server-side statement and reads the row. The protocol layer (vitess's
+// Conn) parses a statement to prepare with its own parser, which lacks FOR
+// SHARE and NOWAIT; until execHook.rewrite these failed with 1105 (this
+// test asserted that). What they lock is TestLockingClauses/PreparedOptions.
 func TestPreparedForShare(t *testing.T) {
 	srv := startServer(t)
 	e := newDatabase(t, srv)
 	s := e.session("client")
 	s.exec("CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+	s.exec("INSERT INTO t VALUES (1, 7)")
 	for _, q := range []string{
 		"SELECT v FROM t WHERE id = ? FOR SHARE",
 		"SELECT v FROM t WHERE id = ? FOR UPDATE NOWAIT",
 		"SELECT v FROM t WHERE id = ? FOR SHARE SKIP LOCKED",
-	} {
-		_, err := s.c.PrepareContext(s.ctx, q)
-		expectErrno(t, err, 1105, "PREPARE "+q)
-	}
-	for _, q := range []string{
+		"SELECT v FROM t WHERE id = ? FOR SHARE NOWAIT",
 		"SELECT v FROM t WHERE id = ? LOCK IN SHARE MODE",
 		"SELECT v FROM t WHERE id = ? FOR UPDATE SKIP LOCKED",
 	} {
 		st, err := s.c.PrepareContext(s.ctx, q)
 		if err != nil {
 			t.Fatalf("PREPARE %s: %v", q, err)
+		}
+		var v int64
+		if err := st.QueryRowContext(s.ctx, 1).Scan(&v); err != nil || v != 7 {
+			t.Fatalf("%s: v = %d, %v; want 7", q, v, err)
 		}
 		st.Close()
 	}
