@@ -271,8 +271,13 @@ func TestAccountsDuringCheckpoints(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		panic("account statements and checkpoints stuck for 60 s: a deadlock (the goroutine dump follows)")
 	}
-	if n := s.status(t, "GLOBAL", "Lockstep_checkpoints"); n == 0 {
-		t.Errorf("no checkpoint ran during the test")
+	// The statements can finish before the first checkpoint they set off
+	// does (the counter counts finished checkpoints): wait for it.
+	for deadline := time.Now().Add(20 * time.Second); s.status(t, "GLOBAL", "Lockstep_checkpoints") == 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("no checkpoint finished within 20 s of the statements")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
