@@ -17,6 +17,7 @@
 # each repetition.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-turns-lib.sh
 
 VARIANTS=${VARIANTS:?set VARIANTS="name=binary[:flags] ..."}
 REPS=${REPS:-3}
@@ -27,11 +28,9 @@ TPCC_DURATION=${TPCC_DURATION:-50}
 TPCC_WARMUP=${TPCC_WARMUP:-10}
 PORT=${PORT:-3430}
 OUT=${OUT:-/tmp/lockstep-tpcc-ab}
-tick=$(getconf CLK_TCK)
 first_bin=$(echo "$VARIANTS" | awk '{split($1, a, "="); split(a[2], b, ":"); print b[1]}')
 
 wait_up() { for _ in $(seq 1 240); do mysql -h127.0.0.1 -P"$PORT" -uroot -e "SELECT 1" >/dev/null 2>&1 && return; sleep 0.5; done; echo "server did not start" >&2; exit 1; }
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 mkdir -p "$OUT"
 if [ ! -d "$OUT/src" ]; then

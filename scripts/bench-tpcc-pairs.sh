@@ -23,6 +23,7 @@
 # durability. Results: $OUT/runs.csv and a summary; exit 1 if a run failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-turns-lib.sh
 
 TPCC_WAREHOUSES=${TPCC_WAREHOUSES:-4}
 TPCC_THREADS=${TPCC_THREADS:-16}
@@ -36,7 +37,6 @@ MDB_PORT=${MDB_PORT:-3441}
 MDB_BINLOG=${MDB_BINLOG:-1}
 OUT=${OUT:-/tmp/lockstep-tpcc-pairs}
 export PATH="$PATH:/usr/sbin:/sbin"
-tick=$(getconf CLK_TCK)
 
 if ! command -v mariadbd >/dev/null 2>&1; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mariadb-server mariadb-client >/dev/null
@@ -52,22 +52,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-# quiet PID...: wait (at most 120 s) until none of the servers used more
-# than 5% of a core over the last second.
-quiet() {
-  for _ in $(seq 1 120); do
-    local busy=0 before=() i=0
-    for p in "$@"; do before+=("$(cpu_ticks "$p")"); done
-    sleep 1
-    for p in "$@"; do
-      [ $(( $(cpu_ticks "$p") - before[i] )) -gt $((tick / 20)) ] && busy=1
-      i=$((i + 1))
-    done
-    [ "$busy" = 0 ] && return
-  done
-  echo "(servers still busy after 120 s; running anyway)"
-}
 
 # --- start and load both ---------------------------------------------------
 # shellcheck disable=SC2086
@@ -116,11 +100,7 @@ ps -o rss= -p "$MDB_PID" | awk '{printf "mariadbd RSS: %.0f MiB\n", $1/1024}'
 # --- summary -----------------------------------------------------------------
 echo
 echo "threads $TPCC_THREADS, $TPCC_WAREHOUSES warehouses, ${TPCC_DURATION}s runs after ${TPCC_WARMUP}s warm-up, $PAIRS pairs"
-awk -F, '
-  function median(a, n,   i, j, t) {
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-    return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
-  }
+awk -F, "$MEDIAN_AWK"'
   NR > 1 { t[$1 "," $2] = $3; c[$1 "," $2] = $5; if ($7 != "PASS") bad = bad " " $2 "/" $1; if ($1 > n) n = $1 }
   END {
     for (p = 1; p <= n; p++) {

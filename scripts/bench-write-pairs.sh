@@ -20,6 +20,7 @@
 # sync_binlog=1. Results: $OUT/runs.csv and a summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bench-turns-lib.sh
 
 BENCH_WORKLOAD=${BENCH_WORKLOAD:-oltp_write_only}
 BENCH_THREADS=${BENCH_THREADS:-"16 64"}
@@ -31,7 +32,6 @@ PORT_L=${PORT_L:-3480}
 PORT_S=${PORT_S:-3481}
 PORT_M=${PORT_M:-3482}
 export PATH="$PATH:/usr/sbin:/sbin"
-tick=$(getconf CLK_TCK)
 
 if ! command -v sysbench >/dev/null 2>&1 || ! command -v mariadbd >/dev/null 2>&1; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sysbench mariadb-server mariadb-client >/dev/null
@@ -73,24 +73,11 @@ for sys in lockstep sync0 mariadb; do
   sysbench oltp_read_write $common $(sbopts $sys) --threads=4 prepare > "$OUT/$sys-prepare.log" 2>&1
 done
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-quiet() {
-  for _ in $(seq 1 120); do
-    local busy=0 before=() i=0
-    for p in "$PID_L" "$PID_S" "$PID_M"; do before+=("$(cpu_ticks "$p")"); done
-    sleep 1
-    for p in "$PID_L" "$PID_S" "$PID_M"; do
-      [ $(( $(cpu_ticks "$p") - before[i] )) -gt $((tick / 20)) ] && busy=1
-      i=$((i + 1))
-    done
-    [ "$busy" = 0 ] && return
-  done
-}
 
 echo "threads,round,system,tps,p95_ms,errors" > "$OUT/runs.csv"
 run() { # threads round system
   local th=$1 r=$2 sys=$3 log="$OUT/$3-t$1-r$2.log"
-  quiet
+  quiet "$PID_L" "$PID_S" "$PID_M"
   # shellcheck disable=SC2046
   sysbench "$BENCH_WORKLOAD" $common $(sbopts "$sys") --threads="$th" --time="$BENCH_WARMUP" run > /dev/null 2>&1 || true
   # shellcheck disable=SC2046
@@ -108,11 +95,7 @@ mysql -h127.0.0.1 -P"$PORT_L" -uroot -e "SHOW GLOBAL STATUS WHERE Variable_name 
 
 echo
 echo "$BENCH_WORKLOAD, ${BENCH_TIME}s runs after ${BENCH_WARMUP}s warm-up, $ROUNDS rounds, systems rotating"
-awk -F, '
-  function median(a, n,   i, j, t) {
-    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
-    return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
-  }
+awk -F, "$MEDIAN_AWK"'
   NR > 1 { v[$1 "," $2 "," $3] = $4; if (!($1 in seen)) { seen[$1] = 1; ths[++nt] = $1 } if ($2 > nr) nr = $2 }
   END {
     for (k = 1; k <= nt; k++) {

@@ -34,12 +34,19 @@ type statsConn struct {
 	through bool   // TLS: no more parsing
 	back    []byte // buf's backing array, reused once buf is drained
 
-	// exec answers a COM_STMT_EXECUTE payload itself, or reports that it
-	// did not (execproto.go); nil: every execute goes to the protocol layer.
-	exec func(payload []byte) (bool, error)
-	// prep returns the replacement for a COM_STMT_PREPARE payload, or nil
-	// to pass it unchanged (execproto.go).
-	prep func(payload []byte) []byte
+	// hook sees the prepared-statement commands (execproto.go's execHook);
+	// nil: every command goes to the protocol layer unseen.
+	hook commandHook
+}
+
+// commandHook is what statsConn asks about prepared-statement commands.
+type commandHook interface {
+	// execute answers a COM_STMT_EXECUTE payload itself, or reports that
+	// it did not.
+	execute(payload []byte) (bool, error)
+	// rewrite returns the replacement for a COM_STMT_PREPARE payload, or
+	// nil to pass it unchanged.
+	rewrite(payload []byte) []byte
 }
 
 // Read hands out the client's bytes minus the COM_STATISTICS packets.
@@ -121,37 +128,34 @@ func (c *statsConn) parse() error {
 				continue
 			}
 		}
-		if seq == 0 && (c.exec != nil || c.prep != nil) && size > 0 && size < maxPacketPayload {
+		if seq == 0 && c.hook != nil && size > 0 && size < maxPacketPayload {
 			if len(rest) < 5 {
 				return nil // the command byte first
 			}
-		}
-		if seq == 0 && c.prep != nil && size > 0 && size < maxPacketPayload && rest[4] == comStmtPrepare {
-			if len(rest) < 4+size {
-				return nil // the whole packet first
-			}
-			if repl := c.prep(rest[4 : 4+size]); repl != nil {
-				n := len(repl)
-				pkt := append([]byte{byte(n), byte(n >> 8), byte(n >> 16), 0}, repl...)
-				c.buf = append(append(c.buf[:c.ready:c.ready], pkt...), rest[4+size:]...)
-				rest = c.buf[c.ready:]
-				size = n
-			}
-		}
-		if seq == 0 && c.exec != nil && size > 0 && size < maxPacketPayload && rest[4] == comStmtExecute {
-			if c.ready > 0 {
-				return nil // earlier commands first
-			}
-			if len(rest) < 4+size {
-				return nil // the whole packet first
-			}
-			handled, err := c.exec(rest[4 : 4+size])
-			if err != nil {
-				return err
-			}
-			if handled {
-				c.buf = append(c.buf[:0], rest[4+size:]...)
-				continue
+			if cmd := rest[4]; cmd == comStmtPrepare || cmd == comStmtExecute {
+				if cmd == comStmtExecute && c.ready > 0 {
+					return nil // earlier commands first: the hook answers
+				}
+				if len(rest) < 4+size {
+					return nil // the whole packet first
+				}
+				if cmd == comStmtPrepare {
+					if repl := c.hook.rewrite(rest[4 : 4+size]); repl != nil {
+						n := len(repl)
+						pkt := append([]byte{byte(n), byte(n >> 8), byte(n >> 16), 0}, repl...)
+						c.buf = append(append(c.buf[:c.ready:c.ready], pkt...), rest[4+size:]...)
+						size = n
+					}
+				} else {
+					handled, err := c.hook.execute(rest[4 : 4+size])
+					if err != nil {
+						return err
+					}
+					if handled {
+						c.buf = append(c.buf[:0], rest[4+size:]...)
+						continue
+					}
+				}
 			}
 		}
 		if seq == 1 && size == 32 {

@@ -37,6 +37,26 @@ func packet(seq byte, payload ...byte) []byte {
 
 func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
+// hookFuncs is a commandHook made of functions (nil: pass the packet).
+type hookFuncs struct {
+	exec func([]byte) (bool, error)
+	prep func([]byte) []byte
+}
+
+func (h hookFuncs) execute(p []byte) (bool, error) {
+	if h.exec == nil {
+		return false, nil
+	}
+	return h.exec(p)
+}
+
+func (h hookFuncs) rewrite(p []byte) []byte {
+	if h.prep == nil {
+		return nil
+	}
+	return h.prep(p)
+}
+
 // chunked splits in into reads of split bytes (0: one read).
 func chunked(in []byte, split int) [][]byte {
 	if split == 0 {
@@ -168,7 +188,7 @@ func TestStatsConnExecute(t *testing.T) {
 			c := &statsConn{Conn: raw, answer: func() string { return "S" }}
 			handed := 0 // bytes handed to the protocol layer so far
 			answered := 0
-			c.exec = func(payload []byte) (bool, error) {
+			c.hook = hookFuncs{exec: func(payload []byte) (bool, error) {
 				if payload[1] != 1 {
 					return false, nil
 				}
@@ -180,7 +200,7 @@ func TestStatsConnExecute(t *testing.T) {
 				}
 				answered++
 				return true, nil
-			}
+			}}
 			var got []byte
 			p := make([]byte, 7)
 			for {
@@ -213,12 +233,12 @@ func TestStatsConnPrepareRewrite(t *testing.T) {
 	for _, split := range []int{0, 1, 3, 5, 11, 4096} {
 		chunks := chunked(in, split)
 		c := &statsConn{Conn: &chunkConn{chunks: chunks}, answer: func() string { return "S" }}
-		c.prep = func(payload []byte) []byte {
+		c.hook = hookFuncs{prep: func(payload []byte) []byte {
 			if q := string(payload[1:]); strings.HasSuffix(q, "FOR SHARE") {
 				return append([]byte{comStmtPrepare}, strings.TrimSuffix(q, "FOR SHARE")+"LOCK IN SHARE MODE"...)
 			}
 			return nil
-		}
+		}}
 		got, err := io.ReadAll(readerFunc(c.Read))
 		if err != nil {
 			t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"sync"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -25,9 +24,9 @@ import (
 // lines of ten parameters each in one statement). For a statement the fast
 // path has a plan for, statsConn hands the whole execute packet to
 // execHook instead: it parses the parameters into bind variables it keeps
-// per statement and reuses, runs the plan (sqlfront.FastExecute, as
-// handler.ComStmtExecute does), and writes the response packets itself,
-// byte for byte as vitess would (the one difference: an OK packet carries
+// per statement and reuses, runs the plan (sqlfront's FastPlanned and Run,
+// the two halves of the FastExecute handler.ComStmtExecute calls), and
+// writes the response packets itself, byte for byte as vitess would (the one difference: an OK packet carries
 // the statement's warning count, as MySQL's does; vitess sends 0 after a
 // prepared statement).
 //
@@ -58,8 +57,8 @@ type execHook struct {
 	out   []byte // the response, one write
 	// passed is the statement whose packet the hook has just passed on
 	// after the plan declined it: the handler skips the fast path for it.
-	passed    uint32
-	hasPassed bool
+	// 0 is none (vitess numbers statements from 1).
+	passed uint32
 
 	// prepared maps the text vitess was given to parse at COM_STMT_PREPARE
 	// to the client's own text, for the handler to prepare (rewrite).
@@ -110,37 +109,19 @@ type execStmt struct {
 	raw   []byte         // and as the packet sent them (type, flag pairs)
 }
 
-// paramNames are vitess's bind variable names v1, v2, ... built once.
-var (
-	paramNamesMu sync.Mutex
-	paramNames   []string
-)
-
-func paramName(i int) string {
-	paramNamesMu.Lock()
-	defer paramNamesMu.Unlock()
-	for len(paramNames) <= i {
-		paramNames = append(paramNames, "v"+strconv.Itoa(len(paramNames)+1))
-	}
-	return paramNames[i]
-}
-
-// errNotMine: the packet is passed on to the protocol layer.
-var errNotMine = errors.New("server: execute left to the protocol layer")
-
 // execute answers the COM_STMT_EXECUTE payload pkt (command byte first)
 // and reports whether it did; false means nothing was written and the
 // packet must go to vitess. A write error is returned.
 func (x *execHook) execute(pkt []byte) (bool, error) {
-	x.hasPassed = false
-	stmtID, prepare, st, err := x.parse(pkt)
-	if err != nil {
+	x.passed = 0
+	stmtID, prepare, plan, st, ok := x.parse(pkt)
+	if !ok {
 		return false, nil
 	}
-	res, handled, err := x.h.fe.FastExecute(context.Background(), x.vc.ConnectionID, stmtID, prepare.PrepareStmt, st.bind)
+	res, handled, err := x.h.fe.Run(context.Background(), plan, st.bind)
 	x.h.fe.CountProtocol(handled)
 	if !handled {
-		x.passed, x.hasPassed = stmtID, true
+		x.passed = stmtID
 		return false, nil
 	}
 	return true, x.respond(prepare.PrepareStmt, res, err)
@@ -149,35 +130,39 @@ func (x *execHook) execute(pkt []byte) (bool, error) {
 // skipFast reports (once) whether the handler must not try the fast path
 // for stmtID: the hook has just tried it for this packet.
 func (x *execHook) skipFast(stmtID uint32) bool {
-	if x == nil || !x.hasPassed || x.passed != stmtID {
+	if x == nil || x.passed == 0 || x.passed != stmtID {
 		return false
 	}
-	x.hasPassed = false
+	x.passed = 0
 	return true
 }
 
 // parse reads an execute packet into the statement's reused bind
-// variables, or returns errNotMine.
-func (x *execHook) parse(pkt []byte) (uint32, *mysql.PrepareData, *execStmt, error) {
+// variables; ok is false for a packet left to the protocol layer.
+func (x *execHook) parse(pkt []byte) (stmtID uint32, prepare *mysql.PrepareData, plan sqlfront.FastStmt, st *execStmt, ok bool) {
 	if len(pkt) < 10 || pkt[0] != comStmtExecute {
-		return 0, nil, nil, errNotMine
+		return
 	}
-	stmtID := binary.LittleEndian.Uint32(pkt[1:])
-	prepare := x.vc.PrepareData[stmtID]
+	stmtID = binary.LittleEndian.Uint32(pkt[1:])
+	prepare = x.vc.PrepareData[stmtID]
 	if prepare == nil || len(prepare.BindVars) != 0 || pkt[5] != 0 || binary.LittleEndian.Uint32(pkt[6:]) != 1 {
-		return 0, nil, nil, errNotMine // unknown, long data sent, a cursor, iterations
+		return // unknown, long data sent, a cursor, iterations
 	}
 	n := int(prepare.ParamsCount)
-	if len(prepare.ParamsType) != n || !x.h.fe.FastPlanned(x.vc.ConnectionID, stmtID, prepare.PrepareStmt) {
-		return 0, nil, nil, errNotMine
+	if len(prepare.ParamsType) != n {
+		return
 	}
-	st := x.stmt(stmtID, n)
+	if plan, ok = x.h.fe.FastPlanned(x.vc.ConnectionID, stmtID, prepare.PrepareStmt); !ok {
+		return
+	}
+	ok = false
+	st = x.stmt(stmtID, n)
 	pos := 10
 	var nulls []byte
 	if n > 0 {
 		nb := (n + 7) / 8
 		if len(pkt) < pos+nb+1 {
-			return 0, nil, nil, errNotMine
+			return
 		}
 		nulls = pkt[pos : pos+nb]
 		pos += nb
@@ -185,14 +170,14 @@ func (x *execHook) parse(pkt []byte) (uint32, *mysql.PrepareData, *execStmt, err
 		pos++
 		if bound == 1 {
 			if len(pkt) < pos+2*n {
-				return 0, nil, nil, errNotMine
+				return
 			}
 			if raw := pkt[pos : pos+2*n]; string(raw) != string(st.raw) {
 				st.raw = st.raw[:0]
 				for i := 0; i < n; i++ {
 					t, err := sqltypes.MySQLToType(int64(raw[2*i]), int64(raw[2*i+1])>>2)
 					if err != nil {
-						return 0, nil, nil, errNotMine
+						return
 					}
 					st.types[i] = t
 				}
@@ -212,16 +197,16 @@ func (x *execHook) parse(pkt []byte) (uint32, *mysql.PrepareData, *execStmt, err
 			*v = querypb.BindVariable{Type: sqltypes.Null, Value: v.Value[:0]}
 			continue
 		}
-		var ok bool
-		if pos, ok = readParam(pkt, pos, st.types[i], v); !ok {
-			return 0, nil, nil, errNotMine
+		var read bool
+		if pos, read = readParam(pkt, pos, st.types[i], v); !read {
+			return
 		}
 	}
 	// The types are vitess's to remember for executes that omit them.
 	for i := 0; i < n; i++ {
 		prepare.ParamsType[i] = int32(st.types[i])
 	}
-	return stmtID, prepare, st, nil
+	return stmtID, prepare, plan, st, true
 }
 
 // stmt returns the reused state of statement id with n parameters.
@@ -234,14 +219,11 @@ func (x *execHook) stmt(id uint32, n int) *execStmt {
 	}
 	st := &execStmt{bind: make(map[string]*querypb.BindVariable, n), vars: make([]querypb.BindVariable, n), types: make([]querypb.Type, n)}
 	for i := range st.vars {
-		st.bind[paramName(i)] = &st.vars[i]
+		st.bind["v"+strconv.Itoa(i+1)] = &st.vars[i] // vitess's names
 	}
 	x.stmts[id] = st
 	return st
 }
-
-// forget drops statement id (COM_STMT_CLOSE).
-func (x *execHook) forget(id uint32) { delete(x.stmts, id) }
 
 // readParam reads one parameter value of type t at pkt[pos:] into v as
 // vitess's parseStmtArgs would render it (integers and floats as decimal

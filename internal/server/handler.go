@@ -4,7 +4,6 @@ import (
 	"context"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -20,8 +19,6 @@ import (
 type handler struct {
 	mysql.Handler
 	fe *sqlfront.Frontend
-
-	hooks sync.Map // connection id -> *execHook (execproto.go)
 }
 
 func wrapHandlerFor(fe *sqlfront.Frontend) func(mysql.Handler) (mysql.Handler, error) {
@@ -37,23 +34,15 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 	h.Handler.NewConnection(c)
 	h.resetFlags(c)
 	if sc := statsConnOf(c.Conn); sc != nil {
-		x := &execHook{h: h, vc: c}
-		sc.exec = x.execute
-		sc.prep = x.rewrite
-		h.hooks.Store(c.ConnectionID, x)
+		sc.hook = &execHook{h: h, vc: c}
 	}
 }
 
-// ConnectionClosed forgets the connection's execute hook.
-func (h *handler) ConnectionClosed(c *mysql.Conn) {
-	h.hooks.Delete(c.ConnectionID)
-	h.Handler.ConnectionClosed(c)
-}
-
-// hook returns connection c's execute hook, or nil.
+// hook returns connection c's execute hook (execproto.go), or nil.
 func (h *handler) hook(c *mysql.Conn) *execHook {
-	if x, ok := h.hooks.Load(c.ConnectionID); ok {
-		return x.(*execHook)
+	if sc := statsConnOf(c.Conn); sc != nil {
+		x, _ := sc.hook.(*execHook)
+		return x
 	}
 	return nil
 }

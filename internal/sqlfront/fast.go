@@ -111,21 +111,37 @@ func (fe *Frontend) fastStatus(m map[string]int64) {
 	m["Lockstep_fast_protocol_passed"] = fe.fast.protoPassed.Load()
 }
 
-// FastPlanned reports whether statement stmtID of connection connID, text
-// query, has a fast-path plan and the server answers its executes itself
-// (lockstep_fast_path and lockstep_fast_protocol both ON).
-func (fe *Frontend) FastPlanned(connID, stmtID uint32, query string) bool {
-	if !fe.fastOn() || fe.fast.protoOff.Load() {
-		return false
-	}
+// FastStmt is a prepared statement's fast-path plan with its session, as
+// FastPlanned finds it; Run executes it.
+type FastStmt struct {
+	s *Session
+	p *fastPlan
+}
+
+// plan finds the plan of statement stmtID of connection connID, text query
+// (when it has none, the FastStmt still names the session, if any).
+func (fe *Frontend) plan(connID, stmtID uint32, query string) (FastStmt, bool) {
 	s := fe.session(connID)
 	if s == nil {
-		return false
+		return FastStmt{}, false
 	}
 	s.fastMu.Lock()
 	p := s.fastPlans[stmtID]
 	s.fastMu.Unlock()
-	return p != nil && p.query == query
+	if p == nil || p.query != query {
+		return FastStmt{s: s}, false
+	}
+	return FastStmt{s: s, p: p}, true
+}
+
+// FastPlanned returns the plan of statement stmtID of connection connID,
+// text query, when it has one and the server answers its executes itself
+// (lockstep_fast_path and lockstep_fast_protocol both ON).
+func (fe *Frontend) FastPlanned(connID, stmtID uint32, query string) (FastStmt, bool) {
+	if !fe.fastOn() || fe.fast.protoOff.Load() {
+		return FastStmt{}, false
+	}
+	return fe.plan(connID, stmtID, query)
 }
 
 // CountProtocol counts an execute of a planned statement the server
@@ -278,27 +294,29 @@ type sessionFast struct {
 // values if the fast path can. handled is false when go-mysql-server must
 // run it (then nothing was done).
 func (fe *Frontend) FastExecute(ctx context.Context, connID, stmtID uint32, query string, bind map[string]*querypb.BindVariable) (res *sqltypes.Result, handled bool, err error) {
-	s := fe.session(connID)
-	if s == nil {
+	st, ok := fe.plan(connID, stmtID, query)
+	switch {
+	case st.s == nil:
 		return nil, false, nil
-	}
-	s.fastMu.Lock()
-	p := s.fastPlans[stmtID]
-	s.fastMu.Unlock()
-	if p == nil || p.query != query {
+	case !ok:
 		if fe.fastOn() {
 			fe.fast.misses.Add(1)
 		}
 		return nil, false, nil
-	}
-	if !fe.fastOn() {
+	case !fe.fastOn():
 		fe.fast.fallbacks.Add(1)
 		return nil, false, nil
 	}
-	if p.txctl != 0 {
-		res, handled, err = s.runTxControl(p.txctl)
+	return fe.Run(ctx, st, bind)
+}
+
+// Run executes a planned statement with its bound values, as FastExecute
+// does once it has found the plan.
+func (fe *Frontend) Run(ctx context.Context, st FastStmt, bind map[string]*querypb.BindVariable) (res *sqltypes.Result, handled bool, err error) {
+	if st.p.txctl != 0 {
+		res, handled, err = st.s.runTxControl(st.p.txctl)
 	} else {
-		res, handled, err = s.runFast(ctx, p, bind)
+		res, handled, err = st.s.runFast(ctx, st.p, bind)
 	}
 	if handled {
 		fe.fast.hits.Add(1)

@@ -99,8 +99,8 @@ func (fe *Frontend) fixesInsertID(ctx *sql.Context, n *plan.InsertInto) bool {
 }
 
 // newInsertIDIter starts the statement's AUTO_INCREMENT bookkeeping and
-// wraps the iterator of INSERT n.
-func newInsertIDIter(ctx *sql.Context, n *plan.InsertInto, child sql.RowIter) sql.RowIter {
+// wraps the INSERT's iterator.
+func newInsertIDIter(ctx *sql.Context, child sql.RowIter) sql.RowIter {
 	s, _ := ctx.Session.(*Session)
 	if s != nil {
 		s.autoInc = autoIncState{}

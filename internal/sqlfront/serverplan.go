@@ -136,7 +136,7 @@ func (o execOverride) build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 			if err != nil || !o.fe.fixesInsertID(ctx, n) {
 				return iter, err
 			}
-			return newInsertIDIter(ctx, n, iter), nil
+			return newInsertIDIter(ctx, iter), nil
 		}
 	case *convCheck:
 		iter, err := o.fe.exec.Build(ctx, n.Child, row)
