@@ -230,71 +230,51 @@ func (x *execHook) stmt(id uint32, n int) *execStmt {
 // text, strings and decimals as VARBINARY bytes), reusing v's buffer.
 // Date and time types are not read (vitess formats them its own way).
 func readParam(pkt []byte, pos int, t querypb.Type, v *querypb.BindVariable) (int, bool) {
-	need := func(k int) bool { return len(pkt) >= pos+k }
 	buf := v.Value[:0]
+	// num sets v from a little-endian number of size bytes: sign-extended
+	// to int64 when signed, read as IEEE 754 when float.
+	num := func(size int, signed, float bool) (int, bool) {
+		if len(pkt) < pos+size {
+			return 0, false
+		}
+		var u uint64
+		for i := size - 1; i >= 0; i-- {
+			u = u<<8 | uint64(pkt[pos+i])
+		}
+		switch {
+		case float && size == 4:
+			*v = querypb.BindVariable{Type: sqltypes.Float64, Value: strconv.AppendFloat(buf, float64(math.Float32frombits(uint32(u))), 'g', -1, 64)}
+		case float:
+			*v = querypb.BindVariable{Type: sqltypes.Float64, Value: strconv.AppendFloat(buf, math.Float64frombits(u), 'g', -1, 64)}
+		case signed:
+			shift := 64 - 8*size
+			*v = querypb.BindVariable{Type: sqltypes.Int64, Value: strconv.AppendInt(buf, int64(u<<shift)>>shift, 10)}
+		default:
+			*v = querypb.BindVariable{Type: sqltypes.Uint64, Value: strconv.AppendUint(buf, u, 10)}
+		}
+		return pos + size, true
+	}
 	switch t {
 	case sqltypes.Int8:
-		if !need(1) {
-			return 0, false
-		}
-		*v = querypb.BindVariable{Type: sqltypes.Int64, Value: strconv.AppendInt(buf, int64(int8(pkt[pos])), 10)}
-		return pos + 1, true
+		return num(1, true, false)
 	case sqltypes.Uint8:
-		if !need(1) {
-			return 0, false
-		}
-		*v = querypb.BindVariable{Type: sqltypes.Uint64, Value: strconv.AppendUint(buf, uint64(pkt[pos]), 10)}
-		return pos + 1, true
-	case sqltypes.Uint16:
-		if !need(2) {
-			return 0, false
-		}
-		*v = querypb.BindVariable{Type: sqltypes.Uint64, Value: strconv.AppendUint(buf, uint64(binary.LittleEndian.Uint16(pkt[pos:])), 10)}
-		return pos + 2, true
+		return num(1, false, false)
 	case sqltypes.Int16, sqltypes.Year:
-		if !need(2) {
-			return 0, false
-		}
-		*v = querypb.BindVariable{Type: sqltypes.Int64, Value: strconv.AppendInt(buf, int64(int16(binary.LittleEndian.Uint16(pkt[pos:]))), 10)}
-		return pos + 2, true
-	case sqltypes.Uint24, sqltypes.Uint32:
-		if !need(4) {
-			return 0, false
-		}
-		*v = querypb.BindVariable{Type: sqltypes.Uint64, Value: strconv.AppendUint(buf, uint64(binary.LittleEndian.Uint32(pkt[pos:])), 10)}
-		return pos + 4, true
+		return num(2, true, false)
+	case sqltypes.Uint16:
+		return num(2, false, false)
 	case sqltypes.Int24, sqltypes.Int32:
-		if !need(4) {
-			return 0, false
-		}
-		*v = querypb.BindVariable{Type: sqltypes.Int64, Value: strconv.AppendInt(buf, int64(int32(binary.LittleEndian.Uint32(pkt[pos:]))), 10)}
-		return pos + 4, true
-	case sqltypes.Float32:
-		if !need(4) {
-			return 0, false
-		}
-		f := float64(math.Float32frombits(binary.LittleEndian.Uint32(pkt[pos:])))
-		*v = querypb.BindVariable{Type: sqltypes.Float64, Value: strconv.AppendFloat(buf, f, 'g', -1, 64)}
-		return pos + 4, true
-	case sqltypes.Uint64:
-		if !need(8) {
-			return 0, false
-		}
-		*v = querypb.BindVariable{Type: sqltypes.Uint64, Value: strconv.AppendUint(buf, binary.LittleEndian.Uint64(pkt[pos:]), 10)}
-		return pos + 8, true
+		return num(4, true, false)
+	case sqltypes.Uint24, sqltypes.Uint32:
+		return num(4, false, false)
 	case sqltypes.Int64:
-		if !need(8) {
-			return 0, false
-		}
-		*v = querypb.BindVariable{Type: sqltypes.Int64, Value: strconv.AppendInt(buf, int64(binary.LittleEndian.Uint64(pkt[pos:])), 10)}
-		return pos + 8, true
+		return num(8, true, false)
+	case sqltypes.Uint64:
+		return num(8, false, false)
+	case sqltypes.Float32:
+		return num(4, false, true)
 	case sqltypes.Float64:
-		if !need(8) {
-			return 0, false
-		}
-		f := math.Float64frombits(binary.LittleEndian.Uint64(pkt[pos:]))
-		*v = querypb.BindVariable{Type: sqltypes.Float64, Value: strconv.AppendFloat(buf, f, 'g', -1, 64)}
-		return pos + 8, true
+		return num(8, false, true)
 	case sqltypes.Decimal, sqltypes.Text, sqltypes.Blob, sqltypes.VarChar, sqltypes.Char, sqltypes.VarBinary,
 		sqltypes.Bit, sqltypes.Enum, sqltypes.Set, sqltypes.Geometry, sqltypes.Binary, sqltypes.TypeJSON:
 		l, p, ok := readLenEncInt(pkt, pos)
