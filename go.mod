@@ -14,6 +14,7 @@ require (
 	github.com/spf13/pflag v1.0.9
 	github.com/stretchr/testify v1.9.0
 	github.com/tidwall/btree v1.8.2
+	golang.org/x/sys v0.12.0
 	google.golang.org/protobuf v1.28.1
 	gopkg.in/src-d/go-errors.v1 v1.0.0
 )
@@ -38,7 +39,6 @@ require (
 	go.opentelemetry.io/otel/trace v1.31.0 // indirect
 	golang.org/x/mod v0.12.0 // indirect
 	golang.org/x/sync v0.3.0 // indirect
-	golang.org/x/sys v0.12.0 // indirect
 	golang.org/x/text v0.6.0 // indirect
 	golang.org/x/tools v0.13.0 // indirect
 	google.golang.org/genproto v0.0.0-20230110181048-76db0878b65f // indirect

@@ -2,6 +2,8 @@
 # Commit latency while checkpoints run (issue 7, BENCHMARKS.md): sysbench
 # oltp_write_only at THREADS with checkpoints firing (--checkpoint-log-size SMALL)
 # and without (64G), alternating REPS times on one data directory.
+# CELLS lists the cells as NAME=FLAG,FLAG... (default: "ckpt=--checkpoint-log-size=$SMALL
+# none=--checkpoint-log-size=64G"); each repetition runs them in that order.
 #
 #   scripts/bench-checkpoint-latency.sh        # 4 x 1,000,000 rows, 2 x 2 cells: 12-20 min
 #   ROWS=100000 TIME=20 WARMUP=5 REPS=1 scripts/bench-checkpoint-latency.sh   # trial
@@ -18,6 +20,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/bench-ckpt-lat}; PORT=${PORT:-3434}
 TABLES=${TABLES:-4}; ROWS=${ROWS:-1000000}; THREADS=${THREADS:-16}
 TIME=${TIME:-120}; WARMUP=${WARMUP:-20}; REPS=${REPS:-2}; SMALL=${SMALL:-32M}
+CELLS=${CELLS:-"ckpt=--checkpoint-log-size=$SMALL none=--checkpoint-log-size=64G"}
 . scripts/bench-lib.sh
 rm -rf "$OUT"; mkdir -p "$OUT"; build_lsm
 exec > >(tee "$OUT/results.txt") 2>&1
@@ -33,9 +36,10 @@ echo "prepared; checkpoint of $(st Lockstep_checkpoint_last_rows) rows took $(st
 kill "$LS_PID"; wait "$LS_PID" || true; LS_PID=
 
 for rep in $(seq 1 "$REPS"); do
-  for mode in ckpt none; do
-    cell=$mode-$rep; size=$SMALL; [ "$mode" = none ] && size=64G
-    start_lsm "$OUT/$cell-server.log" --datadir "$OUT/data" --checkpoint-log-size "$size"
+  for spec in $CELLS; do
+    cell=${spec%%=*}-$rep; flags=${spec#*=}
+    # shellcheck disable=SC2086 # flags are comma-separated words
+    start_lsm "$OUT/$cell-server.log" --datadir "$OUT/data" ${flags//,/ }
     wait_ready 600
     sysbench oltp_write_only $SB --threads="$THREADS" --time="$WARMUP" run > "$OUT/$cell-warmup.log" 2>&1 || true
     (while :; do w=0; ls "$OUT"/data/checkpoint/*.tmp >/dev/null 2>&1 && w=1

@@ -50,6 +50,8 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 		{config.KeyLogCompression, "bool", "ON", "zstd-compress log records above the threshold"},
 		{config.KeyLogCompressMin, "bytes", fmt.Sprint(def.LogCompressMin), "size above which a log record is compressed"},
 		{config.KeyCheckpointLogSize, "bytes", "256M", "write a checkpoint (and drop the log it covers) after this much log; 0 = never"},
+		{config.KeyCheckpointFsync, "bytes", "8M", "send a checkpoint file to disk in chunks of this size while it is written; 0 = all at its final fsync"},
+		{config.KeyCheckpointRate, "bytes/s", "128M", "write a checkpoint file at most this fast (it sleeps to keep to it); 0 = no limit"},
 		{config.KeyLogRetentionSize, "bytes", "0", "keep at least this much log from before the last checkpoint (for replicas); 0 = only what recovery needs"},
 		{config.KeyLogSegmentSize, "bytes", "64M", "start a new log segment file after this many bytes (4K..1G)"},
 		{config.KeyLogPreallocate, "bool", "ON", "write the log into segment files zero-filled ahead of time (cheaper fsyncs)"},

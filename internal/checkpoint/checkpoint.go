@@ -38,6 +38,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 const (
@@ -81,11 +82,24 @@ type Table struct {
 	Desc    []byte
 }
 
+// Options are a Writer's settings.
+type Options struct {
+	// FsyncThreshold: every this many bytes, the chunk written is sent to
+	// disk and the one before it waited for and dropped from the page cache
+	// (see writeback). 0: the file is written to disk by the final fsync
+	// only.
+	FsyncThreshold int64
+	// RateLimit: bytes per second the file is written at, at most (the
+	// checkpoint sleeps to keep to it; see writeback). 0: no limit.
+	RateLimit int64
+}
+
 // Writer writes one checkpoint file.
 type Writer struct {
 	dir, tmp string
 	seq      int64
 	f        *os.File
+	wb       *writeback
 	w        *bufio.Writer
 	buf      []byte
 	rows     uint64
@@ -94,7 +108,7 @@ type Writer struct {
 }
 
 // Create starts a checkpoint at h in dir.
-func Create(dir string, h Header) (*Writer, error) {
+func Create(dir string, h Header, o Options) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, err
 	}
@@ -103,7 +117,8 @@ func Create(dir string, h Header) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{dir: dir, tmp: tmp, seq: h.Seq, f: f, w: bufio.NewWriterSize(f, 1<<20)}
+	wb := newWriteback(f, o.FsyncThreshold, o.RateLimit)
+	w := &Writer{dir: dir, tmp: tmp, seq: h.Seq, f: f, wb: wb, w: bufio.NewWriterSize(wb, 1<<20)}
 	b := append([]byte(magic), formatVersion)
 	b = binary.AppendUvarint(b, uint64(h.Seq))
 	b = appendString(b, h.GTID)
@@ -158,6 +173,9 @@ func (w *Writer) Commit() (string, error) {
 	if w.err == nil {
 		w.err = w.f.Sync()
 	}
+	if w.err == nil && w.wb.threshold > 0 {
+		dropCache(w.f) // clean now: the file is read again only at a restart
+	}
 	if cerr := w.f.Close(); w.err == nil {
 		w.err = cerr
 	}
@@ -171,6 +189,17 @@ func (w *Writer) Commit() (string, error) {
 	}
 	return final, syncDir(w.dir)
 }
+
+// Bytes returns how many bytes have reached the file so far (the buffer
+// not yet flushed is not counted).
+func (w *Writer) Bytes() int64 { return w.wb.off }
+
+// Chunks returns how many chunks the writeback has sent to disk before the
+// final fsync.
+func (w *Writer) Chunks() int64 { return w.wb.chunks }
+
+// Paused returns how long the writer has slept to keep to its rate limit.
+func (w *Writer) Paused() time.Duration { return w.wb.paused }
 
 // Abort abandons the checkpoint.
 func (w *Writer) Abort() {

@@ -12,7 +12,7 @@ import (
 
 func write(t *testing.T, dir string, seq int64, rows int) string {
 	t.Helper()
-	w, err := Create(dir, Header{Seq: seq, GTID: fmt.Sprintf("u:1-%d", seq)})
+	w, err := Create(dir, Header{Seq: seq, GTID: fmt.Sprintf("u:1-%d", seq)}, Options{FsyncThreshold: 64 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,9 +37,16 @@ type Config struct {
 	LogCompression    bool   // --log-compression: zstd for large log records (default on)
 	LogCompressMin    int    // --log-compression-threshold: bytes above which a record is compressed
 	CheckpointLogSize int64  // --checkpoint-log-size: checkpoint after this many log bytes (0: never)
-	LogRetentionSize  int64  // --log-retention-size: log bytes kept before a checkpoint, for replicas (0: none)
-	LogSegmentSize    int64  // --log-segment-size: the log starts a new segment file after this many bytes
-	LogPreallocate    bool   // --log-preallocate: write into zero-filled segment files (default on)
+	// --checkpoint-fsync-threshold: a checkpoint file is sent to disk in
+	// chunks of this many bytes while it is written (InnoDB's
+	// innodb_fsync_threshold); 0: by the final fsync only.
+	CheckpointFsyncThreshold int64
+	// --checkpoint-rate-limit: bytes per second a checkpoint file is
+	// written at, at most; 0: no limit.
+	CheckpointRateLimit int64
+	LogRetentionSize    int64 // --log-retention-size: log bytes kept before a checkpoint, for replicas (0: none)
+	LogSegmentSize      int64 // --log-segment-size: the log starts a new segment file after this many bytes
+	LogPreallocate      bool  // --log-preallocate: write into zero-filled segment files (default on)
 	// --binlog-group-commit-sync-delay: microseconds a group commit leader
 	// waits for more commits before its fsync (0, the default: none);
 	// --binlog-group-commit-sync-no-delay-count: queued commits that end
@@ -66,6 +73,8 @@ const (
 	KeyLogCompression    = "log-compression"
 	KeyLogCompressMin    = "log-compression-threshold"
 	KeyCheckpointLogSize = "checkpoint-log-size"
+	KeyCheckpointFsync   = "checkpoint-fsync-threshold"
+	KeyCheckpointRate    = "checkpoint-rate-limit"
 	KeyLogRetentionSize  = "log-retention-size"
 	KeyLogSegmentSize    = "log-segment-size"
 	KeyLogPreallocate    = "log-preallocate"
@@ -80,6 +89,10 @@ const (
 	MaxSyncNoDelayCount = 100000
 )
 
+// DefaultCheckpointRate is --checkpoint-rate-limit's default, bytes per
+// second (docs/durability.md says how it was chosen).
+const DefaultCheckpointRate = 128 << 20
+
 // Limits of --log-segment-size.
 const (
 	MinLogSegmentSize = 4 << 10
@@ -89,7 +102,7 @@ const (
 // Keys lists every option name in the order they are documented.
 var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword,
 	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin, KeyCheckpointLogSize,
-	KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount, KeySSL}
+	KeyCheckpointFsync, KeyCheckpointRate, KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount, KeySSL}
 
 // Default returns the embedded defaults: data in ./lockstep-data, listening on
 // 127.0.0.1:3306, account root with no password.
@@ -108,7 +121,10 @@ func Default() Config {
 		LogCompressMin:    4096,
 		CheckpointLogSize: 256 << 20,
 		LogSegmentSize:    64 << 20,
-		LogPreallocate:    true,
+
+		CheckpointFsyncThreshold: 8 << 20,
+		CheckpointRateLimit:      DefaultCheckpointRate,
+		LogPreallocate:           true,
 	}
 }
 
@@ -191,6 +207,18 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("invalid checkpoint-log-size %q: %v", value, err)
 		}
 		c.CheckpointLogSize = n
+	case KeyCheckpointFsync:
+		n, err := parseSize(value)
+		if err != nil {
+			return fmt.Errorf("invalid checkpoint-fsync-threshold %q: %v", value, err)
+		}
+		c.CheckpointFsyncThreshold = n
+	case KeyCheckpointRate:
+		n, err := parseSize(value)
+		if err != nil {
+			return fmt.Errorf("invalid checkpoint-rate-limit %q: %v", value, err)
+		}
+		c.CheckpointRateLimit = n
 	case KeyLogRetentionSize:
 		n, err := parseSize(value)
 		if err != nil {

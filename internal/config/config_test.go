@@ -11,7 +11,8 @@ import (
 func TestDefault(t *testing.T) {
 	want := Config{Datadir: "./lockstep-data", BindAddress: "127.0.0.1", Port: 3306, User: "root", Password: "",
 		SyncBinlog: 1, RowImage: "full", GroupCommitWakeup: "targeted", LogCompression: true, LogCompressMin: 4096, CheckpointLogSize: 256 << 20,
-		LogSegmentSize: 64 << 20, LogPreallocate: true}
+		LogSegmentSize: 64 << 20, LogPreallocate: true, CheckpointFsyncThreshold: 8 << 20,
+		CheckpointRateLimit: 128 << 20}
 	if got := Default(); got != want {
 		t.Fatalf("Default() = %+v, want %+v", got, want)
 	}
@@ -43,6 +44,12 @@ func TestSet(t *testing.T) {
 		{key: "log-retention-size", value: "64M", want: func(c *Config) { c.LogRetentionSize = 64 << 20 }},
 		{key: "log_retention_size", value: "0", want: func(c *Config) {}},
 		{key: "log-retention-size", value: "-1", wantErr: "invalid log-retention-size"},
+		{key: "checkpoint_fsync_threshold", value: "16M", want: func(c *Config) { c.CheckpointFsyncThreshold = 16 << 20 }},
+		{key: "checkpoint-fsync-threshold", value: "0", want: func(c *Config) { c.CheckpointFsyncThreshold = 0 }},
+		{key: "checkpoint-fsync-threshold", value: "lots", wantErr: "invalid checkpoint-fsync-threshold"},
+		{key: "checkpoint-rate-limit", value: "0", want: func(c *Config) { c.CheckpointRateLimit = 0 }},
+		{key: "checkpoint-rate-limit", value: "1G", want: func(c *Config) { c.CheckpointRateLimit = 1 << 30 }},
+		{key: "checkpoint-rate-limit", value: "-5", wantErr: "invalid checkpoint-rate-limit"},
 		{key: "log-segment-size", value: "4K", want: func(c *Config) { c.LogSegmentSize = 4 << 10 }},
 		{key: "log-segment-size", value: "1000", wantErr: "must be a byte count from 4K to 1G"},
 		{key: "log-segment-size", value: "2G", wantErr: "must be a byte count from 4K to 1G"},

@@ -35,6 +35,11 @@ type checkpointStats struct {
 	lastSeq  atomic.Int64
 	lastNs   atomic.Int64
 	lastRows atomic.Int64
+	// lastBytes: the last checkpoint file's size; chunks: chunks sent to
+	// disk while checkpoints were written (--checkpoint-fsync-threshold).
+	lastBytes atomic.Int64
+	chunks    atomic.Int64
+	pausedNs  atomic.Int64 // time checkpoints slept for --checkpoint-rate-limit
 }
 
 func (d *durable) checkpointDir() string { return filepath.Join(d.datadir, "checkpoint") }
@@ -68,7 +73,8 @@ func (d *durable) checkpoint(fe *sqlfront.Frontend) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	w, err := checkpoint.Create(d.checkpointDir(), checkpoint.Header{Seq: seq, GTID: d.uuid + ":1-" + strconv.FormatInt(seq, 10)})
+	w, err := checkpoint.Create(d.checkpointDir(), checkpoint.Header{Seq: seq, GTID: d.uuid + ":1-" + strconv.FormatInt(seq, 10)},
+		checkpoint.Options{FsyncThreshold: d.ckptFsync, RateLimit: d.ckptRate})
 	if err != nil {
 		return "", err
 	}
@@ -105,9 +111,12 @@ func (d *durable) checkpoint(fe *sqlfront.Frontend) (string, error) {
 		}
 	}
 	path, err := w.Commit()
+	d.ckpt.chunks.Add(w.Chunks())
+	d.ckpt.pausedNs.Add(int64(w.Paused()))
 	if err != nil {
 		return "", err
 	}
+	d.ckpt.lastBytes.Store(w.Bytes())
 	if err := checkpoint.RemoveOlder(d.checkpointDir(), path); err != nil {
 		return path, err
 	}

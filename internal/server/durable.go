@@ -32,6 +32,9 @@ type durable struct {
 	datadir string
 	retain  int64 // --log-retention-size
 
+	ckptFsync int64 // --checkpoint-fsync-threshold
+	ckptRate  int64 // --checkpoint-rate-limit
+
 	// bufs holds encoding buffers for transaction records: the log copies
 	// a payload into its buffer before Append returns, so a record's buffer
 	// is free again once its commit returns (about a sixth of the bytes the
@@ -174,6 +177,9 @@ func (d *durable) status(m map[string]int64) {
 	m["Lockstep_checkpoint_last_seq"] = d.ckpt.lastSeq.Load()
 	m["Lockstep_checkpoint_last_rows"] = d.ckpt.lastRows.Load()
 	m["Lockstep_checkpoint_last_ms"] = d.ckpt.lastNs.Load() / 1e6
+	m["Lockstep_checkpoint_last_bytes"] = d.ckpt.lastBytes.Load()
+	m["Lockstep_checkpoint_writeback_chunks"] = d.ckpt.chunks.Load()
+	m["Lockstep_checkpoint_paused_ms"] = d.ckpt.pausedNs.Load() / 1e6
 	cs := ps.Certify
 	m["Lockstep_certify_certifications"] = cs.Certifications
 	m["Lockstep_certify_resets"] = cs.Resets
@@ -241,7 +247,7 @@ func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txl
 		return nil, err
 	}
 	d := &durable{p: p, log: l, uuid: uuid, datadir: cfg.Datadir, retain: cfg.LogRetentionSize,
-		ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
+		ckptFsync: cfg.CheckpointFsyncThreshold, ckptRate: cfg.CheckpointRateLimit, ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
 	go d.checkpointLoop(fe, cfg.CheckpointLogSize, w, d.ckptStop)
 	fe.Storage().SetMinimalImages(cfg.RowImage == "minimal")
 	fe.Storage().SetCommitter(d)
