@@ -37,6 +37,11 @@ type statsConn struct {
 	// hook sees the prepared-statement commands (execproto.go's execHook);
 	// nil: every command goes to the protocol layer unseen.
 	hook commandHook
+
+	// okInfo is the info string of the OK packet the protocol layer is
+	// about to write, set by handler.sendOK around it; Write gives the
+	// string its length (okinfo.go).
+	okInfo string
 }
 
 // commandHook is what statsConn asks about prepared-statement commands.

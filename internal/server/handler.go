@@ -142,7 +142,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 		learnFields(&learn, r)
 		h.syncInTrans(c)
 		h.explain(c, query, r)
-		return cb(r, more)
+		return h.sendOK(c, r, func() error { return cb(r, more) })
 	})
 	if sent, serr := h.explainPlan(c, query, err, cb); sent {
 		return serr
@@ -163,7 +163,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		learnFields(&learn, r)
 		h.syncInTrans(c)
 		h.explain(c, query, r)
-		return cb(r, more)
+		return h.sendOK(c, r, func() error { return cb(r, more) })
 	})
 	if sent, serr := h.explainPlan(c, query, err, cb); sent {
 		return "", serr
@@ -194,7 +194,7 @@ func (h *handler) explainPlan(c *mysql.Conn, query string, err error, cb mysql.R
 func (h *handler) fastResult(c *mysql.Conn, query string, res *sqltypes.Result, err error, send func(*sqltypes.Result) error) error {
 	if err == nil {
 		h.syncInTrans(c)
-		err = send(res)
+		err = h.sendOK(c, res, func() error { return send(res) })
 	}
 	h.syncInTrans(c)
 	return mysqlError(query, err)
@@ -205,28 +205,15 @@ func (h *handler) fastResult(c *mysql.Conn, query string, res *sqltypes.Result, 
 var setStatement = regexp.MustCompile(`(?is)^\s*(/\*.*?\*/\s*)*set\s`)
 
 // fixResult makes a go-mysql-server text-protocol result MySQL's before it
-// is sent: column definitions (sqlfront.FixFields), no affected rows for a
-// SET (go-mysql-server counted the row its Set node returns), and no info
-// string shorter than vitessInfoLen. The fast path takes no SET and sends
-// no short info, so its results do not pass here.
+// is sent: column definitions (sqlfront.FixFields) and no affected rows for
+// a SET (go-mysql-server counted the row its Set node returns). The fast
+// path takes no SET, so its results do not pass here.
 func (h *handler) fixResult(c *mysql.Conn, query string, r *sqltypes.Result) {
 	h.fe.FixFields(c.ConnectionID, r.Fields)
 	if len(r.Fields) == 0 && r.RowsAffected != 0 && setStatement.MatchString(query) {
 		r.RowsAffected = 0
 	}
-	if r.Info != "" && len(r.Info) < vitessInfoLen {
-		r.Info = ""
-	}
 }
-
-// vitessInfoLen: go-mysql-server's protocol layer (vitess) writes a literal
-// '#' (35) as the length of an OK packet's info string, whatever its
-// length. A client honouring it reads 35 bytes: past the end of the packet
-// for a shorter info, which the mysql CLI reports as "Received malformed
-// packet" — PREPARE's "Statement prepared" (18 bytes) broke every SQL-level
-// PREPARE. A shorter info is dropped; a longer one ("Rows matched: ...")
-// is read cut at 35 bytes but the packet stays well-formed.
-const vitessInfoLen = '#'
 
 // learnFields hands the fields of go-mysql-server's first result set to
 // the fast path's learn function (see sqlfront.FastQuery), once.

@@ -36,6 +36,12 @@ func TestOtherClients(t *testing.T) {
 		if got := strings.TrimSpace(string(out)); got != "b\n1\ta\n2\tb" {
 			t.Fatalf("mysql output %q", got)
 		}
+		// The OK packet's info string with its length (okinfo.go): vitess
+		// wrote '#' (35), so the CLI showed 35 of these 40 bytes.
+		out, err = exec.Command(bin, "-h127.0.0.1", "-P"+port, "-uroot", "-vvv", e.name, "-e", "UPDATE t SET c='y' WHERE id=2").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "Rows matched: 1  Changed: 1  Warnings: 0\n") {
+			t.Fatalf("UPDATE's info through mysql -vvv: %v\n%s", err, out)
+		}
 		out, _ = exec.Command(bin, "-h127.0.0.1", "-P"+port, "-uroot", e.name, "-e", "INSERT INTO t VALUES (1,'x')").CombinedOutput()
 		if !strings.Contains(string(out), "ERROR 1062 (23000)") {
 			t.Fatalf("duplicate through mysql CLI: %s", out)
@@ -240,6 +246,9 @@ cur.executemany("INSERT INTO t VALUES (%s, %s, %s)", [(1, "a", "1.50"), (2, "b'q
 c.begin()
 cur.execute("UPDATE t SET c = %s WHERE id = %s", ("z", 1))
 c.rollback()
+cur.execute("UPDATE t SET c = c WHERE id > %s", (0,))
+m = cur._result.message  # the rest of the OK packet: the info's length byte, then the info
+assert m == bytes([40]) + b"Rows matched: 2  Changed: 0  Warnings: 0", m
 cur.execute("SELECT id, c, d FROM t ORDER BY id")
 rows = cur.fetchall()
 assert [(r[0], r[1], str(r[2])) for r in rows] == [(1, "a", "1.50"), (2, "b'q", "2.25")], rows

@@ -30,9 +30,6 @@ COMMIT;
 BEGIN;
 SET TRANSACTION ISOLATION LEVEL SERIALIZABLE;
 COMMIT;
--- lockstep: MySQL 8 and MariaDB send the info "Statement prepared"; lockstep drops it, because go-mysql-server's protocol layer would send it behind a length byte of 35 and clients read past the packet (internal/server/handler.go vitessInfoLen)
--- expect: ok affected=0 insert_id=0
--- expect: status: autocommit
 PREPARE s FROM 'SELECT id FROM t WHERE id = ?';
 SET @k = 1;
 EXECUTE s USING @k;
