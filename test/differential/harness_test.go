@@ -52,16 +52,24 @@ func TestAgainstMariaDB(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	prepared := 0
 	for _, name := range names {
 		stmts := corpus[name]
 		t.Run(name, func(t *testing.T) {
-			runScenario(t, name, stmts, sides)
+			prepared += runScenario(t, name, stmts, sides)
 		})
+	}
+	// The prepared pass must have something to compare: every SELECT of
+	// the corpus without a directive.
+	t.Logf("prepared pass: %d statements compared", prepared)
+	if prepared < 60 {
+		t.Errorf("the prepared pass compared %d statements; the corpus has 78 SELECTs without a directive", prepared)
 	}
 }
 
-// runScenario runs one corpus file on both servers.
-func runScenario(t *testing.T, name string, stmts []statement, sides [2]server) {
+// runScenario runs one corpus file on both servers and returns how many of
+// its statements the prepared pass compared.
+func runScenario(t *testing.T, name string, stmts []statement, sides [2]server) (prepared int) {
 	db := "diff_" + name
 	var conns [2]*conn
 	for i, s := range sides {
@@ -116,6 +124,10 @@ func runScenario(t *testing.T, name string, stmts []statement, sides [2]server) 
 			}
 			got[i] = render(st, o, warnings)
 		}
+		if st.kind == "" && preparable(st.sql) {
+			comparePrepared(t, st, conns, sides)
+			prepared++
+		}
 		lockstep, mariadb := strings.Join(got[0], "\n"), strings.Join(got[1], "\n")
 		switch st.kind {
 		case "":
@@ -143,6 +155,7 @@ func runScenario(t *testing.T, name string, stmts []statement, sides [2]server) 
 		}
 		t.Errorf("LOCKSTEP_DIFF_ACCEPT: %d differences written into %s.sql as lockstep: TODO directives", len(accept), name)
 	}
+	return prepared
 }
 
 // acceptOutcomes writes a "lockstep: TODO" directive with lockstep's outcome
@@ -165,4 +178,38 @@ func acceptOutcomes(path string, outcomes map[int][]string) error {
 		out = append(out, l)
 	}
 	return os.WriteFile(path, []byte(strings.Join(out, "\n")), 0o644)
+}
+
+// preparable reports a statement the prepared pass runs again: a SELECT
+// (running it twice changes nothing).
+func preparable(q string) bool {
+	q = strings.TrimLeft(q, " \t\n(")
+	return len(q) > 7 && strings.EqualFold(q[:7], "select ")
+}
+
+// comparePrepared runs st as a prepared statement on both servers and
+// compares the outcomes: the binary protocol's rows, decoded, and
+// everything else as for the text protocol.
+func comparePrepared(t *testing.T, st statement, conns [2]*conn, sides [2]server) {
+	t.Helper()
+	var got [2][]string
+	for i, c := range conns {
+		o, err := c.prepared(st.sql)
+		if err != nil {
+			t.Fatalf("%s:%d on %s, prepared: %v\n%s", st.file, st.line, sides[i].name, err, st.sql)
+		}
+		var warnings [][]*string
+		if o.warnings > 0 && !st.ignore["warnings"] {
+			w, err := c.query("SHOW WARNINGS")
+			if err != nil {
+				t.Fatalf("%s:%d on %s: SHOW WARNINGS: %v", st.file, st.line, sides[i].name, err)
+			}
+			warnings = w.rows
+		}
+		got[i] = render(st, o, warnings)
+	}
+	if lockstep, mariadb := strings.Join(got[0], "\n"), strings.Join(got[1], "\n"); lockstep != mariadb {
+		t.Errorf("%s:%d: prepared, lockstep and MariaDB differ\n%s\n--- lockstep\n%s\n--- MariaDB\n%s",
+			st.file, st.line, st.sql, lockstep, mariadb)
+	}
 }

@@ -13,8 +13,9 @@ import (
 // A small MySQL protocol client: the harness needs what database/sql drivers
 // hide — the status flags of every OK and EOF packet, the warning count, the
 // info string ("Rows matched: 1  Changed: 1  Warnings: 0"), and each result
-// column's type, flags and decimals. Text protocol only; no TLS; the
-// account must use mysql_native_password or no password.
+// column's type, flags and decimals. Text protocol, and prepared statements
+// without parameters (binary_test.go); no TLS; the account must use
+// mysql_native_password or no password.
 
 const (
 	capLongPassword     = 1 << 0
@@ -231,7 +232,26 @@ func (c *conn) query(q string) (*outcome, error) {
 	return first, err
 }
 
-func (c *conn) readResult() (*outcome, error) {
+func (c *conn) readResult() (*outcome, error) { return c.readResultWith(decodeTextRow) }
+
+// decodeTextRow decodes a text-protocol row: a length-encoded string or
+// NULL (0xfb) per column.
+func decodeTextRow(p []byte, cols []column) ([]*string, error) {
+	row := make([]*string, len(cols))
+	pos := 0
+	for j := range row {
+		if pos >= len(p) {
+			return nil, fmt.Errorf("text row with %d of %d values", j, len(cols))
+		}
+		s, w := lenEncString(p[pos:])
+		row[j] = s
+		pos += w
+	}
+	return row, nil
+}
+
+// readResultWith reads one result, its rows decoded by decode.
+func (c *conn) readResultWith(decode func(p []byte, cols []column) ([]*string, error)) (*outcome, error) {
 	p, err := c.readPacket()
 	if err != nil {
 		return nil, err
@@ -288,12 +308,9 @@ func (c *conn) readResult() (*outcome, error) {
 			o.rows = nil
 			return o, nil
 		}
-		row := make([]*string, len(o.cols))
-		pos := 0
-		for j := range row {
-			s, w := lenEncString(p[pos:])
-			row[j] = s
-			pos += w
+		row, err := decode(p, o.cols)
+		if err != nil {
+			return nil, err
 		}
 		o.rows = append(o.rows, row)
 	}
