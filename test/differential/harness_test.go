@@ -114,15 +114,7 @@ func runScenario(t *testing.T, name string, stmts []statement, sides [2]server) 
 				// wrote '#' there until okinfo.go).
 				t.Errorf("%s:%d on %s: info string %q came with length %d", st.file, st.line, sides[i].name, o.info, o.infoLength)
 			}
-			var warnings [][]*string
-			if o.warnings > 0 && !st.ignore["warnings"] {
-				w, err := c.query("SHOW WARNINGS")
-				if err != nil {
-					t.Fatalf("%s:%d on %s: SHOW WARNINGS: %v", st.file, st.line, sides[i].name, err)
-				}
-				warnings = w.rows
-			}
-			got[i] = render(st, o, warnings)
+			got[i] = renderWithWarnings(t, st, c, sides[i], o)
 		}
 		if st.kind == "" && preparable(st.sql) {
 			comparePrepared(t, st, conns, sides)
@@ -198,18 +190,25 @@ func comparePrepared(t *testing.T, st statement, conns [2]*conn, sides [2]server
 		if err != nil {
 			t.Fatalf("%s:%d on %s, prepared: %v\n%s", st.file, st.line, sides[i].name, err, st.sql)
 		}
-		var warnings [][]*string
-		if o.warnings > 0 && !st.ignore["warnings"] {
-			w, err := c.query("SHOW WARNINGS")
-			if err != nil {
-				t.Fatalf("%s:%d on %s: SHOW WARNINGS: %v", st.file, st.line, sides[i].name, err)
-			}
-			warnings = w.rows
-		}
-		got[i] = render(st, o, warnings)
+		got[i] = renderWithWarnings(t, st, c, sides[i], o)
 	}
 	if lockstep, mariadb := strings.Join(got[0], "\n"), strings.Join(got[1], "\n"); lockstep != mariadb {
 		t.Errorf("%s:%d: prepared, lockstep and MariaDB differ\n%s\n--- lockstep\n%s\n--- MariaDB\n%s",
 			st.file, st.line, st.sql, lockstep, mariadb)
 	}
+}
+
+// renderWithWarnings renders o, st's outcome on c, with the warnings it
+// raised (SHOW WARNINGS, when it reported any and they are compared).
+func renderWithWarnings(t *testing.T, st statement, c *conn, side server, o *outcome) []string {
+	t.Helper()
+	var warnings [][]*string
+	if o.warnings > 0 && !st.ignore["warnings"] {
+		w, err := c.query("SHOW WARNINGS")
+		if err != nil {
+			t.Fatalf("%s:%d on %s: SHOW WARNINGS: %v", st.file, st.line, side.name, err)
+		}
+		warnings = w.rows
+	}
+	return render(st, o, warnings)
 }
