@@ -71,8 +71,11 @@ type convCheckIter struct {
 
 func (it *convCheckIter) Next(ctx *sql.Context) (sql.Row, error) {
 	row, err := it.RowIter.Next(ctx)
-	if err == nil && it.s != nil && len(row) >= len(it.dest) {
-		it.s.conv.newRow(it.dest, row[len(row)-len(it.dest):])
+	if err == nil && it.s != nil {
+		it.s.insertRows++
+		if len(row) >= len(it.dest) {
+			it.s.conv.newRow(it.dest, row[len(row)-len(it.dest):])
+		}
 	}
 	return row, err
 }

@@ -1005,10 +1005,16 @@ func (s *Session) fastInsert(ctx context.Context, sctx *sql.Context, p *fastPlan
 		}
 		affected++
 	}
+	mode := infoPlain
 	if w.upsert == upsertReplace {
 		sql.IncrementStatusVariable(sctx, "Com_replace", 1)
+		mode = infoReplace
 	} else {
 		sql.IncrementStatusVariable(sctx, "Com_insert", 1)
 	}
-	return &sqltypes.Result{RowsAffected: uint64(affected), InsertID: insertID}, nil
+	res := &sqltypes.Result{RowsAffected: uint64(affected), InsertID: insertID}
+	if len(w.rows) > 1 && w.upsert != upsertUpdate { // as insertInfoMode says
+		res.Info = mode.text(uint64(len(w.rows)), res.RowsAffected, 0)
+	}
+	return res, nil
 }

@@ -99,21 +99,25 @@ func (fe *Frontend) fixesInsertID(ctx *sql.Context, n *plan.InsertInto) bool {
 }
 
 // newInsertIDIter starts the statement's AUTO_INCREMENT bookkeeping and
-// wraps the INSERT's iterator.
-func newInsertIDIter(ctx *sql.Context, child sql.RowIter) sql.RowIter {
+// row count and wraps the INSERT's iterator: fixID, the OK result gets
+// MySQL's insert id; info, its info string (insertinfo.go).
+func newInsertIDIter(ctx *sql.Context, child sql.RowIter, fixID bool, info insertInfoMode) sql.RowIter {
 	s, _ := ctx.Session.(*Session)
 	if s != nil {
 		s.autoInc = autoIncState{}
+		s.insertRows = 0
 	}
-	return &insertIDIter{child: child, s: s}
+	return &insertIDIter{child: child, s: s, fixID: fixID, info: info}
 }
 
-// insertIDIter sets the insert id of the OK result it passes on. It is a
-// MutableRowIter so that go-mysql-server's accumulator, which makes the OK
-// result, goes inside it.
+// insertIDIter sets the insert id and the info string of the OK result it
+// passes on. It is a MutableRowIter so that go-mysql-server's accumulator,
+// which makes the OK result, goes inside it.
 type insertIDIter struct {
 	child sql.RowIter
 	s     *Session
+	fixID bool
+	info  insertInfoMode
 }
 
 var _ sql.MutableRowIter = (*insertIDIter)(nil)
@@ -122,9 +126,14 @@ func (it *insertIDIter) Next(ctx *sql.Context) (sql.Row, error) {
 	row, err := it.child.Next(ctx)
 	if err == nil && len(row) == 1 {
 		if ok, is := row[0].(types.OkResult); is {
-			ok.InsertID = 0
-			if it.s != nil {
-				ok.InsertID = it.s.autoInc.insertID(ok.RowsAffected)
+			if it.fixID {
+				ok.InsertID = 0
+				if it.s != nil {
+					ok.InsertID = it.s.autoInc.insertID(ok.RowsAffected)
+				}
+			}
+			if it.info != infoNone && it.s != nil {
+				ok.Info = infoString(it.info.text(it.s.insertRows, ok.RowsAffected, it.s.WarningCount()))
 			}
 			row = sql.Row{ok}
 		}
@@ -137,5 +146,5 @@ func (it *insertIDIter) Close(ctx *sql.Context) error { return it.child.Close(ct
 func (it *insertIDIter) GetChildIter() sql.RowIter { return it.child }
 
 func (it *insertIDIter) WithChildIter(c sql.RowIter) sql.RowIter {
-	return &insertIDIter{child: c, s: it.s}
+	return &insertIDIter{child: c, s: it.s, fixID: it.fixID, info: it.info}
 }

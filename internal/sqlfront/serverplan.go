@@ -133,10 +133,14 @@ func (o execOverride) build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 	case *plan.InsertInto:
 		if out := withConvCheck(n); out != nil {
 			iter, err := o.fe.exec.Build(ctx, out, row)
-			if err != nil || !o.fe.fixesInsertID(ctx, n) {
-				return iter, err
+			if err != nil {
+				return nil, err
 			}
-			return newInsertIDIter(ctx, iter), nil
+			fixID, info := o.fe.fixesInsertID(ctx, n), o.fe.insertInfoMode(ctx, n)
+			if !fixID && info == infoNone {
+				return iter, nil
+			}
+			return newInsertIDIter(ctx, iter, fixID, info), nil
 		}
 	case *convCheck:
 		iter, err := o.fe.exec.Build(ctx, n.Child, row)

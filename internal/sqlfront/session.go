@@ -47,6 +47,9 @@ type Session struct {
 	// autoInc is what the running INSERT did with AUTO_INCREMENT values,
 	// for its OK packet's insert id (insertid.go).
 	autoInc autoIncState
+	// insertRows counts the rows the running INSERT was given (its info
+	// string's Records, insertinfo.go), by its convCheck iterator.
+	insertRows uint64
 	// conv names the column of the running statement's conversion
 	// errors and warnings (errcolumn.go).
 	conv     convState

@@ -52,17 +52,18 @@ func TestAgainstMariaDB(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	prepared := 0
+	prepared, ran := 0, 0
 	for _, name := range names {
 		stmts := corpus[name]
 		t.Run(name, func(t *testing.T) {
+			ran++
 			prepared += runScenario(t, name, stmts, sides)
 		})
 	}
 	// The prepared pass must have something to compare: every SELECT of
-	// the corpus without a directive.
+	// the corpus without a directive (checked when every scenario ran).
 	t.Logf("prepared pass: %d statements compared", prepared)
-	if prepared < 60 {
+	if ran == len(names) && prepared < 60 {
 		t.Errorf("the prepared pass compared %d statements; the corpus has 78 SELECTs without a directive", prepared)
 	}
 }

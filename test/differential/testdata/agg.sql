@@ -1,8 +1,5 @@
 # Aggregates: types, NULLs, DISTINCT, GROUP BY, HAVING, ORDER BY ... LIMIT.
 CREATE TABLE t (id INT PRIMARY KEY, g INT, n INT, d DECIMAL(10,2), s VARCHAR(10));
--- lockstep: no info string after a multi-row INSERT (MySQL sends "Records: 5  Duplicates: 0  Warnings: 0")
--- expect: ok affected=5 insert_id=0
--- expect: status: autocommit
 INSERT INTO t VALUES (1, 1, 10, 1.50, 'a'), (2, 1, NULL, 2.25, 'b'), (3, 2, 30, NULL, 'c'), (4, 2, 30, 4.00, NULL), (5, 3, 50, 5.75, 'e');
 SELECT COUNT(*), COUNT(n), COUNT(DISTINCT n), SUM(n), AVG(n), MIN(n), MAX(n) FROM t;
 SELECT SUM(d), AVG(d), MIN(d), MAX(d) FROM t;

@@ -1,8 +1,5 @@
 # Primary keys added, dropped and on column prefixes.
 CREATE TABLE h (a INT, b VARCHAR(10), KEY kb (b));
--- lockstep: no info string after a multi-row INSERT (MySQL sends "Records: 3  Duplicates: 0  Warnings: 0")
--- expect: ok affected=3 insert_id=0
--- expect: status: autocommit
 INSERT INTO h VALUES (1, 'x'), (2, 'y'), (2, 'z');
 -- mysql8: MySQL 8 names the key as table.key in 1062 (MariaDB: 'PRIMARY')
 -- expect: error 1062 (23000): Duplicate entry '2' for key 'h.PRIMARY'
@@ -45,9 +42,6 @@ SELECT a, b FROM h ORDER BY b;
 CREATE TABLE ai (id INT AUTO_INCREMENT PRIMARY KEY, v INT);
 ALTER TABLE ai DROP PRIMARY KEY;
 CREATE TABLE g (v VARCHAR(50), n INT, PRIMARY KEY (v(3))) COMMENT='kept';
--- lockstep: no info string after a multi-row INSERT (MySQL sends "Records: 2  Duplicates: 0  Warnings: 0")
--- expect: ok affected=2 insert_id=0
--- expect: status: autocommit
 INSERT INTO g VALUES ('abcdef', 1), ('xyz', 2);
 -- mysql8: MySQL 8 names the key as table.key in 1062 (MariaDB: 'PRIMARY')
 -- expect: error 1062 (23000): Duplicate entry 'abc' for key 'g.PRIMARY'

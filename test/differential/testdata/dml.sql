@@ -1,8 +1,5 @@
 # Affected rows, insert ids and info strings of writes.
 CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, k INT UNIQUE, v VARCHAR(5));
--- lockstep: no info string after a multi-row INSERT (MySQL sends "Records: 3  Duplicates: 0  Warnings: 0")
--- expect: ok affected=3 insert_id=1
--- expect: status: autocommit
 INSERT INTO t (k, v) VALUES (1, 'a'), (2, 'b'), (3, 'c');
 SELECT LAST_INSERT_ID();
 INSERT INTO t (k, v) VALUES (4, 'd');
@@ -12,8 +9,9 @@ INSERT INTO t (k, v) VALUES (1, 'z') ON DUPLICATE KEY UPDATE v = 'z';
 INSERT INTO t (k, v) VALUES (1, 'z') ON DUPLICATE KEY UPDATE v = 'z';
 REPLACE INTO t (id, k, v) VALUES (2, 2, 'r');
 REPLACE INTO t (id, k, v) VALUES (10, 10, 'n');
--- lockstep: a row ignored as a duplicate uses up an AUTO_INCREMENT value (MySQL gives it back: 11), and no info string
+-- lockstep: a row ignored as a duplicate uses up an AUTO_INCREMENT value (MySQL gives it back: 11)
 -- expect: ok affected=1 insert_id=12
+-- expect: info: Records: 2  Duplicates: 1  Warnings: 1
 -- expect: status: autocommit
 -- expect: warning: Warning 1062 Duplicate entry '3' for key 't.k'
 INSERT IGNORE INTO t (k, v) VALUES (3, 'dup'), (11, 'new');
@@ -39,7 +37,7 @@ INSERT INTO u VALUES (1, 1, 'a') ON DUPLICATE KEY UPDATE n = n + 1;
 INSERT INTO u VALUES (1, 1, 'a') ON DUPLICATE KEY UPDATE n = n + 1;
 INSERT INTO u VALUES (1, 5, 'b') ON DUPLICATE KEY UPDATE s = VALUES(s), n = n + VALUES(n);
 INSERT INTO u VALUES (1, 5, 'b') ON DUPLICATE KEY UPDATE s = VALUES(s);
--- lockstep: no info string after a multi-row INSERT (MySQL sends "Records: 3  Duplicates: 1  Warnings: 0")
+-- lockstep: no info string after a multi-row INSERT ... ON DUPLICATE KEY UPDATE (MySQL sends "Records: 3  Duplicates: 1  Warnings: 0"; its Duplicates, the rows updated, cannot be told from the affected count: internal/sqlfront/insertinfo.go)
 -- expect: ok affected=4 insert_id=0
 -- expect: status: autocommit
 INSERT INTO u VALUES (2, 1, 'c'), (2, 2, 'd'), (3, 3, 'e') ON DUPLICATE KEY UPDATE s = VALUES(s);
@@ -48,9 +46,6 @@ INSERT INTO u VALUES (3, 3, 'e') ON DUPLICATE KEY UPDATE s = 'toolong';
 -- expect: ok affected=2 insert_id=0
 -- expect: status: autocommit
 REPLACE INTO u VALUES (3, 3, 'e');
--- lockstep: no info string after a multi-row REPLACE (MySQL sends "Records: 2  Duplicates: 1  Warnings: 0")
--- expect: ok affected=3 insert_id=0
--- expect: status: autocommit
 REPLACE INTO u VALUES (4, 4, 'f'), (4, 5, 'g');
 SELECT * FROM u ORDER BY id;
 -- lockstep: follows from the AUTO_INCREMENT value the ignored row used up above (MySQL: 13)
@@ -62,13 +57,10 @@ SELECT LAST_INSERT_ID();
 # with an AUTO_INCREMENT column: the first value the statement generated;
 # else the id of the last row it inserted or changed; else 0.
 CREATE TABLE a (id BIGINT AUTO_INCREMENT PRIMARY KEY, k INT UNIQUE, n INT NOT NULL DEFAULT 0);
--- lockstep: no info string after a multi-row INSERT (MySQL sends "Records: 2  Duplicates: 0  Warnings: 0")
--- expect: ok affected=2 insert_id=7
--- expect: status: autocommit
 INSERT INTO a (id, k) VALUES (5, 5), (7, 7);
 INSERT INTO a (k) VALUES (103) ON DUPLICATE KEY UPDATE n = n + 1;
 INSERT INTO a (k) VALUES (7) ON DUPLICATE KEY UPDATE n = n + 1;
--- lockstep: no info string after a multi-row INSERT (MySQL sends "Records: 2  Duplicates: 2  Warnings: 0")
+-- lockstep: no info string after a multi-row INSERT ... ON DUPLICATE KEY UPDATE (MySQL sends "Records: 2  Duplicates: 2  Warnings: 0"; its Duplicates, the rows updated, cannot be told from the affected count: internal/sqlfront/insertinfo.go)
 -- expect: ok affected=4 insert_id=7
 -- expect: status: autocommit
 INSERT INTO a (k) VALUES (5), (7) ON DUPLICATE KEY UPDATE n = n + 1;
@@ -76,7 +68,7 @@ INSERT INTO a (k) VALUES (5) ON DUPLICATE KEY UPDATE n = n;
 INSERT INTO a (id, k) VALUES (7, 70) ON DUPLICATE KEY UPDATE k = VALUES(k);
 REPLACE INTO a (k, n) VALUES (103, 9);
 REPLACE INTO a (id, k, n) VALUES (5, 5, 9);
--- lockstep: no info string after a multi-row INSERT (MySQL sends "Records: 2  Duplicates: 0  Warnings: 0")
+-- lockstep: no info string after a multi-row INSERT ... ON DUPLICATE KEY UPDATE (MySQL sends "Records: 2  Duplicates: 0  Warnings: 0"; its Duplicates, the rows updated, cannot be told from the affected count: internal/sqlfront/insertinfo.go)
 -- expect: ok affected=2 insert_id=14
 -- expect: status: autocommit
 INSERT INTO a (k) VALUES (200), (201) ON DUPLICATE KEY UPDATE n = 0;
@@ -86,9 +78,6 @@ SELECT LAST_INSERT_ID();
 # a value per row for such a "mixed-mode" insert, and so leaves a gap
 # before the next generated value, which lockstep does not; nothing after
 # this statement depends on that.)
--- lockstep: no info string after a multi-row INSERT (MySQL sends "Records: 3  Duplicates: 0  Warnings: 0")
--- expect: ok affected=3 insert_id=101
--- expect: status: autocommit
 INSERT INTO a (id, k) VALUES (100, 100), (NULL, 101), (NULL, 102);
 SELECT id, k, n FROM a ORDER BY id;
 DROP TABLE a;
@@ -97,22 +86,18 @@ DROP TABLE a;
 # expect the first row's value in these cases; MySQL sends the first
 # generated one, or the last row's explicit id).
 CREATE TABLE b (pk INT AUTO_INCREMENT PRIMARY KEY, e ENUM('hi', 'bye'));
--- lockstep: no info string after a multi-row INSERT (MySQL sends "Records: 2  Duplicates: 0  Warnings: 0")
--- expect: ok affected=2 insert_id=11
--- expect: status: autocommit
 INSERT INTO b (pk) VALUES (10), (DEFAULT);
--- lockstep: no info string after a multi-row INSERT; InnoDB reserves a value per row for this mixed-mode insert (21-23), lockstep generates 21 and 22, so later generated ids are one lower here
--- expect: ok affected=3 insert_id=21
--- expect: status: autocommit
 INSERT INTO b (pk) VALUES (20), (DEFAULT), (DEFAULT);
 SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,STRICT_TRANS_TABLES';
--- lockstep: no info string after a multi-row INSERT; generated 23 and 24 (InnoDB, after its reservation above: 24 and 25, insert id 24) — the first generated value either way
+-- lockstep: generated 23 and 24 (InnoDB reserves a value per row for the mixed-mode insert above, 21-23, where lockstep generated 21 and 22; so here 24 and 25, insert id 24) — the first generated value either way
 -- expect: ok affected=4 insert_id=23
+-- expect: info: Records: 4  Duplicates: 0  Warnings: 0
 -- expect: status: autocommit
 INSERT INTO b (pk) VALUES (0), (1), (NULL), (NULL);
 SET SESSION sql_mode = DEFAULT;
--- lockstep: no info string; an invalid ENUM value under IGNORE raises Note 1105 "value invalid is not valid for this Enum" (MySQL 8: Warning 1265 Data truncated for column 'e' at row 1)
+-- lockstep: an invalid ENUM value under IGNORE raises Note 1105 "value invalid is not valid for this Enum" (MySQL 8: Warning 1265 Data truncated for column 'e' at row 1)
 -- expect: ok affected=3 insert_id=33
+-- expect: info: Records: 3  Duplicates: 0  Warnings: 1
 -- expect: status: autocommit
 -- expect: warning: Note 1105 value invalid is not valid for this Enum
 INSERT IGNORE INTO b VALUES (31, 'invalid'), (32, 'bye'), (33, NULL);
@@ -133,3 +118,30 @@ INSERT IGNORE INTO b VALUES (31, 'invalid'), (32, 'bye'), (33, NULL);
 -- expect: status: autocommit
 SELECT pk, e FROM b ORDER BY pk;
 DROP TABLE b;
+
+# The info string of INSERT and REPLACE (internal/sqlfront/insertinfo.go):
+# several VALUES rows or any INSERT ... SELECT. Each shape runs twice: the
+# second time on the fast path where it takes the statement.
+CREATE TABLE f (id INT PRIMARY KEY, v INT);
+INSERT INTO f VALUES (1, 1), (2, 2), (3, 3);
+INSERT INTO f VALUES (4, 4), (5, 5);
+REPLACE INTO f VALUES (1, 10), (6, 6);
+REPLACE INTO f VALUES (2, 20), (7, 7);
+INSERT INTO f VALUES (8, 8);
+-- mysql8: MySQL 8 names the key with its table
+-- expect: ok affected=1 insert_id=0
+-- expect: info: Records: 2  Duplicates: 1  Warnings: 1
+-- expect: status: autocommit
+-- expect: warning: Warning 1062 Duplicate entry '8' for key 'f.PRIMARY'
+INSERT IGNORE INTO f VALUES (8, 80), (9, 9);
+CREATE TABLE f2 (id INT PRIMARY KEY, v INT);
+INSERT INTO f2 SELECT id, v FROM f WHERE id = 1;
+INSERT INTO f2 SELECT id, v FROM f WHERE id > 100;
+-- mysql8: MySQL 8 names the key with its table
+-- expect: ok affected=2 insert_id=0
+-- expect: info: Records: 3  Duplicates: 1  Warnings: 1
+-- expect: status: autocommit
+-- expect: warning: Warning 1062 Duplicate entry '1' for key 'f2.PRIMARY'
+INSERT IGNORE INTO f2 SELECT id, v FROM f WHERE id < 4;
+REPLACE INTO f2 SELECT id, v + 1 FROM f WHERE id < 3;
+SELECT * FROM f2 ORDER BY id;

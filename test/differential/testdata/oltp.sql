@@ -1,8 +1,5 @@
 # The statement shapes sysbench and TPC-C drivers send (index access).
 CREATE TABLE sbtest (id INT AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0, c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '', KEY k_1 (k));
--- lockstep: no info string after a multi-row INSERT (MySQL sends "Records: 5  Duplicates: 0  Warnings: 0")
--- expect: ok affected=5 insert_id=1
--- expect: status: autocommit
 INSERT INTO sbtest (k, c, pad) VALUES (5, 'c1', 'p1'), (3, 'c2', 'p2'), (5, 'c3', 'p3'), (9, 'c4', 'p4'), (1, 'c5', 'p5');
 SELECT c FROM sbtest WHERE id = 3;
 SELECT c FROM sbtest WHERE id BETWEEN 2 AND 4;

@@ -1,8 +1,5 @@
 # String functions and comparisons under the default collation.
 CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20), UNIQUE KEY (name));
--- lockstep: no info string after a multi-row INSERT (MySQL sends "Records: 3  Duplicates: 0  Warnings: 0")
--- expect: ok affected=3 insert_id=0
--- expect: status: autocommit
 INSERT INTO t VALUES (1, 'alice'), (2, 'Bob'), (3, 'carol');
 SELECT id FROM t WHERE name = 'ALICE';
 -- mysql8: MySQL 8 names the key as table.key in 1062 (MariaDB: 'name')
