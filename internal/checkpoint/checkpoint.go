@@ -92,6 +92,12 @@ type Options struct {
 	// RateLimit: bytes per second the file is written at, at most (the
 	// checkpoint sleeps to keep to it; see writeback). 0: no limit.
 	RateLimit int64
+	// Stop, once closed, ends a paced checkpoint's sleeping: its writes
+	// fail with ErrStopped and the caller aborts it. nil: never.
+	Stop <-chan struct{}
+	// Hurry, when set and true, suspends the pacing (someone is waiting for
+	// the checkpoint to end: the server passes "a DDL statement waits").
+	Hurry func() bool
 }
 
 // Writer writes one checkpoint file.
@@ -117,7 +123,8 @@ func Create(dir string, h Header, o Options) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	wb := newWriteback(f, o.FsyncThreshold, o.RateLimit)
+	wb := newWriteback(f, o.FsyncThreshold, o.RateLimit, o.Stop)
+	wb.hurry = o.Hurry
 	w := &Writer{dir: dir, tmp: tmp, seq: h.Seq, f: f, wb: wb, w: bufio.NewWriterSize(wb, 1<<20)}
 	b := append([]byte(magic), formatVersion)
 	b = binary.AppendUvarint(b, uint64(h.Seq))

@@ -1,9 +1,16 @@
 package checkpoint
 
 import (
+	"errors"
 	"os"
 	"time"
 )
+
+// ErrStopped is returned by a paced checkpoint's writes once its stop
+// channel is closed (the server is shutting down): a checkpoint is never
+// needed for correctness — the log holds everything after the previous
+// one — so it is abandoned rather than finished at its paced rate.
+var ErrStopped = errors.New("checkpoint: stopped")
 
 // writeback streams a checkpoint file to disk while it is written, so that
 // the file's dirty pages never pile up (the option is InnoDB's
@@ -39,20 +46,40 @@ type writeback struct {
 	prev      int64 // start of the chunk started last (waited for at the next one)
 	chunks    int64 // chunks started
 
-	rate   int64     // bytes per second; 0: no pacing
-	begin  time.Time // the first write
+	rate   int64       // bytes per second; 0: no pacing
+	hurry  func() bool // when it returns true, no pacing (nil: never)
+	begin  time.Time   // the first write
 	paused time.Duration
 
 	// start and finish are startWriteback and finishWriteback, now and
-	// sleep the clock (tests record or fake them).
+	// sleep the clock (tests record or fake them); sleep reports false when
+	// stop closed first.
 	start, finish func(f *os.File, off, n int64) error
 	now           func() time.Time
-	sleep         func(time.Duration)
+	sleep         func(time.Duration) bool
 }
 
-func newWriteback(f *os.File, threshold, rate int64) *writeback {
+func newWriteback(f *os.File, threshold, rate int64, stop <-chan struct{}) *writeback {
 	return &writeback{f: f, threshold: threshold, rate: rate,
-		start: startWriteback, finish: finishWriteback, now: time.Now, sleep: time.Sleep}
+		start: startWriteback, finish: finishWriteback, now: time.Now, sleep: stoppableSleep(stop)}
+}
+
+// maxPause is the longest single sleep of the pacing: hurry is asked again
+// after each.
+const maxPause = 50 * time.Millisecond
+
+// stoppableSleep sleeps for d unless stop closes first (nil: never).
+func stoppableSleep(stop <-chan struct{}) func(time.Duration) bool {
+	return func(d time.Duration) bool {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return true
+		case <-stop:
+			return false
+		}
+	}
 }
 
 func (w *writeback) Write(p []byte) (int, error) {
@@ -63,8 +90,12 @@ func (w *writeback) Write(p []byte) (int, error) {
 	w.off += int64(n)
 	if err == nil && w.rate > 0 {
 		due := w.begin.Add(time.Duration(float64(w.off) / float64(w.rate) * float64(time.Second)))
-		if d := due.Sub(w.now()); d > 0 {
-			w.sleep(d)
+		// In slices, so that a hurry that comes up meanwhile ends it.
+		for d := due.Sub(w.now()); d > 0 && (w.hurry == nil || !w.hurry()); d = due.Sub(w.now()) {
+			d = min(d, maxPause)
+			if !w.sleep(d) {
+				return n, ErrStopped
+			}
 			w.paused += d
 		}
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -74,7 +75,7 @@ func (d *durable) checkpoint(fe *sqlfront.Frontend) (string, error) {
 		return "", err
 	}
 	w, err := checkpoint.Create(d.checkpointDir(), checkpoint.Header{Seq: seq, GTID: d.uuid + ":1-" + strconv.FormatInt(seq, 10)},
-		checkpoint.Options{FsyncThreshold: d.ckptFsync, RateLimit: d.ckptRate})
+		checkpoint.Options{FsyncThreshold: d.ckptFsync, RateLimit: d.ckptRate, Stop: d.ckptStop, Hurry: fe.DDLWaiting})
 	if err != nil {
 		return "", err
 	}
@@ -171,7 +172,10 @@ func (d *durable) checkpointLoop(fe *sqlfront.Frontend, every int64, w io.Writer
 			continue
 		}
 		base = int64(d.log.Stats().Bytes)
-		if _, err := d.checkpoint(fe); err != nil {
+		if _, err := d.checkpoint(fe); errors.Is(err, checkpoint.ErrStopped) {
+			fmt.Fprintf(w, "lockstep: checkpoint abandoned: shutting down (the log keeps what it would have held)\n")
+			return
+		} else if err != nil {
 			fmt.Fprintf(w, "lockstep: checkpoint failed: %v\n", err)
 		}
 	}

@@ -32,6 +32,10 @@ type CatalogItem struct {
 // the catalog and the rows: an ALTER rewrites rows in place).
 func (fe *Frontend) LockDDL() { fe.ddlMu.Lock() }
 
+// DDLWaiting reports whether a DDL statement is waiting for LockDDL's
+// holder (a paced checkpoint then writes at full speed).
+func (fe *Frontend) DDLWaiting() bool { return fe.ddlWaiting.Load() > 0 }
+
 // UnlockDDL lets DDL run again.
 func (fe *Frontend) UnlockDDL() { fe.ddlMu.Unlock() }
 

@@ -48,7 +48,9 @@ func (fe *Frontend) logDDL(ctx *sql.Context) error {
 	if s != nil && s.ddlHeld {
 		return nil // this statement is logged already
 	}
+	fe.ddlWaiting.Add(1)
 	fe.ddlMu.Lock()
+	fe.ddlWaiting.Add(-1)
 	if fe.ddlLog == nil {
 		fe.ddlMu.Unlock()
 		return nil

@@ -41,8 +41,11 @@ type Frontend struct {
 	doubleIntAggs bool   // Options.DoubleIntegerAggregates
 	acct          accounts
 
-	ddlMu  sync.Mutex // serialises logged DDL statements (see ddllog.go)
-	ddlLog DDLLogger
+	ddlMu sync.Mutex // serialises logged DDL statements (see ddllog.go)
+	// ddlWaiting counts DDL statements waiting for ddlMu (a checkpoint
+	// holding it stops pacing itself while one waits; DDLWaiting).
+	ddlWaiting atomic.Int32
+	ddlLog     DDLLogger
 
 	extraStatus atomic.Pointer[[]func(map[string]int64)]
 	vars        serverVars   // this server's values of per-server variables (servervars.go)

@@ -48,48 +48,61 @@ func startMariaDB(t *testing.T) *mariadb {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	sock := filepath.Join(dir, "mdb.sock")
-	port, err := testutil.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
 	if out, err := exec.Command(installDB, "--no-defaults", "--datadir="+data,
 		"--user="+currentUser(), "--auth-root-authentication-method=normal",
 		"--skip-test-db").CombinedOutput(); err != nil {
 		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
 	}
-	cmd := exec.Command(mariadbd, "--no-defaults", "--datadir="+data, "--socket="+sock,
-		"--port="+strconv.Itoa(port), "--bind-address=127.0.0.1", "--skip-name-resolve",
-		"--user="+currentUser(), "--pid-file="+filepath.Join(dir, "mdb.pid"),
-		"--log-error="+filepath.Join(dir, "mdb.err"), "--innodb-buffer-pool-size=64M",
-		"--skip-log-bin")
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("mariadbd: %v", err)
-	}
-	m := &mariadb{addr: "127.0.0.1:" + strconv.Itoa(port)}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
+	// The free port is picked before mariadbd binds it: another test may
+	// take it meanwhile (the suite's packages run in parallel) and mariadbd
+	// then exits. It is started again on another port, three times at most.
+start:
+	for attempt := 1; ; attempt++ {
+		port, err := testutil.FreePort()
+		if err != nil {
+			t.Fatal(err)
 		}
-	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		out, err := exec.Command(client, "--no-defaults", "-S", sock, "-uroot", "-e",
-			"CREATE USER IF NOT EXISTS 'diff'@'127.0.0.1'; GRANT ALL PRIVILEGES ON *.* TO 'diff'@'127.0.0.1'").CombinedOutput()
-		if err == nil {
-			break
+		cmd := exec.Command(mariadbd, "--no-defaults", "--datadir="+data, "--socket="+sock,
+			"--port="+strconv.Itoa(port), "--bind-address=127.0.0.1", "--skip-name-resolve",
+			"--user="+currentUser(), "--pid-file="+filepath.Join(dir, "mdb.pid"),
+			"--log-error="+filepath.Join(dir, "mdb.err"), "--innodb-buffer-pool-size=64M",
+			"--skip-log-bin")
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("mariadbd: %v", err)
 		}
-		if time.Now().After(deadline) {
+		exited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(exited) }()
+		t.Cleanup(func() {
+			_ = cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-exited:
+			case <-time.After(20 * time.Second):
+				_ = cmd.Process.Kill()
+			}
+		})
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			out, err := exec.Command(client, "--no-defaults", "-S", sock, "-uroot", "-e",
+				"CREATE USER IF NOT EXISTS 'diff'@'127.0.0.1'; GRANT ALL PRIVILEGES ON *.* TO 'diff'@'127.0.0.1'").CombinedOutput()
+			if err == nil {
+				return &mariadb{addr: "127.0.0.1:" + strconv.Itoa(port)}
+			}
 			logTail, _ := os.ReadFile(filepath.Join(dir, "mdb.err"))
-			t.Fatalf("MariaDB did not start: %v\n%s\n%s", err, out, logTail)
+			select {
+			case <-exited:
+				if attempt < 3 {
+					t.Logf("mariadbd exited (attempt %d, port %d); starting it again\n%s", attempt, port, logTail)
+					continue start
+				}
+				t.Fatalf("MariaDB exited at start, three times:\n%s", logTail)
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("MariaDB did not start: %v\n%s\n%s", err, out, logTail)
+			}
+			time.Sleep(300 * time.Millisecond)
 		}
-		time.Sleep(300 * time.Millisecond)
 	}
-	return m
 }
 
 func currentUser() string {
