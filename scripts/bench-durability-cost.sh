@@ -20,12 +20,15 @@ rm -rf "$OUT"; mkdir -p "$OUT"
 if [ -n "${LS_BINARY:-}" ]; then cp "$LS_BINARY" "$OUT/lockstep"; else go build -o "$OUT/lockstep" ./cmd/lockstep; fi
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
-sb() { echo "--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$1 --mysql-user=root --mysql-db=sbtest --tables=4 --table-size=100000"; }
 ready() { for _ in $(seq 1 600); do mysql -h127.0.0.1 -P"$1" -uroot -e 'SELECT 1' >/dev/null 2>&1 && return; sleep 0.2; done; echo "server on $1 not ready" >&2; exit 1; }
 status() { mysql -h127.0.0.1 -P"$1" "${@:3}" -N -e "SHOW GLOBAL STATUS LIKE '$2'" | cut -f2; }
 mdb() { [ "$1" = "$((P1 + 2))" ] || [ "$1" = "$((P0 + 2))" ]; }
-# sbuser PORT: sysbench's connection options, with MariaDB's account
-sbuser() { if mdb "$1"; then sb "$1" | sed 's/--mysql-user=root/--mysql-user=sbtest --mysql-password=sbtest/'; else sb "$1"; fi; }
+# sb PORT: sysbench's options for the server on PORT (MariaDB's with its account)
+sb() {
+  local user=--mysql-user=root
+  if mdb "$1"; then user="--mysql-user=sbtest --mysql-password=sbtest"; fi
+  echo "--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$1 $user --mysql-db=sbtest --tables=4 --table-size=100000"
+}
 # fsyncs PORT: the server's fsyncs so far (MariaDB: of files, Innodb_data_fsyncs + binlog group commits)
 fsyncs() {
   if mdb "$1"; then
@@ -60,7 +63,7 @@ if [ "${MARIADB:-0}" = 1 ]; then
     fi
     mariadb -S "$OUT/mdb$m/mdb.sock" -uroot -e 'CREATE DATABASE sbtest'
     # shellcheck disable=SC2046
-    sysbench oltp_write_only $(sb "$port" | sed 's/--mysql-user=root/--mysql-user=sbtest --mysql-password=sbtest/') --threads=4 prepare >/dev/null
+    sysbench oltp_write_only $(sb "$port") --threads=4 prepare >/dev/null
     PIDS+=("$(cat "$OUT/mdb$m/mdb.pid")")
   done
   MPID1=$(cat "$OUT/mdb1/mdb.pid"); MPID0=$(cat "$OUT/mdb0/mdb.pid")
@@ -77,7 +80,7 @@ run() {
     (sleep 2; curl -s -o "$OUT/$name.pprof" "http://$pprof/debug/pprof/profile?seconds=20") & prof=$!
   fi
   # shellcheck disable=SC2046
-  out=$(sysbench oltp_write_only $(sbuser "$port") --threads="$THREADS" --time="$TIME" --percentile=95 run)
+  out=$(sysbench oltp_write_only $(sb "$port") --threads="$THREADS" --time="$TIME" --percentile=95 run)
   [ -n "$prof" ] && wait "$prof"
   read -r _ u n s i w x y z _ </proc/stat; b1=$((u + n + s + x + y + z)); t1=$((b1 + i + w))
   c1=$(cpu_ticks "$pid"); f1=$(fsyncs "$port")

@@ -86,11 +86,11 @@ type Table struct {
 type Options struct {
 	// FsyncThreshold: every this many bytes, the chunk written is sent to
 	// disk and the one before it waited for and dropped from the page cache
-	// (see writeback). 0: the file is written to disk by the final fsync
+	// (writeback). 0: the file is written to disk by the final fsync
 	// only.
 	FsyncThreshold int64
 	// RateLimit: bytes per second the file is written at, at most (the
-	// checkpoint sleeps to keep to it; see writeback). 0: no limit.
+	// checkpoint sleeps to keep to it; pacer). 0: no limit.
 	RateLimit int64
 	// Stop, once closed, ends a paced checkpoint's sleeping: its writes
 	// fail with ErrStopped and the caller aborts it. nil: never.
@@ -105,7 +105,8 @@ type Writer struct {
 	dir, tmp string
 	seq      int64
 	f        *os.File
-	wb       *writeback
+	wb       *writeback // the file's writes go to disk in chunks
+	pace     *pacer     // above wb: the rate limit
 	w        *bufio.Writer
 	buf      []byte
 	rows     uint64
@@ -123,9 +124,9 @@ func Create(dir string, h Header, o Options) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	wb := newWriteback(f, o.FsyncThreshold, o.RateLimit, o.Stop)
-	wb.hurry = o.Hurry
-	w := &Writer{dir: dir, tmp: tmp, seq: h.Seq, f: f, wb: wb, w: bufio.NewWriterSize(wb, 1<<20)}
+	wb := newWriteback(f, o.FsyncThreshold)
+	pc := newPacer(wb, o)
+	w := &Writer{dir: dir, tmp: tmp, seq: h.Seq, f: f, wb: wb, pace: pc, w: bufio.NewWriterSize(pc, 1<<20)}
 	b := append([]byte(magic), formatVersion)
 	b = binary.AppendUvarint(b, uint64(h.Seq))
 	b = appendString(b, h.GTID)
@@ -206,7 +207,7 @@ func (w *Writer) Bytes() int64 { return w.wb.off }
 func (w *Writer) Chunks() int64 { return w.wb.chunks }
 
 // Paused returns how long the writer has slept to keep to its rate limit.
-func (w *Writer) Paused() time.Duration { return w.wb.paused }
+func (w *Writer) Paused() time.Duration { return w.pace.paused }
 
 // Abort abandons the checkpoint.
 func (w *Writer) Abort() {

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"bytes"
-
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 )
@@ -20,8 +18,11 @@ import (
 // sendOK calls send, which hands r to the protocol layer, making the OK
 // packet r becomes carry its info string's length.
 func (h *handler) sendOK(c *mysql.Conn, r *sqltypes.Result, send func() error) error {
+	if r.Info == "" || len(r.Fields) != 0 {
+		return send()
+	}
 	sc := statsConnOf(c.Conn)
-	if r.Info == "" || len(r.Fields) != 0 || sc == nil || sc.through {
+	if sc == nil || sc.through {
 		return send()
 	}
 	if err := c.FlushBuffer(); err != nil {
@@ -52,30 +53,26 @@ func (c *statsConn) Write(p []byte) (int, error) {
 }
 
 // withInfoLength returns p, one whole OK packet ending in '#' and info,
-// with the '#' replaced by info's length-encoded length (p itself changed
-// when that is one byte); nil when p is not such a packet.
+// with the '#' replaced by info's length-encoded length (in place when that
+// is one byte, as it is for every info string MySQL writes); nil when p is
+// not such a packet.
 func withInfoLength(p []byte, info string) []byte {
 	if len(p) < 5+1+len(info) || p[4] != 0x00 {
 		return nil
 	}
 	size := int(p[0]) | int(p[1])<<8 | int(p[2])<<16
 	at := len(p) - len(info) - 1 // the '#'
-	if size != len(p)-4 || p[at] != '#' || !bytes.Equal(p[at+1:], []byte(info)) {
+	if size != len(p)-4 || p[at] != '#' || string(p[at+1:]) != info {
 		return nil
 	}
-	n := len(info)
-	if n < 251 {
-		p[at] = byte(n)
+	if len(info) < 251 {
+		p[at] = byte(len(info))
 		return p
 	}
-	q := append([]byte(nil), p[:at]...)
-	if n < 1<<16 {
-		q = append(q, 0xfc, byte(n), byte(n>>8))
-	} else {
-		q = append(q, 0xfd, byte(n), byte(n>>8), byte(n>>16))
-	}
-	q = append(q, info...)
-	size = len(q) - 4
-	q[0], q[1], q[2] = byte(size), byte(size>>8), byte(size>>16)
-	return q
+	w := packetWriter{seq: p[3]}
+	w.begin()
+	w.b = append(w.b, p[4:at]...)
+	w.lenEncString(info)
+	w.end()
+	return w.b
 }

@@ -1013,7 +1013,7 @@ func (s *Session) fastInsert(ctx context.Context, sctx *sql.Context, p *fastPlan
 		sql.IncrementStatusVariable(sctx, "Com_insert", 1)
 	}
 	res := &sqltypes.Result{RowsAffected: uint64(affected), InsertID: insertID}
-	if len(w.rows) > 1 && w.upsert != upsertUpdate { // as insertInfoMode says
+	if len(w.rows) > 1 && w.upsert != upsertUpdate { // as insertInfoModeOf says
 		res.Info = mode.text(uint64(len(w.rows)), res.RowsAffected, 0)
 	}
 	return res, nil

@@ -70,29 +70,39 @@ func (a *autoIncState) insertID(affected uint64) uint64 {
 	return 0
 }
 
-// fixesInsertID reports whether the OK packet of INSERT n gets its insert id
-// from insertIDIter: an insert into a table with an AUTO_INCREMENT column
-// (rules 1 and 2), or an ON DUPLICATE KEY UPDATE or REPLACE into any table
-// (without such a column MySQL sends 0; go-mysql-server the session's
-// LAST_INSERT_ID(), and so would differ from the fast path, which sends 0).
-// A statement naming LAST_INSERT_ID is left alone (rule 3), and so is a
-// database with triggers (their executor must see go-mysql-server's own
-// iterator), and an INSERT inside a stored procedure: the OK packet of
-// CALL carries no insert id in MySQL (go-mysql-server sends 0 there too).
-func (fe *Frontend) fixesInsertID(ctx *sql.Context, n *plan.InsertInto) bool {
-	switch firstKeyword(ctx.Query()) {
-	case "INSERT", "REPLACE", "EXECUTE":
-	default:
-		return false
+// okFixes reports what insertIDIter changes in INSERT n's OK result: its
+// insert id (fixID, fixesInsertID) and its info string (info,
+// insertinfo.go). Both are left to go-mysql-server for an INSERT inside a
+// stored procedure (the OK packet of CALL carries neither in MySQL;
+// go-mysql-server sends no id there either) and in a database with
+// triggers (their executor must see go-mysql-server's own iterator). The
+// info string is the text protocol's: not for EXECUTE.
+func (fe *Frontend) okFixes(ctx *sql.Context, n *plan.InsertInto) (fixID bool, info insertInfoMode) {
+	kw := firstKeyword(ctx.Query())
+	if kw != "INSERT" && kw != "REPLACE" && kw != "EXECUTE" {
+		return false, infoNone
 	}
+	if db := n.Database(); db == nil || fe.fastWriteBlocked(strings.ToLower(db.Name())) {
+		return false, infoNone
+	}
+	if kw != "EXECUTE" {
+		info = insertInfoModeOf(n)
+	}
+	return fixesInsertID(ctx, n), info
+}
+
+// fixesInsertID reports whether the OK packet of INSERT n gets its insert
+// id from insertIDIter: an insert into a table with an AUTO_INCREMENT
+// column (rules 1 and 2), or an ON DUPLICATE KEY UPDATE or REPLACE into any
+// table (without such a column MySQL sends 0; go-mysql-server the session's
+// LAST_INSERT_ID(), and so would differ from the fast path, which sends 0).
+// A statement naming LAST_INSERT_ID is left alone (rule 3).
+func fixesInsertID(ctx *sql.Context, n *plan.InsertInto) bool {
 	auto := false
 	for _, c := range n.Destination.Schema() {
 		auto = auto || c.AutoIncrement
 	}
 	if !auto && !n.IsReplace && len(n.OnDupExprs) == 0 {
-		return false
-	}
-	if db := n.Database(); db == nil || fe.fastWriteBlocked(strings.ToLower(db.Name())) {
 		return false
 	}
 	return !containsFold(ctx.Query(), "last_insert_id")

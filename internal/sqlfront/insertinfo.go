@@ -3,7 +3,6 @@ package sqlfront
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
@@ -34,22 +33,13 @@ const (
 	infoReplace                // D = affected - R
 )
 
-// insertInfoMode returns how INSERT n's OK packet gets its info string.
-// Like fixesInsertID it leaves alone statements inside CALL and databases
-// with triggers.
-func (fe *Frontend) insertInfoMode(ctx *sql.Context, n *plan.InsertInto) insertInfoMode {
-	switch firstKeyword(ctx.Query()) {
-	case "INSERT", "REPLACE":
-	default:
-		return infoNone
-	}
+// insertInfoModeOf returns how INSERT n's OK packet gets its info string
+// (okFixes decides whether it gets one at all).
+func insertInfoModeOf(n *plan.InsertInto) insertInfoMode {
 	if len(n.OnDupExprs) > 0 {
 		return infoNone
 	}
 	if v := valuesSource(n.Source); v != nil && len(v.ExpressionTuples) <= 1 {
-		return infoNone
-	}
-	if db := n.Database(); db == nil || fe.fastWriteBlocked(strings.ToLower(db.Name())) {
 		return infoNone
 	}
 	switch {
@@ -77,7 +67,7 @@ func valuesSource(n sql.Node) *plan.Values {
 	return nil
 }
 
-// text is the info string for records rows given, affected rows and
+// text is MySQL's info string for records rows given, affected rows and
 // warnings.
 func (m insertInfoMode) text(records, affected uint64, warnings uint16) string {
 	var dups uint64
@@ -87,13 +77,9 @@ func (m insertInfoMode) text(records, affected uint64, warnings uint16) string {
 	case m == infoReplace && affected > records:
 		dups = affected - records
 	}
-	return insertInfoText(records, dups, uint64(warnings))
-}
-
-// insertInfoText is MySQL's ER_INSERT_INFO text.
-func insertInfoText(records, dups, warnings uint64) string {
+	// MySQL's ER_INSERT_INFO text.
 	return "Records: " + strconv.FormatUint(records, 10) + "  Duplicates: " + strconv.FormatUint(dups, 10) +
-		"  Warnings: " + strconv.FormatUint(warnings, 10)
+		"  Warnings: " + strconv.FormatUint(uint64(warnings), 10)
 }
 
 // infoString is an OkResult's Info.

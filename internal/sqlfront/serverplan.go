@@ -136,7 +136,7 @@ func (o execOverride) build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 			if err != nil {
 				return nil, err
 			}
-			fixID, info := o.fe.fixesInsertID(ctx, n), o.fe.insertInfoMode(ctx, n)
+			fixID, info := o.fe.okFixes(ctx, n)
 			if !fixID && info == infoNone {
 				return iter, nil
 			}

@@ -79,13 +79,7 @@ func TestLockingClauses(t *testing.T) {
 
 	// A FOR UPDATE split over lines, and as a prepared statement, locks.
 	t.Run("Recognised", func(t *testing.T) {
-		e := newDatabase(t, srv)
-		h, r := e.session("holder"), e.session("requester")
-		lockTable(h)
-		r.exec("SET innodb_lock_wait_timeout = 1")
-		h.exec("BEGIN")
-		h.exec("SELECT v FROM t WHERE id = 1 FOR UPDATE")
-		r.exec("BEGIN")
+		h, r := holdingRow1(t, newDatabase(t, srv))
 		r.mustFail(1205, "SELECT v FROM t WHERE id = 1 FOR\nUPDATE")
 		r.mustFail(1205, "SELECT v FROM t WHERE id = 1\tFOR\t\tSHARE")
 		r.mustFail(1205, "SELECT v FROM t WHERE id = ? FOR UPDATE", 1) // server-side prepared
@@ -99,13 +93,7 @@ func TestLockingClauses(t *testing.T) {
 	// neither FOR SHARE nor NOWAIT, and these failed to prepare with 1105
 	// "syntax error" (execHook.rewrite).
 	t.Run("PreparedOptions", func(t *testing.T) {
-		e := newDatabase(t, srv)
-		h, r := e.session("holder"), e.session("requester")
-		lockTable(h)
-		r.exec("SET innodb_lock_wait_timeout = 1")
-		h.exec("BEGIN")
-		h.exec("SELECT v FROM t WHERE id = 1 FOR UPDATE")
-		r.exec("BEGIN")
+		h, r := holdingRow1(t, newDatabase(t, srv))
 		r.wantInt(0, "SELECT v FROM t WHERE id = ? FOR SHARE", 2)
 		r.mustFail(3572, "SELECT v FROM t WHERE id = ? FOR UPDATE NOWAIT", 1)
 		r.mustFail(3572, "SELECT v FROM t WHERE id = ? FOR SHARE NOWAIT", 1)
@@ -194,4 +182,18 @@ func queryStrings(t *testing.T, s *session, query string, args ...any) []string 
 		t.Fatal(err)
 	}
 	return out
+}
+
+// holdingRow1 returns two sessions in transactions on lockTable's table:
+// the holder has row 1 locked FOR UPDATE, the requester waits at most 1 s
+// for a lock.
+func holdingRow1(t *testing.T, e *env) (holder, requester *session) {
+	t.Helper()
+	h, r := e.session("holder"), e.session("requester")
+	lockTable(h)
+	r.exec("SET innodb_lock_wait_timeout = 1")
+	h.exec("BEGIN")
+	h.exec("SELECT v FROM t WHERE id = 1 FOR UPDATE")
+	r.exec("BEGIN")
+	return h, r
 }
