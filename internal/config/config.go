@@ -54,7 +54,7 @@ type Config struct {
 	SyncDelayMicros  int
 	SyncNoDelayCount int
 	// --ssl: offer TLS with the certificates in the data directory,
-	// generated at first use (default OFF; docs/accounts.md says why).
+	// generated at first use (default ON, as MySQL 8; docs/accounts.md).
 	SSL bool
 }
 
@@ -125,6 +125,7 @@ func Default() Config {
 		CheckpointFsyncThreshold: 8 << 20,
 		CheckpointRateLimit:      DefaultCheckpointRate,
 		LogPreallocate:           true,
+		SSL:                      true,
 	}
 }
 

@@ -12,7 +12,7 @@ func TestDefault(t *testing.T) {
 	want := Config{Datadir: "./lockstep-data", BindAddress: "127.0.0.1", Port: 3306, User: "root", Password: "",
 		SyncBinlog: 1, RowImage: "full", GroupCommitWakeup: "targeted", LogCompression: true, LogCompressMin: 4096, CheckpointLogSize: 256 << 20,
 		LogSegmentSize: 64 << 20, LogPreallocate: true, CheckpointFsyncThreshold: 8 << 20,
-		CheckpointRateLimit: 128 << 20}
+		CheckpointRateLimit: 128 << 20, SSL: true}
 	if got := Default(); got != want {
 		t.Fatalf("Default() = %+v, want %+v", got, want)
 	}

@@ -23,9 +23,25 @@ func (a authServer) AuthMethods() []mysql.AuthMethod {
 	if len(ms) == 0 {
 		return ms
 	}
-	out := append([]mysql.AuthMethod(nil), ms...)
-	out[0] = unknownUsers{AuthMethod: ms[0], all: ms}
+	out := make([]mysql.AuthMethod, len(ms))
+	for i, m := range ms {
+		out[i] = tlsAware{m}
+	}
+	all := append([]mysql.AuthMethod(nil), out...)
+	out[0] = unknownUsers{AuthMethod: all[0], all: all}
 	return out
+}
+
+// tlsAware is an auth method that first tells the protocol layer whether
+// the connection is encrypted: TLS is ended below it (tlsterm.go), and
+// every account check starts with HandleUser.
+type tlsAware struct {
+	mysql.AuthMethod
+}
+
+func (m tlsAware) HandleUser(c *mysql.Conn, user string) bool {
+	markTLS(c)
+	return m.AuthMethod.HandleUser(c, user)
 }
 
 // unknownUsers is an auth method that also claims the users no method

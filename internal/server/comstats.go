@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
 	"time"
@@ -15,9 +16,9 @@ import (
 //
 // Framing: a packet is a 3-byte length, a sequence byte and the payload; a
 // command starts at sequence 0. The connection is read as a stream of
-// packets from the first byte (the handshake response, sequence 1). An
-// SSLRequest (sequence 1, 32 bytes) means TLS follows: from then on the
-// bytes are passed through untouched. A COM_STATISTICS that arrives while
+// packets from the first byte (the handshake response, sequence 1), over
+// TLS when the client asked for it (statsConn ends TLS itself:
+// tlsterm.go). A COM_STATISTICS that arrives while
 // earlier bytes are still waiting to be read (a pipelining client) waits
 // until they have been, so replies keep the commands' order.
 
@@ -31,7 +32,7 @@ type statsConn struct {
 	buf     []byte // bytes read from Conn; buf[:ready] may be handed out
 	ready   int
 	pending int    // payload bytes of the current packet not yet passed
-	through bool   // TLS: no more parsing
+	through bool   // a partial packet at the end of the stream: no more parsing
 	back    []byte // buf's backing array, reused once buf is drained
 
 	// hook sees the prepared-statement commands (execproto.go's execHook);
@@ -42,6 +43,12 @@ type statsConn struct {
 	// about to write, set by handler.sendOK around it; Write gives the
 	// string its length (okinfo.go).
 	okInfo string
+
+	// hs is the handshake's state when the server offers TLS, until the
+	// handshake is over; tls is the TLS connection once the client has
+	// switched to it (tlsterm.go).
+	hs  *tlsHandshake
+	tls *tls.Conn
 }
 
 // commandHook is what statsConn asks about prepared-statement commands.
@@ -64,7 +71,7 @@ func (c *statsConn) Read(p []byte) (int, error) {
 			return n, nil
 		}
 		if c.through && len(c.buf) == 0 {
-			return c.Conn.Read(p)
+			return c.conn().Read(p)
 		}
 		if err := c.parse(); err != nil {
 			return 0, err
@@ -83,7 +90,7 @@ func (c *statsConn) Read(p []byte) (int, error) {
 		case len(c.buf) == cap(c.buf):
 			c.buf = append(make([]byte, 0, 2*cap(c.buf)), c.buf...)
 		}
-		n, err := c.Conn.Read(c.buf[len(c.buf):cap(c.buf)])
+		n, err := c.conn().Read(c.buf[len(c.buf):cap(c.buf)])
 		c.buf = c.buf[:len(c.buf)+n]
 		if err != nil && n == 0 {
 			if len(c.buf) > 0 {
@@ -118,6 +125,23 @@ func (c *statsConn) parse() error {
 		}
 		size := int(rest[0]) | int(rest[1])<<8 | int(rest[2])<<16
 		seq := rest[3]
+		if c.hs != nil && c.hs.step == stepRequest {
+			// The client's first packet: an SSLRequest (tlsterm.go), or
+			// the handshake response of a plain connection.
+			if seq == 1 && size == 32 {
+				if len(rest) < 4+size {
+					return nil
+				}
+				if isSSLRequest(rest[:4+size]) {
+					if err := c.startTLS(rest[4+size:]); err != nil {
+						return err
+					}
+					c.buf = c.buf[:c.ready]
+					continue
+				}
+			}
+			c.hs = nil
+		}
 		if seq == 0 && size == 1 {
 			if len(rest) < 5 {
 				return nil
@@ -163,8 +187,8 @@ func (c *statsConn) parse() error {
 				}
 			}
 		}
-		if seq == 1 && size == 32 {
-			c.through = true // SSLRequest: TLS from the next byte on
+		if c.hs != nil && c.hs.step == stepShifted {
+			rest[3]-- // the protocol layer did not see the SSLRequest
 		}
 		c.ready += 4
 		c.pending = size
@@ -180,7 +204,7 @@ func (c *statsConn) reply() error {
 	pkt := make([]byte, 0, 4+n)
 	pkt = append(pkt, byte(n), byte(n>>8), byte(n>>16), 1)
 	pkt = append(pkt, line...)
-	_, err := c.Conn.Write(pkt)
+	_, err := c.conn().Write(pkt)
 	return err
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"encoding/binary"
 	"net"
 	"sync"
@@ -18,6 +19,7 @@ type limitListener struct {
 	net.Listener
 	max     func() int64  // the current @@global.max_connections
 	stats   func() string // the COM_STATISTICS line (comstats.go); nil: not answered
+	tls     *tls.Config   // TLS offered, ended in statsConn (tlsterm.go); nil: none
 	open    atomic.Int64  // connections accepted and not yet closed
 	refused atomic.Int64  // Connection_errors_max_connections
 }
@@ -37,7 +39,11 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			continue
 		}
 		if l.stats != nil {
-			c = &statsConn{Conn: c, answer: l.stats}
+			sc := &statsConn{Conn: c, answer: l.stats}
+			if l.tls != nil {
+				sc.hs = &tlsHandshake{config: l.tls}
+			}
+			c = sc
 		}
 		return &countedConn{Conn: c, l: l}, nil
 	}

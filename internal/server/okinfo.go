@@ -40,16 +40,19 @@ func (h *handler) sendOK(c *mysql.Conn, r *sqltypes.Result, send func() error) e
 // Write sends the server's bytes; an OK packet with the info string
 // sendOK expects goes with the string's length in place of vitess's '#'.
 func (c *statsConn) Write(p []byte) (int, error) {
+	if c.hs != nil {
+		return c.handshakeWrite(p) // tlsterm.go
+	}
 	if c.okInfo != "" {
 		if q := withInfoLength(p, c.okInfo); q != nil {
 			c.okInfo = ""
-			if _, err := c.Conn.Write(q); err != nil {
+			if _, err := c.conn().Write(q); err != nil {
 				return 0, err
 			}
 			return len(p), nil
 		}
 	}
-	return c.Conn.Write(p)
+	return c.conn().Write(p)
 }
 
 // withInfoLength returns p, one whole OK packet ending in '#' and info,

@@ -109,12 +109,13 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 			return err
 		}
 	}
+	limited.tls = tlsCfg
 	srv, err := gmsserver.NewServerWithHandler(gmsserver.Config{
-		TLSConfig: tlsCfg, // tls.go
-		Protocol:  "tcp",
-		Address:   ln.Addr().String(),
-		Listener:  limited,
-		Version:   ServerVersion,
+		// TLS is ended below the protocol layer (tlsterm.go)
+		Protocol: "tcp",
+		Address:  ln.Addr().String(),
+		Listener: limited,
+		Version:  ServerVersion,
 		// unknown users get 1045 as in MySQL (auth.go)
 		ProtocolListenerFactory: withUnknownUsers(),
 	}, fe.Engine, sql.NewContext, fe.NewSession, nil, wrapHandlerFor(fe))
