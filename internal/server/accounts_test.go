@@ -5,6 +5,7 @@ import (
 	gosql "database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"testing"
 	"time"
 
@@ -321,5 +322,27 @@ func TestJoinNeedsBothTables(t *testing.T) {
 	}
 	if got := s.status(t, "GLOBAL", "Lockstep_fast_path_hits"); got != hits {
 		t.Errorf("fast path hits %d -> %d after REVOKE, want none", hits, got)
+	}
+}
+
+// TestAccessDeniedWording: a refused login says what MySQL says: the
+// account as the server saw it and whether a password was given.
+func TestAccessDeniedWording(t *testing.T) {
+	s := startInProcess(t, nil)
+	s.exec(t, "CREATE USER 'app'@'%' IDENTIFIED BY 's3cret'")
+	for _, tc := range []struct{ user, password, want string }{
+		{"app", "wrong", "Access denied for user 'app'@'localhost' (using password: YES)"},
+		{"app", "", "Access denied for user 'app'@'localhost' (using password: NO)"},
+		{"nobody", "x", "Access denied for user 'nobody'@'localhost' (using password: YES)"},
+	} {
+		err := s.openAs(t, tc.user, tc.password).Ping()
+		var me *mysql.MySQLError
+		if !errors.As(err, &me) || me.Number != 1045 || me.Message != tc.want || string(me.SQLState[:]) != "28000" {
+			t.Errorf("%s/%q: %v, want 1045 (28000) %s", tc.user, tc.password, err, tc.want)
+		}
+	}
+	remote := &net.TCPAddr{IP: net.ParseIP("10.1.2.3"), Port: 5000}
+	if got, want := accessDenied("u", remote, false), "Access denied for user 'u'@'10.1.2.3' (using password: NO)"; got != want {
+		t.Errorf("remote client: %s, want %s", got, want)
 	}
 }

@@ -1,6 +1,10 @@
 package server
 
 import (
+	"errors"
+	"fmt"
+	"net"
+
 	gmsserver "github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/vitess/go/mysql"
 )
@@ -33,8 +37,9 @@ func (a authServer) AuthMethods() []mysql.AuthMethod {
 }
 
 // tlsAware is an auth method that first tells the protocol layer whether
-// the connection is encrypted: TLS is ended below it (tlsterm.go), and
-// every account check starts with HandleUser.
+// the connection is encrypted (TLS is ended below it, tlsterm.go, and
+// every account check starts with HandleUser), and refuses a login in
+// MySQL's words.
 type tlsAware struct {
 	mysql.AuthMethod
 }
@@ -42,6 +47,31 @@ type tlsAware struct {
 func (m tlsAware) HandleUser(c *mysql.Conn, user string) bool {
 	markTLS(c)
 	return m.AuthMethod.HandleUser(c, user)
+}
+
+func (m tlsAware) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, addr net.Addr) (mysql.Getter, error) {
+	g, err := m.AuthMethod.HandleAuthPluginData(c, user, serverData, clientData, addr)
+	var se *mysql.SQLError
+	if err != nil && errors.As(err, &se) && se.Num == mysql.ERAccessDeniedError {
+		password := len(clientData) > 0 && !(len(clientData) == 1 && clientData[0] == 0)
+		return nil, mysql.NewSQLError(mysql.ERAccessDeniedError, mysql.SSAccessDeniedError, "%s", accessDenied(user, addr, password))
+	}
+	return g, err
+}
+
+// accessDenied is MySQL's 1045 message: the account as the server saw it
+// (a loopback client is 'localhost', as MySQL resolves it) and whether a
+// password was given.
+func accessDenied(user string, addr net.Addr, password bool) string {
+	host := "localhost"
+	if tcp, ok := addr.(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+		host = tcp.IP.String()
+	}
+	using := "NO"
+	if password {
+		using = "YES"
+	}
+	return fmt.Sprintf("Access denied for user '%s'@'%s' (using password: %s)", user, host, using)
 }
 
 // unknownUsers is an auth method that also claims the users no method

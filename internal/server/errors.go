@@ -74,6 +74,24 @@ type errContext struct {
 	val   string // and that value
 }
 
+// qualifiedTable is a missing table's name as MySQL reports it, with its
+// database: go-mysql-server names the table alone, so the database is the
+// one the statement wrote before the name (`shop.nope`), else the current
+// one.
+func qualifiedTable(name string, ec errContext) string {
+	if strings.Contains(name, ".") {
+		return name
+	}
+	re := regexp.MustCompile("(?i)(?:`([^`]+)`|([A-Za-z0-9_$]+))\\s*\\.\\s*`?" + regexp.QuoteMeta(name) + "(?:`|\\b)")
+	if m := re.FindStringSubmatch(ec.query); m != nil {
+		return m[1] + m[2] + "." + name
+	}
+	if ec.db != "" {
+		return ec.db + "." + name
+	}
+	return name
+}
+
 // msgRule rewrites go-mysql-server's wording of error num into MySQL's.
 type msgRule struct {
 	num     int
@@ -90,19 +108,11 @@ var wordingRules = []msgRule{
 		func(m []string, _ errContext) string { return fmt.Sprintf("Column '%s' cannot be null", m[1]) }},
 	{mysql.ERNoSuchTable, regexp.MustCompile(`^table not found: (.*)$`),
 		func(m []string, ec errContext) string {
-			name := m[1]
-			if !strings.Contains(name, ".") && ec.db != "" {
-				name = ec.db + "." + name
-			}
-			return fmt.Sprintf("Table '%s' doesn't exist", name)
+			return fmt.Sprintf("Table '%s' doesn't exist", qualifiedTable(m[1], ec))
 		}},
 	{mysql.ERBadTable, regexp.MustCompile(`^(?:table not found: |Unknown table ')([^']*)'?$`),
 		func(m []string, ec errContext) string {
-			name := m[1]
-			if !strings.Contains(name, ".") && ec.db != "" {
-				name = ec.db + "." + name
-			}
-			return fmt.Sprintf("Unknown table '%s'", name)
+			return fmt.Sprintf("Unknown table '%s'", qualifiedTable(m[1], ec))
 		}},
 	{mysql.ERBadDb, regexp.MustCompile(`^database not found: (.*)$`),
 		func(m []string, _ errContext) string { return fmt.Sprintf("Unknown database '%s'", m[1]) }},

@@ -60,6 +60,20 @@ func TestMySQLError(t *testing.T) {
 		se.Message != "Table 'shop.t' doesn't exist" {
 		t.Fatalf("database name: %v", se)
 	}
+	// A database named in the statement wins over the current one
+	// (go-mysql-server names the table alone).
+	for _, tc := range []struct{ query, db, want string }{
+		{"SELECT * FROM shop.nope", "", "Table 'shop.nope' doesn't exist"},
+		{"SELECT * FROM shop.nope", "other", "Table 'shop.nope' doesn't exist"},
+		{"SELECT * FROM `my db` . `nope` WHERE 1", "other", "Table 'my db.nope' doesn't exist"},
+		{"SELECT * FROM nope JOIN shop.nopes", "cur", "Table 'cur.nope' doesn't exist"},
+		{"SELECT * FROM nope", "", "Table 'nope' doesn't exist"},
+	} {
+		if !errors.As(mysqlErrorIn(tc.query, errContext{db: tc.db, row: 1}, mysql.NewSQLError(1146, "HY000", "table not found: nope")), &se) ||
+			se.Message != tc.want {
+			t.Errorf("%s (database %q): %v, want %s", tc.query, tc.db, se, tc.want)
+		}
+	}
 	// The column of a conversion error, when the session noted it.
 	for _, tc := range []struct {
 		in   *mysql.SQLError
