@@ -49,6 +49,7 @@ var errRules = []errRule{
 	{regexp.MustCompile(`^cannot execute statement in a READ ONLY transaction`), 1792, "25006"},
 	{regexp.MustCompile(`^SAVEPOINT .* does not exist`), mysql.ERSPDoesNotExist, "42000"},
 	{regexp.MustCompile(`^Incorrect (datetime|date|time|timestamp) value: `), 1292, "22007"},
+	{regexp.MustCompile(`^value (?s:.*) is not a valid Time$`), 1292, "22007"},
 	{regexp.MustCompile(`^Invalid JSON text`), 3140, "22032"},
 	// A DECIMAL column given a non-number (the message says neither).
 	{regexp.MustCompile(`^number has no digits$|^can't convert .* to decimal`), 1366, "HY000"},
@@ -70,8 +71,9 @@ type errContext struct {
 	query string // the statement, set by mysqlErrorIn
 	db    string
 	row   int
-	col   string // the column a value did not convert for, if known
-	val   string // and that value
+	col     string // the column a value did not convert for, if known
+	val     string // and that value
+	colType string // and the column's type ("date", "datetime(6)")
 }
 
 // qualifiedTable is a missing table's name as MySQL reports it, with its
@@ -151,12 +153,30 @@ var wordingRules = []msgRule{
 			}
 			return sqlfront.IncorrectValueMessage("decimal", ec.val, ec.col, ec.row)
 		}},
-	{1292, regexp.MustCompile(`^(Incorrect (?:datetime|date|time|timestamp) value: '(?s:.*)')$`),
+	{1292, regexp.MustCompile(`^Incorrect (datetime|date|time|timestamp) value: ('(?s:.*)')$`),
 		func(m []string, ec errContext) string {
 			if ec.col == "" {
-				return m[1]
+				return m[0]
 			}
-			return fmt.Sprintf("%s for column '%s' at row %d", m[1], ec.col, ec.row)
+			// MySQL names the column's type: date, datetime (for
+			// TIMESTAMP too), time.
+			kind := m[1]
+			switch t := ec.colType; {
+			case strings.HasPrefix(t, "datetime"), strings.HasPrefix(t, "timestamp"):
+				kind = "datetime"
+			case strings.HasPrefix(t, "date"):
+				kind = "date"
+			case strings.HasPrefix(t, "time"):
+				kind = "time"
+			}
+			return fmt.Sprintf("Incorrect %s value: %s for column '%s' at row %d", kind, m[2], ec.col, ec.row)
+		}},
+	{1292, regexp.MustCompile(`^value ((?s:.*)) is not a valid Time$`),
+		func(m []string, ec errContext) string {
+			if ec.col == "" {
+				return fmt.Sprintf("Incorrect time value: '%s'", m[1])
+			}
+			return fmt.Sprintf("Incorrect time value: '%s' for column '%s' at row %d", m[1], ec.col, ec.row)
 		}},
 	{mysql.ERWrongValueCountOnRow, regexp.MustCompile(`^number of values does not match number of columns provided$`),
 		func(_ []string, ec errContext) string {

@@ -76,18 +76,25 @@ func TestMySQLError(t *testing.T) {
 	}
 	// The column of a conversion error, when the session noted it.
 	for _, tc := range []struct {
-		in   *mysql.SQLError
-		col  string
-		want string
+		in      *mysql.SQLError
+		col     string
+		want    string
+		colType string
 	}{
-		{mysql.NewSQLError(1366, "HY000", "error: 'abc' is not a valid value for 'int'"), "n", "Incorrect integer value: 'abc' for column 'n' at row 2"},
-		{mysql.NewSQLError(1366, "HY000", "error: 'x' is not a valid value for 'double'"), "f", "Incorrect double value: 'x' for column 'f' at row 2"},
-		{mysql.NewSQLError(1366, "HY000", "error: 'abc' is not a valid value for 'int'"), "", "error: 'abc' is not a valid value for 'int'"},
-		{mysql.NewSQLError(1105, "HY000", "300 out of range for tinyint"), "ti", "Out of range value for column 'ti' at row 2"},
-		{mysql.NewSQLError(1105, "HY000", "Incorrect datetime value: 'nope'"), "dt", "Incorrect datetime value: 'nope' for column 'dt' at row 2"},
-		{mysql.NewSQLError(1105, "HY000", "number has no digits"), "dc", "Incorrect decimal value: 'zz' for column 'dc' at row 2"},
+		{mysql.NewSQLError(1366, "HY000", "error: 'abc' is not a valid value for 'int'"), "n", "Incorrect integer value: 'abc' for column 'n' at row 2", ""},
+		{mysql.NewSQLError(1366, "HY000", "error: 'x' is not a valid value for 'double'"), "f", "Incorrect double value: 'x' for column 'f' at row 2", ""},
+		{mysql.NewSQLError(1366, "HY000", "error: 'abc' is not a valid value for 'int'"), "", "error: 'abc' is not a valid value for 'int'", ""},
+		{mysql.NewSQLError(1105, "HY000", "300 out of range for tinyint"), "ti", "Out of range value for column 'ti' at row 2", ""},
+		{mysql.NewSQLError(1105, "HY000", "Incorrect datetime value: 'nope'"), "dt", "Incorrect datetime value: 'nope' for column 'dt' at row 2", "datetime(6)"},
+		// MySQL names the column's type: a DATE column's value is a date
+		// value, a TIMESTAMP's a datetime value, a TIME's a time value.
+		{mysql.NewSQLError(1105, "HY000", "Incorrect datetime value: 'nope'"), "d", "Incorrect date value: 'nope' for column 'd' at row 2", "date"},
+		{mysql.NewSQLError(1105, "HY000", "Incorrect timestamp value: 'nope'"), "ts", "Incorrect datetime value: 'nope' for column 'ts' at row 2", "timestamp"},
+		{mysql.NewSQLError(1105, "HY000", "value nope is not a valid Time"), "tm", "Incorrect time value: 'nope' for column 'tm' at row 2", "time(6)"},
+		{mysql.NewSQLError(1105, "HY000", "value nope is not a valid Time"), "", "Incorrect time value: 'nope'", ""},
+		{mysql.NewSQLError(1105, "HY000", "number has no digits"), "dc", "Incorrect decimal value: 'zz' for column 'dc' at row 2", ""},
 	} {
-		if !errors.As(mysqlErrorIn("", errContext{row: 2, col: tc.col, val: "zz"}, tc.in), &se) || se.Message != tc.want {
+		if !errors.As(mysqlErrorIn("", errContext{row: 2, col: tc.col, val: "zz", colType: tc.colType}, tc.in), &se) || se.Message != tc.want {
 			t.Errorf("%q with column %q: %v, want %q", tc.in.Message, tc.col, se, tc.want)
 		}
 	}

@@ -248,8 +248,8 @@ func (h *handler) mysqlError(c *mysql.Conn, query string, err error) error {
 	if err == nil {
 		return nil
 	}
-	db, row, col, val := h.fe.ErrorContext(c.ConnectionID)
-	return mysqlErrorIn(query, errContext{db: db, row: row, col: col, val: val}, h.fe.ForeignKeyError(c.ConnectionID, query, err))
+	db, row, col, val, colType := h.fe.ErrorContext(c.ConnectionID)
+	return mysqlErrorIn(query, errContext{db: db, row: row, col: col, val: val, colType: colType}, h.fe.ForeignKeyError(c.ConnectionID, query, err))
 }
 
 func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p *mysql.PrepareData) ([]*querypb.Field, error) {

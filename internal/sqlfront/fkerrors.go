@@ -70,18 +70,22 @@ func (fe *Frontend) ForeignKeyError(connID uint32, query string, err error) erro
 // connID's session: its current database, and the row the statement was at
 // when it failed (rows handed to the table editors + 1; 1 before any), and
 // the column whose value did not convert and that value, if that is why
-// (errcolumn.go).
-func (fe *Frontend) ErrorContext(connID uint32) (db string, row int, column, value string) {
+// (errcolumn.go), with the column's type as SQL writes it ("date",
+// "datetime(6)").
+func (fe *Frontend) ErrorContext(connID uint32) (db string, row int, column, value, columnType string) {
 	fe.sessMu.Lock()
 	s := fe.sessions[connID]
 	fe.sessMu.Unlock()
 	if s == nil {
-		return "", 1, "", ""
+		return "", 1, "", "", ""
 	}
 	if bad := s.conv.values(s.fastContext()); len(bad) > 0 {
 		column, value = bad[0].col, bad[0].val
+		if bad[0].typ != nil {
+			columnType = strings.ToLower(bad[0].typ.String())
+		}
 	}
-	return s.GetCurrentDatabase(), s.rowsWritten + 1, column, value
+	return s.GetCurrentDatabase(), s.rowsWritten + 1, column, value, columnType
 }
 
 type fkErrContext struct {

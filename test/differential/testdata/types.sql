@@ -32,10 +32,18 @@ INSERT INTO t (id, de) VALUES (3, 123456789.123);
 INSERT INTO t (id, de) VALUES (3, 1.005);
 SELECT de FROM t WHERE id = 3;
 INSERT INTO t (id, en) VALUES (4, 'q');
--- lockstep: 1292 says 'datetime value' for a DATE column; MySQL 8: Incorrect date value
--- expect: error 1292 (22007): Incorrect datetime value: '2023-02-30' for column 'dt' at row 1
+-- mysql8: MariaDB names the column as `db`.`t`.`dt` in 1292; MySQL 8 the bare column
+-- expect: error 1292 (22007): Incorrect date value: '2023-02-30' for column 'dt' at row 1
 -- expect: status: 
 INSERT INTO t (id, dt) VALUES (4, '2023-02-30');
+-- mysql8: MariaDB names the column as `db`.`t`.`tm` in 1292; MySQL 8 the bare column
+-- expect: error 1292 (22007): Incorrect time value: 'noon' for column 'tm' at row 1
+-- expect: status: 
+INSERT INTO t (id, tm) VALUES (4, 'noon');
+-- mysql8: MariaDB names the column as `db`.`t`.`ts` in 1292; MySQL 8 the bare column
+-- expect: error 1292 (22007): Incorrect datetime value: 'never' for column 'ts' at row 1
+-- expect: status: 
+INSERT INTO t (id, ts) VALUES (4, 'never');
 INSERT INTO t (id, vc) VALUES (4, 'exactly twenty chars');
 SELECT id, vc FROM t WHERE id = 4;
 SELECT CAST('12abc' AS SIGNED);
