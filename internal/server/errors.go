@@ -68,9 +68,9 @@ var errRules = []errRule{
 // errContext is what a message needs from the session: the current
 // database, the row the statement failed at.
 type errContext struct {
-	query string // the statement, set by mysqlErrorIn
-	db    string
-	row   int
+	query   string // the statement, set by mysqlErrorIn
+	db      string
+	row     int
 	col     string // the column a value did not convert for, if known
 	val     string // and that value
 	colType string // and the column's type ("date", "datetime(6)")
