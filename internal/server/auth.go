@@ -20,6 +20,7 @@ import (
 
 type authServer struct {
 	mysql.AuthServer
+	loggedIn func(c *mysql.Conn, user string) // a login succeeded; may be nil
 }
 
 func (a authServer) AuthMethods() []mysql.AuthMethod {
@@ -29,7 +30,7 @@ func (a authServer) AuthMethods() []mysql.AuthMethod {
 	}
 	out := make([]mysql.AuthMethod, len(ms))
 	for i, m := range ms {
-		out[i] = tlsAware{m}
+		out[i] = tlsAware{AuthMethod: m, loggedIn: a.loggedIn}
 	}
 	all := append([]mysql.AuthMethod(nil), out...)
 	out[0] = unknownUsers{AuthMethod: all[0], all: all}
@@ -38,10 +39,11 @@ func (a authServer) AuthMethods() []mysql.AuthMethod {
 
 // tlsAware is an auth method that first tells the protocol layer whether
 // the connection is encrypted (TLS is ended below it, tlsterm.go, and
-// every account check starts with HandleUser), and refuses a login in
-// MySQL's words.
+// every account check starts with HandleUser), refuses a login in MySQL's
+// words, and reports a login that succeeded (processlist.go).
 type tlsAware struct {
 	mysql.AuthMethod
+	loggedIn func(c *mysql.Conn, user string)
 }
 
 func (m tlsAware) HandleUser(c *mysql.Conn, user string) bool {
@@ -55,6 +57,9 @@ func (m tlsAware) HandleAuthPluginData(c *mysql.Conn, user string, serverData, c
 	if err != nil && errors.As(err, &se) && se.Num == mysql.ERAccessDeniedError {
 		password := len(clientData) > 0 && !(len(clientData) == 1 && clientData[0] == 0)
 		return nil, mysql.NewSQLError(mysql.ERAccessDeniedError, mysql.SSAccessDeniedError, "%s", accessDenied(user, addr, password))
+	}
+	if err == nil && m.loggedIn != nil {
+		m.loggedIn(c, user)
 	}
 	return g, err
 }
@@ -91,10 +96,10 @@ func (u unknownUsers) HandleUser(c *mysql.Conn, user string) bool {
 }
 
 // withUnknownUsers is the protocol listener factory that installs
-// authServer.
-func withUnknownUsers() gmsserver.ProtocolListenerFunc {
+// authServer; loggedIn hears of every successful login.
+func withUnknownUsers(loggedIn func(c *mysql.Conn, user string)) gmsserver.ProtocolListenerFunc {
 	return func(cfg gmsserver.Config, lc mysql.ListenerConfig, sel gmsserver.ServerEventListener) (gmsserver.ProtocolListener, error) {
-		lc.AuthServer = authServer{AuthServer: lc.AuthServer}
+		lc.AuthServer = authServer{AuthServer: lc.AuthServer, loggedIn: loggedIn}
 		return gmsserver.MySQLProtocolListenerFactory(cfg, lc, sel)
 	}
 }

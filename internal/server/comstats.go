@@ -157,6 +157,19 @@ func (c *statsConn) parse() error {
 				continue
 			}
 		}
+		if seq == 0 && size == 2 {
+			if len(rest) < 6 {
+				return nil
+			}
+			if rest[4] == comRefresh {
+				// COM_REFRESH becomes the FLUSH statement it stands for
+				// (comrefresh.go): the protocol layer does not know it.
+				q := refreshQuery(rest[5])
+				pkt := packetOf(0, append([]byte{comQuery}, q...))
+				c.buf = append(append(c.buf[:c.ready:c.ready], pkt...), rest[6:]...)
+				size = len(pkt) - 4
+			}
+		}
 		if seq == 0 && c.hook != nil && size > 0 && size < maxPacketPayload {
 			if len(rest) < 5 {
 				return nil // the command byte first

@@ -234,6 +234,7 @@ var gmsPrefixes = []string{"duplicate primary key given: ", "duplicate unique ke
 var wrappedSQLError = regexp.MustCompile(`^(.*) \(errno (\d+)\) \(sqlstate (\w{5})\)$`)
 
 var dropDB = regexp.MustCompile(`(?is)^\s*drop\s+(database|schema)\s`)
+var flushStmt = regexp.MustCompile(`(?is)^\s*flush\s`)
 var dropTable = regexp.MustCompile(`(?is)^\s*drop\s+(temporary\s+)?table\s`)
 
 func mysqlError(query string, err error) error {
@@ -272,6 +273,10 @@ func mysqlErrorIn(query string, ec errContext, err error) error {
 		}
 	}
 	switch {
+	case num == mysql.ERUnknownError && flushStmt.MatchString(query) && strings.HasPrefix(msg, "Access denied for user "):
+		// go-mysql-server checks FLUSH as access to the mysql database;
+		// MySQL names the privilege it needs.
+		num, state, msg = mysql.ERSpecifiedAccessDenied, "42000", "Access denied; you need (at least one of) the RELOAD privilege(s) for this operation"
 	case num == mysql.ERBadDb && dropDB.MatchString(query):
 		num, state = mysql.ERDbDropExists, "HY000"
 	case num == mysql.ERNoSuchTable && dropTable.MatchString(query):

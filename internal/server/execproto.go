@@ -34,8 +34,9 @@ import (
 // no plan, lockstep_fast_protocol or lockstep_fast_path OFF, a cursor
 // requested, parameters sent with COM_STMT_SEND_LONG_DATA, a date or time
 // parameter (vitess turns those into text its own way), an iteration count
-// other than 1, a malformed packet, a packet of 16 MiB or more, a TLS
-// connection (statsConn cannot see its bytes). When the plan declines the
+// other than 1, a malformed packet, a packet of 16 MiB or more. (TLS
+// connections are seen too: statsConn ends TLS itself, tlsterm.go.) When
+// the plan declines the
 // parameters (FastExecute's fallback), the packet goes to vitess too, and
 // the handler, told so, sends it straight to go-mysql-server.
 //

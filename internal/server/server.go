@@ -110,6 +110,11 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 		}
 	}
 	limited.tls = tlsCfg
+	procs, ok := fe.Engine.ProcessList.(*processList) // processlist.go
+	if !ok {
+		procs = &processList{ProcessList: fe.Engine.ProcessList}
+		fe.Engine.ProcessList = procs
+	}
 	srv, err := gmsserver.NewServerWithHandler(gmsserver.Config{
 		// TLS is ended below the protocol layer (tlsterm.go)
 		Protocol: "tcp",
@@ -117,7 +122,7 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 		Listener: limited,
 		Version:  ServerVersion,
 		// unknown users get 1045 as in MySQL (auth.go)
-		ProtocolListenerFactory: withUnknownUsers(),
+		ProtocolListenerFactory: withUnknownUsers(procs.loggedIn),
 	}, fe.Engine, sql.NewContext, fe.NewSession, nil, wrapHandlerFor(fe))
 	if err != nil {
 		ln.Close()

@@ -25,7 +25,8 @@ type parser struct {
 }
 
 // note runs on every parsed statement: it rewrites row IN lists
-// (rowin.go), records the statement's locking intent on the session, and
+// (rowin.go), makes FLUSH statements answer as MySQL's (flush.go), records
+// the statement's locking intent on the session, and
 // notes a SET TRANSACTION for the next transaction only (settx.go), whose
 // error (1568 inside a transaction) it returns.
 func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) error {
@@ -38,8 +39,13 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) err
 	if mayNameLogTable(query) {
 		redirectLogTables(ctx, stmt) // mysqlschema.go
 	}
-	if ddl, ok := stmt.(*ast.DDL); ok && ddl.Action == ast.CreateStr && ddl.TableSpec != nil {
-		noteCreateComment(ctx, ddl)
+	switch st := stmt.(type) {
+	case *ast.DDL:
+		if st.Action == ast.CreateStr && st.TableSpec != nil {
+			noteCreateComment(ctx, st)
+		}
+	case *ast.Flush:
+		normalizeFlush(st) // flush.go
 	}
 	setTx := mayBeSet(query)
 	if !setTx && !mayLock(query) {

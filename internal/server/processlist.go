@@ -1,0 +1,52 @@
+package server
+
+import (
+	"sync"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// SHOW PROCESSLIST's User column.
+//
+// go-mysql-server enters a connection in its process list as
+// "unauthenticated user" when it is accepted and names the account only
+// when a database is chosen (the handshake's database, or USE): a client
+// that connected without one stayed "unauthenticated user" for its whole
+// life (`mysqladmin processlist` showed root so). MySQL shows the account
+// from the end of the handshake, a connection between commands being in
+// Command "Sleep". processList keeps the account each login authenticated
+// (the auth methods report it, auth.go) and fills it in.
+
+const unauthenticatedUser = "unauthenticated user" // go-mysql-server's placeholder
+
+type processList struct {
+	sql.ProcessList
+	users sync.Map // connection id → user name, from its login on
+}
+
+// loggedIn records the account connection c logged in as.
+func (p *processList) loggedIn(c *mysql.Conn, user string) {
+	p.users.Store(c.ConnectionID, user)
+}
+
+func (p *processList) Processes() []sql.Process {
+	ps := p.ProcessList.Processes() // copies
+	for i := range ps {
+		if ps[i].User != unauthenticatedUser {
+			continue
+		}
+		if u, ok := p.users.Load(ps[i].Connection); ok {
+			ps[i].User = u.(string)
+			if ps[i].Command == sql.ProcessCommandConnect {
+				ps[i].Command = sql.ProcessCommandSleep
+			}
+		}
+	}
+	return ps
+}
+
+func (p *processList) RemoveConnection(connID uint32) {
+	p.users.Delete(connID)
+	p.ProcessList.RemoveConnection(connID)
+}
