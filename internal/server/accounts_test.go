@@ -346,3 +346,43 @@ func TestAccessDeniedWording(t *testing.T) {
 		t.Errorf("remote client: %s, want %s", got, want)
 	}
 }
+
+// TestSetPassword: the ways MySQL changes a password — SET PASSWORD FOR
+// an account, SET PASSWORD for one's own, ALTER USER USER() and
+// CURRENT_USER() — work (the parser knew none of them) and last across a
+// restart; an account without the privilege cannot change another's.
+func TestSetPassword(t *testing.T) {
+	dir := t.TempDir()
+	s := startInProcess(t, func(c *config.Config) { c.Datadir = dir })
+	s.exec(t, "CREATE USER 'app'@'%' IDENTIFIED BY 'a'")
+	s.exec(t, "SET PASSWORD FOR 'app'@'%' = 'b'")
+	wantErrNum(t, "the old password", s.openAs(t, "app", "a").Ping(), 1045)
+	for _, step := range []struct{ old, stmt, now string }{
+		{"b", "SET PASSWORD = 'c'", "c"},
+		{"c", "ALTER USER USER() IDENTIFIED BY 'd'", "d"},
+		{"d", "ALTER USER CURRENT_USER() IDENTIFIED BY 'e'", "e"},
+		{"e", "ALTER USER CURRENT_USER IDENTIFIED BY 'f'", "f"},
+	} {
+		if _, err := s.openAs(t, "app", step.old).Exec(step.stmt); err != nil {
+			t.Fatalf("%s: %v", step.stmt, err)
+		}
+		wantErrNum(t, step.stmt+": the old password", s.openAs(t, "app", step.old).Ping(), 1045)
+		if err := s.openAs(t, "app", step.now).Ping(); err != nil {
+			t.Fatalf("%s: the new password: %v", step.stmt, err)
+		}
+	}
+	_, err := s.openAs(t, "app", "f").Exec("SET PASSWORD FOR 'root'@'%' = 'x'")
+	if err == nil {
+		t.Error("app changed root's password")
+	}
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	s = startInProcess(t, func(c *config.Config) { c.Datadir = dir })
+	if err := s.openAs(t, "app", "f").Ping(); err != nil {
+		t.Fatalf("after a restart: %v", err)
+	}
+	if err := s.db.Ping(); err != nil {
+		t.Fatalf("root after a restart: %v", err)
+	}
+}

@@ -125,7 +125,7 @@ func (p *parser) ParseSimple(query string) (ast.Statement, error) {
 }
 
 func (p *parser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
-	st, q, rem, err := p.Parser.Parse(ctx, normaliseLocking(query), multi)
+	st, q, rem, err := p.Parser.Parse(ctx, rewritePassword(ctx, normaliseLocking(query)), multi)
 	if nerr := p.note(ctx, query, st); nerr != nil && err == nil {
 		return nil, q, rem, nerr
 	}
@@ -133,7 +133,7 @@ func (p *parser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statemen
 }
 
 func (p *parser) ParseWithOptions(ctx context.Context, query string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
-	st, q, rem, err := p.Parser.ParseWithOptions(ctx, normaliseLocking(query), delim, multi, o)
+	st, q, rem, err := p.Parser.ParseWithOptions(ctx, rewritePassword(ctx, normaliseLocking(query)), delim, multi, o)
 	viewDatabase(ctx, query, st) // routinedb.go
 	if nerr := p.note(ctx, query, st); nerr != nil && err == nil {
 		return nil, q, rem, nerr
@@ -142,7 +142,7 @@ func (p *parser) ParseWithOptions(ctx context.Context, query string, delim rune,
 }
 
 func (p *parser) ParseOneWithOptions(ctx context.Context, query string, o ast.ParserOptions) (ast.Statement, int, error) {
-	nq := normaliseLocking(query)
+	nq := rewritePassword(ctx, normaliseLocking(query))
 	st, n, err := p.Parser.ParseOneWithOptions(ctx, nq, o)
 	if nerr := p.note(ctx, query, st); nerr != nil && err == nil {
 		return nil, 0, nerr
