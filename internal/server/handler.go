@@ -147,6 +147,12 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 	if sent, serr := h.explainPlan(c, query, err, cb); sent {
 		return serr
 	}
+	if err != nil && isSyntaxError(err) {
+		if sent, aerr := h.adminStatement(ctx, c, query, cb); sent { // adminstmt.go
+			h.syncInTrans(c)
+			return h.mysqlError(c, query, aerr)
+		}
+	}
 	h.syncInTrans(c)
 	return h.mysqlError(c, query, err)
 }
@@ -167,6 +173,12 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	})
 	if sent, serr := h.explainPlan(c, query, err, cb); sent {
 		return "", serr
+	}
+	if err != nil && rest == "" && isSyntaxError(err) {
+		if sent, aerr := h.adminStatement(ctx, c, query, cb); sent { // adminstmt.go
+			h.syncInTrans(c)
+			return "", h.mysqlError(c, query, aerr)
+		}
 	}
 	h.syncInTrans(c)
 	return rest, h.mysqlError(c, query, err)
@@ -213,7 +225,20 @@ func (h *handler) fixResult(c *mysql.Conn, query string, r *sqltypes.Result) {
 	if len(r.Fields) == 0 && r.RowsAffected != 0 && setStatement.MatchString(query) {
 		r.RowsAffected = 0
 	}
+	if len(r.Fields) == len(tableOpFields) && r.Fields[0].Name == "Table" && analyzeStatement.MatchString(query) {
+		// ANALYZE TABLE names the table db.table, as the other table
+		// maintenance statements do (adminstmt.go); go-mysql-server
+		// names it alone.
+		ec := errContext{query: query, db: h.fe.CurrentDatabase(c.ConnectionID)}
+		for _, row := range r.Rows {
+			if name := row[0].ToString(); !strings.Contains(name, ".") {
+				row[0] = sqltypes.NewVarChar(qualifiedTable(name, ec))
+			}
+		}
+	}
 }
+
+var analyzeStatement = regexp.MustCompile(`(?is)^\s*analyze\s+(?:(?:no_write_to_binlog|local)\s+)?tables?\s`)
 
 // learnFields hands the fields of go-mysql-server's first result set to
 // the fast path's learn function (see sqlfront.FastQuery), once.

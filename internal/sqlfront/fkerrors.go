@@ -88,6 +88,17 @@ func (fe *Frontend) ErrorContext(connID uint32) (db string, row int, column, val
 	return s.GetCurrentDatabase(), s.rowsWritten + 1, column, value, columnType
 }
 
+// CurrentDatabase is connection connID's current database ("" for none).
+func (fe *Frontend) CurrentDatabase(connID uint32) string {
+	fe.sessMu.Lock()
+	s := fe.sessions[connID]
+	fe.sessMu.Unlock()
+	if s == nil {
+		return ""
+	}
+	return s.GetCurrentDatabase()
+}
+
 type fkErrContext struct {
 	fe    *Frontend
 	curDB string

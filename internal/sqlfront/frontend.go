@@ -89,7 +89,8 @@ func New(opts Options) (*Frontend, error) {
 	if !withRuleWrapped(a, "validateDropTables", droppableAccountTables) {
 		return nil, fmt.Errorf("go-mysql-server's analyzer has no validateDropTables rule to wrap (granttables.go)")
 	}
-	listMySQLSchema() // mysqlschema.go
+	a.Catalog.StatsProvider = safeStats{a.Catalog.StatsProvider} // stats.go
+	listMySQLSchema()                                            // mysqlschema.go
 	if err := triggersInOwnDatabase(sql.NewEmptyContext(), a.Catalog); err != nil {
 		return nil, err
 	}

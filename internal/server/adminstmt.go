@@ -1,0 +1,206 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+
+	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+)
+
+// Statements the parser does not know (1064) that tools send: the table
+// maintenance statements `mysqlcheck` runs — CHECK TABLE, OPTIMIZE TABLE,
+// REPAIR TABLE — and DO. The handler tries them only once
+// go-mysql-server has refused a statement as a syntax error, so they cost
+// the other statements nothing.
+//
+// They answer as MySQL with InnoDB does: one result set (Table, Op,
+// Msg_type, Msg_text) with rows per table, the table named db.table.
+//   - CHECK TABLE reads every row of the table (SELECT COUNT(*)): status OK.
+//   - OPTIMIZE TABLE is InnoDB's "recreate + analyze": lockstep has nothing
+//     to recreate (no pages to defragment), so it runs ANALYZE TABLE and
+//     answers with InnoDB's note and the status.
+//   - REPAIR TABLE: InnoDB's note that the engine does not support it.
+//   - A table that does not exist is a row with Msg_type Error and MySQL's
+//     1146 text, then "Operation failed", as MySQL sends it.
+//   - DO expr, ... evaluates the expressions (as SELECT) and sends OK
+//     without a result set.
+// CHECK TABLE's options (QUICK, EXTENDED, FOR UPGRADE ...) change nothing.
+
+var (
+	reTableOp = regexp.MustCompile(`(?is)^\s*(check|optimize|repair)\s+(?:(?:no_write_to_binlog|local)\s+)?tables?\s+(.+?)\s*;?\s*$`)
+	reDo      = regexp.MustCompile(`(?is)^\s*do\s+(.+?)\s*;?\s*$`)
+	reOptions = regexp.MustCompile(`(?is)\s+(?:(?:for\s+upgrade|quick|fast|medium|extended|changed|use_frm)\b\s*)+$`)
+)
+
+var tableOpFields = []*querypb.Field{
+	{Name: "Table", Type: querypb.Type_VARCHAR, Charset: 255, ColumnLength: 256},
+	{Name: "Op", Type: querypb.Type_VARCHAR, Charset: 255, ColumnLength: 40},
+	{Name: "Msg_type", Type: querypb.Type_VARCHAR, Charset: 255, ColumnLength: 40},
+	{Name: "Msg_text", Type: querypb.Type_VARCHAR, Charset: 255, ColumnLength: 1024},
+}
+
+// adminStatement answers query if it is one of the statements above,
+// reporting whether it did; err is the statement's error then.
+func (h *handler) adminStatement(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) (sent bool, err error) {
+	if m := reDo.FindStringSubmatch(query); m != nil {
+		if err := h.inner(ctx, c, "SELECT "+m[1], nil); err != nil {
+			return true, err
+		}
+		return true, cb(&sqltypes.Result{}, false)
+	}
+	m := reTableOp.FindStringSubmatch(query)
+	if m == nil {
+		return false, nil
+	}
+	op := strings.ToLower(m[1])
+	names := splitTableList(reOptions.ReplaceAllString(m[2], ""))
+	if names == nil {
+		return false, nil
+	}
+	db := h.fe.CurrentDatabase(c.ConnectionID)
+	res := &sqltypes.Result{Fields: tableOpFields}
+	row := func(table, typ, text string) {
+		res.Rows = append(res.Rows, []sqltypes.Value{
+			sqltypes.NewVarChar(table), sqltypes.NewVarChar(op), sqltypes.NewVarChar(typ), sqltypes.NewVarChar(text)})
+	}
+	for _, n := range names {
+		qualified, display := n.qualified(db)
+		if qualified == "" {
+			return true, mysql.NewSQLError(mysql.ERNoDb, "3D000", "No database selected")
+		}
+		probe := "SELECT COUNT(*) FROM " + qualified
+		if op == "optimize" {
+			probe = "ANALYZE TABLE " + qualified
+		}
+		if err := h.inner(ctx, c, probe, nil); err != nil {
+			var se *mysql.SQLError
+			if e := h.mysqlError(c, probe, err); errors.As(e, &se) {
+				row(display, "Error", se.Message)
+				row(display, "status", "Operation failed")
+				continue
+			}
+			return true, err
+		}
+		switch op {
+		case "optimize":
+			row(display, "note", "Table does not support optimize, doing recreate + analyze instead")
+			row(display, "status", "OK")
+		case "repair":
+			row(display, "note", "The storage engine for the table doesn't support repair")
+		default:
+			row(display, "status", "OK")
+		}
+	}
+	return true, cb(res, false)
+}
+
+// inner runs q through go-mysql-server for the connection, handing each
+// result to keep (nil: drop them).
+func (h *handler) inner(ctx context.Context, c *mysql.Conn, q string, keep func(*sqltypes.Result)) error {
+	return h.Handler.ComQuery(ctx, c, q, func(r *sqltypes.Result, _ bool) error {
+		if keep != nil {
+			keep(r)
+		}
+		return nil
+	})
+}
+
+// tableName is one name of a statement's table list, as written.
+type tableName struct{ db, table string } // unquoted
+
+// qualified returns the name quoted for a statement and as MySQL shows it
+// (db.table); "" when it names no database and none is current.
+func (n tableName) qualified(current string) (quoted, display string) {
+	db := n.db
+	if db == "" {
+		db = current
+	}
+	if db == "" {
+		return "", ""
+	}
+	q := func(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+	return q(db) + "." + q(n.table), db + "." + n.table
+}
+
+// splitTableList reads `t`, db.t, `d`.`t` ... separated by commas; nil if
+// the list is not one.
+func splitTableList(s string) []tableName {
+	var out []tableName
+	var parts []string // identifiers of the current name
+	i := 0
+	for {
+		for i < len(s) && s[i] == ' ' {
+			i++
+		}
+		var id string
+		switch {
+		case i < len(s) && s[i] == '`':
+			j := i + 1
+			var b strings.Builder
+			for ; j < len(s); j++ {
+				if s[j] == '`' {
+					if j+1 < len(s) && s[j+1] == '`' {
+						b.WriteByte('`')
+						j++
+						continue
+					}
+					break
+				}
+				b.WriteByte(s[j])
+			}
+			if j >= len(s) {
+				return nil
+			}
+			id, i = b.String(), j+1
+		default:
+			j := i
+			for j < len(s) && (isIdentByte(s[j])) {
+				j++
+			}
+			if j == i {
+				return nil
+			}
+			id, i = s[i:j], j
+		}
+		parts = append(parts, id)
+		for i < len(s) && s[i] == ' ' {
+			i++
+		}
+		switch {
+		case i < len(s) && s[i] == '.' && len(parts) == 1:
+			i++
+			continue
+		case i == len(s) || s[i] == ',':
+			n := tableName{table: parts[len(parts)-1]}
+			if len(parts) == 2 {
+				n.db = parts[0]
+			}
+			out = append(out, n)
+			parts = parts[:0]
+			if i == len(s) {
+				return out
+			}
+			i++
+		default:
+			return nil
+		}
+	}
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
+}
+
+// isSyntaxError reports whether go-mysql-server refused a statement as
+// one its parser does not know.
+func isSyntaxError(err error) bool {
+	var se *mysql.SQLError
+	if errors.As(mysqlError("", err), &se) {
+		return se.Num == mysql.ERParseError
+	}
+	return false
+}
