@@ -89,8 +89,9 @@ func New(opts Options) (*Frontend, error) {
 	if !withRuleWrapped(a, "validateDropTables", droppableAccountTables) {
 		return nil, fmt.Errorf("go-mysql-server's analyzer has no validateDropTables rule to wrap (granttables.go)")
 	}
-	a.Catalog.StatsProvider = safeStats{a.Catalog.StatsProvider} // stats.go
-	listMySQLSchema()                                            // mysqlschema.go
+	// ANALYZE TABLE of an empty table (stats.go).
+	a.Catalog.StatsProvider = safeStats{a.Catalog.StatsProvider}
+	listMySQLSchema() // mysqlschema.go
 	if err := triggersInOwnDatabase(sql.NewEmptyContext(), a.Catalog); err != nil {
 		return nil, err
 	}
