@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/dolthub/vitess/go/mysql"
@@ -13,9 +14,10 @@ import (
 
 // Statements the parser does not know (1064) that tools send: the table
 // maintenance statements `mysqlcheck` runs — CHECK TABLE, OPTIMIZE TABLE,
-// REPAIR TABLE — and DO. The handler tries them only once
-// go-mysql-server has refused a statement as a syntax error, so they cost
-// the other statements nothing.
+// REPAIR TABLE — and DO; and SHOW ERRORS, which go-mysql-server refuses
+// as an unsupported feature. The handler tries them only once
+// go-mysql-server has refused a statement, so they cost the other
+// statements nothing.
 //
 // They answer as MySQL with InnoDB does: one result set (Table, Op,
 // Msg_type, Msg_text) with rows per table, the table named db.table.
@@ -28,12 +30,16 @@ import (
 //     1146 text, then "Operation failed", as MySQL sends it.
 //   - DO expr, ... evaluates the expressions (as SELECT) and sends OK
 //     without a result set.
+//   - SHOW ERRORS [LIMIT [offset,] n] is SHOW WARNINGS' rows of level
+//     Error (a failed statement's error is among them:
+//     sqlfront/diagnostics.go).
 // CHECK TABLE's options (QUICK, EXTENDED, FOR UPGRADE ...) change nothing.
 
 var (
-	reTableOp = regexp.MustCompile(`(?is)^\s*(check|optimize|repair)\s+(?:(?:no_write_to_binlog|local)\s+)?tables?\s+(.+?)\s*;?\s*$`)
-	reDo      = regexp.MustCompile(`(?is)^\s*do\s+(.+?)\s*;?\s*$`)
-	reOptions = regexp.MustCompile(`(?is)\s+(?:(?:for\s+upgrade|quick|fast|medium|extended|changed|use_frm)\b\s*)+$`)
+	reTableOp    = regexp.MustCompile(`(?is)^\s*(check|optimize|repair)\s+(?:(?:no_write_to_binlog|local)\s+)?tables?\s+(.+?)\s*;?\s*$`)
+	reDo         = regexp.MustCompile(`(?is)^\s*do\s+(.+?)\s*;?\s*$`)
+	reShowErrors = regexp.MustCompile(`(?is)^\s*show\s+errors(?:\s+limit\s+(\d+)(?:\s*,\s*(\d+))?)?\s*;?\s*$`)
+	reOptions    = regexp.MustCompile(`(?is)\s+(?:(?:for\s+upgrade|quick|fast|medium|extended|changed|use_frm)\b\s*)+$`)
 )
 
 var tableOpFields = []*querypb.Field{
@@ -43,9 +49,16 @@ var tableOpFields = []*querypb.Field{
 	{Name: "Msg_text", Type: querypb.Type_VARCHAR, Charset: 255, ColumnLength: 1024},
 }
 
-// adminStatement answers query if it is one of the statements above,
-// reporting whether it did; err is the statement's error then.
-func (h *handler) adminStatement(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) (sent bool, err error) {
+// adminStatement answers query, which go-mysql-server refused with
+// refusal, if it is one of the statements above, reporting whether it did;
+// err is the statement's error then.
+func (h *handler) adminStatement(ctx context.Context, c *mysql.Conn, query string, refusal error, cb mysql.ResultSpoolFn) (sent bool, err error) {
+	if m := reShowErrors.FindStringSubmatch(query); m != nil {
+		return true, h.showErrors(ctx, c, m, cb)
+	}
+	if !isSyntaxError(refusal) {
+		return false, nil
+	}
 	if m := reDo.FindStringSubmatch(query); m != nil {
 		if err := h.inner(ctx, c, "SELECT "+m[1], nil); err != nil {
 			return true, err
@@ -78,7 +91,7 @@ func (h *handler) adminStatement(ctx context.Context, c *mysql.Conn, query strin
 		}
 		if err := h.inner(ctx, c, probe, nil); err != nil {
 			var se *mysql.SQLError
-			if e := h.mysqlError(c, probe, err); errors.As(e, &se) {
+			if e := h.mapError(c, probe, err); errors.As(e, &se) {
 				row(display, "Error", se.Message)
 				row(display, "status", "Operation failed")
 				continue
@@ -203,4 +216,48 @@ func isSyntaxError(err error) bool {
 		return se.Num == mysql.ERParseError
 	}
 	return false
+}
+
+// showErrors answers SHOW ERRORS (m: reShowErrors' match) from SHOW
+// WARNINGS.
+func (h *handler) showErrors(ctx context.Context, c *mysql.Conn, m []string, cb mysql.ResultSpoolFn) error {
+	var res *sqltypes.Result
+	err := h.inner(ctx, c, "SHOW WARNINGS", func(r *sqltypes.Result) {
+		if res == nil {
+			res = &sqltypes.Result{Fields: r.Fields}
+			h.fe.FixFields(c.ConnectionID, res.Fields)
+		}
+		for _, row := range r.Rows {
+			if len(row) > 0 && row[0].ToString() == "Error" {
+				res.Rows = append(res.Rows, copyRow(row))
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if res == nil {
+		return errors.New("SHOW ERRORS: SHOW WARNINGS sent no result")
+	}
+	offset, count := 0, len(res.Rows)
+	if m[1] != "" {
+		a, _ := strconv.Atoi(m[1])
+		count = a
+		if m[2] != "" {
+			b, _ := strconv.Atoi(m[2])
+			offset, count = a, b
+		}
+	}
+	offset = min(offset, len(res.Rows))
+	res.Rows = res.Rows[offset:min(len(res.Rows), offset+count)]
+	return cb(res, false)
+}
+
+// copyRow copies a row a callback was handed (its values may be reused).
+func copyRow(row []sqltypes.Value) []sqltypes.Value {
+	out := make([]sqltypes.Value, len(row))
+	for i, v := range row {
+		out[i] = sqltypes.MakeTrusted(v.Type(), append([]byte(nil), v.Raw()...))
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"regexp"
 	"strings"
 
@@ -133,6 +134,7 @@ func fixExplainNulls(r *sqltypes.Result) {
 }
 
 func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) error {
+	h.fe.BeginStatement(c.ConnectionID)
 	res, handled, err, learn := h.fe.FastQuery(ctx, c.ConnectionID, query)
 	if handled {
 		return h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
@@ -147,8 +149,8 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 	if sent, serr := h.explainPlan(c, query, err, cb); sent {
 		return serr
 	}
-	if err != nil && isSyntaxError(err) {
-		if sent, aerr := h.adminStatement(ctx, c, query, cb); sent { // adminstmt.go
+	if err != nil {
+		if sent, aerr := h.adminStatement(ctx, c, query, err, cb); sent { // adminstmt.go
 			h.syncInTrans(c)
 			return h.mysqlError(c, query, aerr)
 		}
@@ -158,6 +160,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) (string, error) {
+	h.fe.BeginStatement(c.ConnectionID)
 	// The fast path takes single statements only (normaliseText refuses a
 	// text with a second statement), so nothing remains after it.
 	res, handled, err, learn := h.fe.FastQuery(ctx, c.ConnectionID, query)
@@ -174,8 +177,8 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	if sent, serr := h.explainPlan(c, query, err, cb); sent {
 		return "", serr
 	}
-	if err != nil && rest == "" && isSyntaxError(err) {
-		if sent, aerr := h.adminStatement(ctx, c, query, cb); sent { // adminstmt.go
+	if err != nil && rest == "" {
+		if sent, aerr := h.adminStatement(ctx, c, query, err, cb); sent { // adminstmt.go
 			h.syncInTrans(c)
 			return "", h.mysqlError(c, query, aerr)
 		}
@@ -209,7 +212,7 @@ func (h *handler) fastResult(c *mysql.Conn, query string, res *sqltypes.Result, 
 		err = h.sendOK(c, res, func() error { return send(res) })
 	}
 	h.syncInTrans(c)
-	return mysqlError(query, err)
+	return h.noteError(c, mysqlError(query, err))
 }
 
 // setStatement matches a SET statement (variables, NAMES, TRANSACTION ...),
@@ -250,6 +253,7 @@ func learnFields(learn *func([]*querypb.Field), r *sqltypes.Result) {
 }
 
 func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
+	h.fe.BeginStatement(c.ConnectionID)
 	// skipFast: the execute hook (execproto.go) has run the plan on these
 	// parameters and it declined them.
 	if !h.hook(c).skipFast(p.StatementID) {
@@ -270,6 +274,11 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.Pr
 // mysqlError maps a statement's error as mysqlError does, foreign key
 // errors first: sqlfront knows the keys MySQL's messages describe.
 func (h *handler) mysqlError(c *mysql.Conn, query string, err error) error {
+	return h.noteError(c, h.mapError(c, query, err))
+}
+
+// mapError is mysqlError without the diagnostics.
+func (h *handler) mapError(c *mysql.Conn, query string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -277,7 +286,19 @@ func (h *handler) mysqlError(c *mysql.Conn, query string, err error) error {
 	return mysqlErrorIn(query, errContext{db: db, row: row, col: col, val: val, colType: colType}, h.fe.ForeignKeyError(c.ConnectionID, query, err))
 }
 
+// noteError puts the error a statement fails with into the session's
+// diagnostics (SHOW WARNINGS, SHOW ERRORS, @@error_count:
+// sqlfront/diagnostics.go) and returns it.
+func (h *handler) noteError(c *mysql.Conn, err error) error {
+	var se *mysql.SQLError
+	if errors.As(err, &se) {
+		h.fe.NoteError(c.ConnectionID, se.Num, se.Message)
+	}
+	return err
+}
+
 func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p *mysql.PrepareData) ([]*querypb.Field, error) {
+	h.fe.BeginStatement(c.ConnectionID)
 	if orig := h.hook(c).original(query); orig != query {
 		query, p.PrepareStmt = orig, orig // the client's text (execHook.rewrite)
 	}

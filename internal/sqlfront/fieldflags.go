@@ -24,6 +24,17 @@ const keyFlags = uint32(querypb.MySqlFlag_PRI_KEY_FLAG | querypb.MySqlFlag_AUTO_
 func (fe *Frontend) FixFields(connID uint32, fields []*querypb.Field) {
 	fe.addKeyFlags(connID, fields)
 	computedStringTypes(fields)
+	diagnosticsTypes(fields)
+}
+
+// diagnosticsTypes: SHOW WARNINGS' (and SHOW ERRORS') Code column is
+// unsigned in MySQL (INT UNSIGNED); go-mysql-server sends it signed.
+func diagnosticsTypes(fields []*querypb.Field) {
+	if len(fields) == 3 && fields[0].Name == "Level" && fields[1].Name == "Code" && fields[2].Name == "Message" &&
+		fields[0].OrgTable == "" && fields[1].Type == querypb.Type_INT32 {
+		fields[1].Type = querypb.Type_UINT32
+		fields[1].Flags |= uint32(querypb.MySqlFlag_UNSIGNED_FLAG)
+	}
 }
 
 // computedStringTypes: go-mysql-server types the result of every string

@@ -90,9 +90,7 @@ func (fe *Frontend) ErrorContext(connID uint32) (db string, row int, column, val
 
 // CurrentDatabase is connection connID's current database ("" for none).
 func (fe *Frontend) CurrentDatabase(connID uint32) string {
-	fe.sessMu.Lock()
-	s := fe.sessions[connID]
-	fe.sessMu.Unlock()
+	s := fe.session(connID)
 	if s == nil {
 		return ""
 	}

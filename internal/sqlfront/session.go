@@ -56,6 +56,10 @@ type Session struct {
 	textLock lockIntent // the locking clause of its prepared text
 
 	lastWarnings int64 // conditions raised by the previous statement (@@warning_count)
+	lastErrors   int64 // of them errors (@@error_count)
+	// cleared: the statement running has started its diagnostics
+	// (ClearWarnings); BeginStatement resets it (diagnostics.go).
+	cleared bool
 
 	ddlHeld bool // the running statement is logged DDL and holds fe.ddlMu
 

@@ -59,6 +59,13 @@ func lockstepVariables() []sql.SystemVariable {
 			Type:    types.NewSystemIntType("warning_count", 0, math.MaxUint16, false),
 			Default: int64(0),
 		},
+		&sql.MysqlSystemVariable{
+			Name:    "error_count",
+			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Session),
+			Dynamic: false,
+			Type:    types.NewSystemIntType("error_count", 0, math.MaxUint16, false),
+			Default: int64(0),
+		},
 		fastVariable(),
 		fastProtoVariable(),
 		perServer(&sql.MysqlSystemVariable{

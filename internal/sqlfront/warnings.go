@@ -67,8 +67,15 @@ func mysqlWarningMessage(code int, msg string) string {
 // ClearWarnings starts a new statement's diagnostics, remembering how many
 // conditions the previous statement raised for @@warning_count.
 func (s *Session) ClearWarnings() {
-	s.lastWarnings = int64(len(s.BaseSession.Warnings()))
+	ws := s.BaseSession.Warnings()
+	s.lastWarnings, s.lastErrors = int64(len(ws)), 0
+	for _, w := range ws {
+		if w.Level == "Error" {
+			s.lastErrors++
+		}
+	}
 	s.BaseSession.ClearWarnings()
+	s.cleared = true
 }
 
 // GetSessionVariable serves @@warning_count from the diagnostics of the
@@ -77,6 +84,9 @@ func (s *Session) ClearWarnings() {
 func (s *Session) GetSessionVariable(ctx *sql.Context, name string) (interface{}, error) {
 	if strings.EqualFold(name, "warning_count") {
 		return s.lastWarnings, nil
+	}
+	if strings.EqualFold(name, "error_count") {
+		return s.lastErrors, nil
 	}
 	if def := ownedVar(name); def != nil && def.Scope.Type == sql.SystemVariableScope_Global {
 		v, _ := s.fe.GlobalVariable(name) // a global-only variable: this server's value
