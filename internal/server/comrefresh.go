@@ -3,7 +3,7 @@ package server
 // COM_REFRESH (0x07) is the protocol's older form of FLUSH: one byte of
 // REFRESH_* flags. `mysqldump --flush-logs` sends it (mysql_refresh with
 // REFRESH_LOG), and the protocol layer answered "command handling not
-// implemented yet: 7". statsConn hands the protocol layer the FLUSH
+// implemented yet: 7". wireConn hands the protocol layer the FLUSH
 // statement the flags stand for as a COM_QUERY in its place, so the
 // privilege check (RELOAD), the statement and its OK or ERR packet are
 // those of the text statement. Every FLUSH but PRIVILEGES changes nothing

@@ -1,223 +1,24 @@
 package server
 
 import (
-	"crypto/tls"
 	"fmt"
-	"net"
 	"time"
 )
 
 // COM_STATISTICS (`mysqladmin status`, the mysql CLI's `status`) is a
 // command the protocol layer does not know: it answered "command handling
-// not implemented yet: 9". statsConn answers it itself, below the protocol
-// layer: it reads the client's packets as they arrive, hands everything
-// else on unchanged, and replies to a one-byte command packet 0x09 with the
-// statistics line MySQL sends.
-//
-// Framing: a packet is a 3-byte length, a sequence byte and the payload; a
-// command starts at sequence 0. The connection is read as a stream of
-// packets from the first byte (the handshake response, sequence 1), over
-// TLS when the client asked for it (statsConn ends TLS itself:
-// tlsterm.go). A COM_STATISTICS that arrives while
-// earlier bytes are still waiting to be read (a pipelining client) waits
-// until they have been, so replies keep the commands' order.
+// not implemented yet: 9". wireConn (wireconn.go) answers it itself, below
+// the protocol layer: a one-byte command packet 0x09 gets the statistics
+// line MySQL sends. A COM_STATISTICS that arrives while earlier bytes are
+// still waiting to be read (a pipelining client) waits until they have
+// been, so replies keep the commands' order.
 
 const comStatistics = 0x09
 
-// statsConn is a connection that answers COM_STATISTICS.
-type statsConn struct {
-	net.Conn
-	answer func() string // the statistics line
-
-	buf     []byte // bytes read from Conn; buf[:ready] may be handed out
-	ready   int
-	pending int    // payload bytes of the current packet not yet passed
-	through bool   // a partial packet at the end of the stream: no more parsing
-	back    []byte // buf's backing array, reused once buf is drained
-
-	// hook sees the prepared-statement commands (execproto.go's execHook);
-	// nil: every command goes to the protocol layer unseen.
-	hook commandHook
-
-	// okInfo is the info string of the OK packet the protocol layer is
-	// about to write, set by handler.sendOK around it; Write gives the
-	// string its length (okinfo.go).
-	okInfo string
-
-	// hs is the handshake's state when the server offers TLS, until the
-	// handshake is over; tls is the TLS connection once the client has
-	// switched to it (tlsterm.go).
-	hs  *tlsHandshake
-	tls *tls.Conn
-}
-
-// commandHook is what statsConn asks about prepared-statement commands.
-type commandHook interface {
-	// execute answers a COM_STMT_EXECUTE payload itself, or reports that
-	// it did not.
-	execute(payload []byte) (bool, error)
-	// rewrite returns the replacement for a COM_STMT_PREPARE payload, or
-	// nil to pass it unchanged.
-	rewrite(payload []byte) []byte
-}
-
-// Read hands out the client's bytes minus the COM_STATISTICS packets.
-func (c *statsConn) Read(p []byte) (int, error) {
-	for {
-		if c.ready > 0 {
-			n := copy(p, c.buf[:c.ready])
-			c.buf = c.buf[n:]
-			c.ready -= n
-			return n, nil
-		}
-		if c.through && len(c.buf) == 0 {
-			return c.conn().Read(p)
-		}
-		if err := c.parse(); err != nil {
-			return 0, err
-		}
-		if c.ready > 0 {
-			continue
-		}
-		// Read into the buffer's spare room: one copy of the client's
-		// bytes (to p), no allocation once the buffer exists.
-		switch {
-		case len(c.buf) == 0:
-			if c.back == nil {
-				c.back = make([]byte, 16<<10)
-			}
-			c.buf = c.back[:0]
-		case len(c.buf) == cap(c.buf):
-			c.buf = append(make([]byte, 0, 2*cap(c.buf)), c.buf...)
-		}
-		n, err := c.conn().Read(c.buf[len(c.buf):cap(c.buf)])
-		c.buf = c.buf[:len(c.buf)+n]
-		if err != nil && n == 0 {
-			if len(c.buf) > 0 {
-				// A partial packet at the end of the stream: hand it on,
-				// the protocol layer reports the short read.
-				c.ready, c.through = len(c.buf), true
-				continue
-			}
-			return 0, err
-		}
-	}
-}
-
-// parse moves c.ready over complete packet headers and payload bytes,
-// answering and dropping COM_STATISTICS packets, and COM_STMT_EXECUTE
-// packets c.exec answers, found at a boundary with nothing before them
-// waiting.
-func (c *statsConn) parse() error {
-	for c.ready < len(c.buf) {
-		rest := c.buf[c.ready:]
-		switch {
-		case c.through:
-			c.ready = len(c.buf)
-			continue
-		case c.pending > 0:
-			k := min(c.pending, len(rest))
-			c.pending -= k
-			c.ready += k
-			continue
-		case len(rest) < 4:
-			return nil // a header still arriving
-		}
-		size := int(rest[0]) | int(rest[1])<<8 | int(rest[2])<<16
-		seq := rest[3]
-		if c.hs != nil && c.hs.step == stepRequest {
-			// The client's first packet: an SSLRequest (tlsterm.go), or
-			// the handshake response of a plain connection.
-			if seq == 1 && size == 32 {
-				if len(rest) < 4+size {
-					return nil
-				}
-				if isSSLRequest(rest[:4+size]) {
-					if err := c.startTLS(rest[4+size:]); err != nil {
-						return err
-					}
-					c.buf = c.buf[:c.ready]
-					continue
-				}
-			}
-			c.hs = nil
-		}
-		if seq == 0 && size == 1 {
-			if len(rest) < 5 {
-				return nil
-			}
-			if rest[4] == comStatistics {
-				if c.ready > 0 {
-					return nil // earlier commands first
-				}
-				if err := c.reply(); err != nil {
-					return err
-				}
-				c.buf = append(c.buf[:0], rest[5:]...)
-				continue
-			}
-		}
-		if seq == 0 && size == 2 {
-			if len(rest) < 6 {
-				return nil
-			}
-			if rest[4] == comRefresh {
-				// COM_REFRESH becomes the FLUSH statement it stands for
-				// (comrefresh.go): the protocol layer does not know it.
-				q := refreshQuery(rest[5])
-				pkt := packetOf(0, append([]byte{comQuery}, q...))
-				c.buf = append(append(c.buf[:c.ready:c.ready], pkt...), rest[6:]...)
-				size = len(pkt) - 4
-			}
-		}
-		if seq == 0 && c.hook != nil && size > 0 && size < maxPacketPayload {
-			if len(rest) < 5 {
-				return nil // the command byte first
-			}
-			if cmd := rest[4]; cmd == comStmtPrepare || cmd == comStmtExecute {
-				if cmd == comStmtExecute && c.ready > 0 {
-					return nil // earlier commands first: the hook answers
-				}
-				if len(rest) < 4+size {
-					return nil // the whole packet first
-				}
-				if cmd == comStmtPrepare {
-					if repl := c.hook.rewrite(rest[4 : 4+size]); repl != nil {
-						n := len(repl)
-						pkt := append([]byte{byte(n), byte(n >> 8), byte(n >> 16), 0}, repl...)
-						c.buf = append(append(c.buf[:c.ready:c.ready], pkt...), rest[4+size:]...)
-						size = n
-					}
-				} else {
-					handled, err := c.hook.execute(rest[4 : 4+size])
-					if err != nil {
-						return err
-					}
-					if handled {
-						c.buf = append(c.buf[:0], rest[4+size:]...)
-						continue
-					}
-				}
-			}
-		}
-		if c.hs != nil && c.hs.step == stepShifted {
-			rest[3]-- // the protocol layer did not see the SSLRequest
-		}
-		c.ready += 4
-		c.pending = size
-	}
-	return nil
-}
-
 // reply writes the statistics line as the command's one response packet
 // (sequence 1, a bare string as MySQL sends it).
-func (c *statsConn) reply() error {
-	line := c.answer()
-	n := len(line)
-	pkt := make([]byte, 0, 4+n)
-	pkt = append(pkt, byte(n), byte(n>>8), byte(n>>16), 1)
-	pkt = append(pkt, line...)
-	_, err := c.conn().Write(pkt)
+func (c *wireConn) reply() error {
+	_, err := c.conn().Write(packetOf(1, []byte(c.answer())))
 	return err
 }
 

@@ -19,7 +19,7 @@ type limitListener struct {
 	net.Listener
 	max     func() int64  // the current @@global.max_connections
 	stats   func() string // the COM_STATISTICS line (comstats.go); nil: not answered
-	tls     *tls.Config   // TLS offered, ended in statsConn (tlsterm.go); nil: none
+	tls     *tls.Config   // TLS offered, ended in wireConn (tlsterm.go); nil: none
 	open    atomic.Int64  // connections accepted and not yet closed
 	refused atomic.Int64  // Connection_errors_max_connections
 }
@@ -39,7 +39,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			continue
 		}
 		if l.stats != nil {
-			sc := &statsConn{Conn: c, answer: l.stats}
+			sc := &wireConn{Conn: c, answer: l.stats}
 			if l.tls != nil {
 				sc.hs = &tlsHandshake{config: l.tls}
 			}
@@ -87,11 +87,11 @@ func refuseConn(c net.Conn) {
 	_ = c.Close()
 }
 
-// statsConnOf finds the statsConn under a connection the listener made.
-func statsConnOf(c net.Conn) *statsConn {
+// wireConnOf finds the wireConn under a connection the listener made.
+func wireConnOf(c net.Conn) *wireConn {
 	for {
 		switch x := c.(type) {
-		case *statsConn:
+		case *wireConn:
 			return x
 		case *countedConn:
 			c = x.Conn

@@ -22,7 +22,7 @@ import (
 // new protobuf message: in TPC-C at 16 threads that was 7% of the server's
 // CPU and a fifth of the bytes it allocated (a New-Order inserts ten order
 // lines of ten parameters each in one statement). For a statement the fast
-// path has a plan for, statsConn hands the whole execute packet to
+// path has a plan for, wireConn hands the whole execute packet to
 // execHook instead: it parses the parameters into bind variables it keeps
 // per statement and reuses, runs the plan (sqlfront's FastPlanned and Run,
 // the two halves of the FastExecute handler.ComStmtExecute calls), and
@@ -35,12 +35,12 @@ import (
 // requested, parameters sent with COM_STMT_SEND_LONG_DATA, a date or time
 // parameter (vitess turns those into text its own way), an iteration count
 // other than 1, a malformed packet, a packet of 16 MiB or more. (TLS
-// connections are seen too: statsConn ends TLS itself, tlsterm.go.) When
+// connections are seen too: wireConn ends TLS itself, tlsterm.go.) When
 // the plan declines the
 // parameters (FastExecute's fallback), the packet goes to vitess too, and
 // the handler, told so, sends it straight to go-mysql-server.
 //
-// Ordering: statsConn only intercepts a packet at the head of its buffer
+// Ordering: wireConn only intercepts a packet at the head of its buffer
 // with nothing handed out before it waiting; vitess only reads again once
 // it has answered everything it read, so replies keep the commands' order.
 

@@ -53,17 +53,17 @@ func TestFlush(t *testing.T) {
 	}
 }
 
-// TestStatsConnRefresh: a COM_REFRESH reaches the protocol layer as the
+// TestWireConnRefresh: a COM_REFRESH reaches the protocol layer as the
 // COM_QUERY of its FLUSH statement, whatever the reads' sizes; the bytes
 // around it pass unchanged.
-func TestStatsConnRefresh(t *testing.T) {
+func TestWireConnRefresh(t *testing.T) {
 	handshake := packet(1, bytes.Repeat([]byte{'h'}, 60)...)
 	query := packet(0, append([]byte{0x03}, "SELECT 1"...)...)
 	in := cat(handshake, packet(0, comRefresh, 0x02), query, packet(0, comRefresh, 0x01|0x04))
 	want := cat(handshake, packet(0, append([]byte{0x03}, "FLUSH LOGS"...)...), query,
 		packet(0, append([]byte{0x03}, "FLUSH PRIVILEGES"...)...))
 	for _, split := range []int{0, 1, 3, 5, 6, 11, 4096} {
-		c := &statsConn{Conn: &chunkConn{chunks: chunked(in, split)}, answer: func() string { return "S" }}
+		c := &wireConn{Conn: &chunkConn{chunks: chunked(in, split)}, answer: func() string { return "S" }}
 		got, err := io.ReadAll(readerFunc(c.Read))
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("reads of %d: %q, %v", split, got, err)

@@ -34,14 +34,14 @@ func wrapHandlerFor(fe *sqlfront.Frontend) func(mysql.Handler) (mysql.Handler, e
 func (h *handler) NewConnection(c *mysql.Conn) {
 	h.Handler.NewConnection(c)
 	h.resetFlags(c)
-	if sc := statsConnOf(c.Conn); sc != nil {
+	if sc := wireConnOf(c.Conn); sc != nil {
 		sc.hook = &execHook{h: h, vc: c}
 	}
 }
 
 // hook returns connection c's execute hook (execproto.go), or nil.
 func (h *handler) hook(c *mysql.Conn) *execHook {
-	if sc := statsConnOf(c.Conn); sc != nil {
+	if sc := wireConnOf(c.Conn); sc != nil {
 		x, _ := sc.hook.(*execHook)
 		return x
 	}

@@ -12,7 +12,7 @@ import (
 // 35 bytes (past the end of a shorter string: "Received malformed packet";
 // a longer one cut), PyMySQL, which takes the rest of the packet, shows
 // "#Rows matched: ...". sendOK has the packet written on its own
-// (flushing the protocol layer's buffer before and after), and statsConn's
+// (flushing the protocol layer's buffer before and after), and wireConn's
 // Write puts the length in place of the '#' as the packet passes.
 
 // sendOK calls send, which hands r to the protocol layer, making the OK
@@ -21,7 +21,7 @@ func (h *handler) sendOK(c *mysql.Conn, r *sqltypes.Result, send func() error) e
 	if r.Info == "" || len(r.Fields) != 0 {
 		return send()
 	}
-	sc := statsConnOf(c.Conn)
+	sc := wireConnOf(c.Conn)
 	if sc == nil || sc.through {
 		return send()
 	}
@@ -39,7 +39,7 @@ func (h *handler) sendOK(c *mysql.Conn, r *sqltypes.Result, send func() error) e
 
 // Write sends the server's bytes; an OK packet with the info string
 // sendOK expects goes with the string's length in place of vitess's '#'.
-func (c *statsConn) Write(p []byte) (int, error) {
+func (c *wireConn) Write(p []byte) (int, error) {
 	if c.hs != nil {
 		return c.handshakeWrite(p) // tlsterm.go
 	}

@@ -68,7 +68,7 @@ func TestTLS(t *testing.T) {
 	wantErrNum(t, "caching_sha2_password over TLS, wrong password", s.openTLS(t, "sha", "nope").Ping(), 1045)
 	wantErrNum(t, "caching_sha2_password without TLS", s.openAs(t, "sha", "pw2").Ping(), 1045)
 
-	// What statsConn does on the plain packet stream works over TLS too,
+	// What wireConn does on the plain packet stream works over TLS too,
 	// since TLS is ended below it (tlsterm.go): COM_STATISTICS, an OK
 	// packet's info string with its length, prepared executes answered by
 	// the hook.

@@ -10,20 +10,20 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// TLS is ended in statsConn, below the protocol layer, not by the protocol
-// layer itself: statsConn answers COM_STATISTICS and prepared executes
+// TLS is ended in wireConn, below the protocol layer, not by the protocol
+// layer itself: wireConn answers COM_STATISTICS and prepared executes
 // and fixes OK packets by reading and writing the plain packet stream, and
 // when the protocol layer (vitess) switched to TLS it did so above
-// statsConn, which then saw only ciphertext (`mysqladmin --ssl status`
+// wireConn, which then saw only ciphertext (`mysqladmin --ssl status`
 // answered "command handling not implemented yet: 9").
 //
-// The protocol layer is given no TLS configuration; statsConn offers TLS
+// The protocol layer is given no TLS configuration; wireConn offers TLS
 // and takes it up:
 //
 //  1. The greeting (sequence 0) goes out with CLIENT_SSL added to its
 //     capability flags.
 //  2. A client that wants TLS sends an SSLRequest (sequence 1, 32 bytes,
-//     CLIENT_SSL set) and starts the TLS handshake. statsConn keeps that
+//     CLIENT_SSL set) and starts the TLS handshake. wireConn keeps that
 //     packet from the protocol layer and does the handshake; from then on
 //     it reads and writes through the TLS connection.
 //  3. The client's handshake response follows with sequence 2, where the
@@ -55,7 +55,7 @@ const (
 	stepShifted                       // TLS on: sequence numbers shifted until OK/ERR
 )
 
-// tlsHandshake is statsConn's state until the handshake is over.
+// tlsHandshake is wireConn's state until the handshake is over.
 type tlsHandshake struct {
 	config *tls.Config
 	step   handshakeStep
@@ -69,7 +69,7 @@ const clientSSL = mysql.CapabilityClientSSL
 // by packet: the greeting offers TLS, and once TLS is on each packet's
 // sequence number is one higher. A packet not yet whole waits for the
 // rest (the protocol layer writes a header, then its payload).
-func (c *statsConn) handshakeWrite(p []byte) (int, error) {
+func (c *wireConn) handshakeWrite(p []byte) (int, error) {
 	hs := c.hs
 	hs.out = append(hs.out, p...)
 	for c.hs != nil && len(hs.out) >= 4 {
@@ -135,7 +135,7 @@ func isSSLRequest(pkt []byte) bool {
 // startTLS does the TLS handshake on the raw connection; early holds the
 // client's bytes already read past the SSLRequest (the start of its TLS
 // hello).
-func (c *statsConn) startTLS(early []byte) error {
+func (c *wireConn) startTLS(early []byte) error {
 	raw := &prefixConn{Conn: c.Conn, early: append([]byte(nil), early...)}
 	t := tls.Server(raw, c.hs.config)
 	_ = c.Conn.SetDeadline(time.Now().Add(tlsHandshakeTimeout))
@@ -148,9 +148,9 @@ func (c *statsConn) startTLS(early []byte) error {
 	return nil
 }
 
-// conn is what statsConn reads the client's bytes from and writes the
+// conn is what wireConn reads the client's bytes from and writes the
 // server's to: the TLS connection once there is one.
-func (c *statsConn) conn() io.ReadWriter {
+func (c *wireConn) conn() io.ReadWriter {
 	if c.tls != nil {
 		return c.tls
 	}
@@ -161,7 +161,7 @@ func (c *statsConn) conn() io.ReadWriter {
 // its own TLS switch would (auth.go calls it before the protocol layer
 // asks).
 func markTLS(c *mysql.Conn) {
-	if sc := statsConnOf(c.Conn); sc != nil && sc.tls != nil {
+	if sc := wireConnOf(c.Conn); sc != nil && sc.tls != nil {
 		c.Capabilities |= clientSSL
 	}
 }

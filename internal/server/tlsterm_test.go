@@ -34,7 +34,7 @@ func greetingPayload(caps uint16) []byte {
 	return append(p, bytes.Repeat([]byte{'r'}, 20)...)
 }
 
-// TestStatsConnTLS plays both ends of a handshake through statsConn with
+// TestWireConnTLS plays both ends of a handshake through wireConn with
 // TLS offered: the protocol layer's side (greeting written as a header and
 // a payload, sequence numbers as it counts them without an SSLRequest)
 // and a client's (SSLRequest, TLS, the rest of the handshake, then
@@ -42,7 +42,7 @@ func greetingPayload(caps uint16) []byte {
 // the protocol layer reads and writes the handshake's packets one sequence
 // number lower than the client, and from the first command on both count
 // alike; COM_STATISTICS is answered over TLS.
-func TestStatsConnTLS(t *testing.T) {
+func TestWireConnTLS(t *testing.T) {
 	cfg, err := serverTLS(t.TempDir(), "127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +50,7 @@ func TestStatsConnTLS(t *testing.T) {
 	srvRaw, cliRaw := net.Pipe()
 	defer srvRaw.Close()
 	defer cliRaw.Close()
-	sc := &statsConn{Conn: srvRaw, answer: func() string { return "STATS" }, hs: &tlsHandshake{config: cfg}}
+	sc := &wireConn{Conn: srvRaw, answer: func() string { return "STATS" }, hs: &tlsHandshake{config: cfg}}
 
 	// The protocol layer.
 	type seen struct {
@@ -140,9 +140,9 @@ func TestStatsConnTLS(t *testing.T) {
 	}
 }
 
-// TestStatsConnTLSPlain: with TLS offered, a client that does not ask for
+// TestWireConnTLSPlain: with TLS offered, a client that does not ask for
 // it goes on in the clear, with sequence numbers untouched.
-func TestStatsConnTLSPlain(t *testing.T) {
+func TestWireConnTLSPlain(t *testing.T) {
 	cfg, err := serverTLS(t.TempDir(), "127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestStatsConnTLSPlain(t *testing.T) {
 	response := packet(1, bytes.Repeat([]byte{'h'}, 60)...)
 	query := packet(0, append([]byte{0x03}, "SELECT 1"...)...)
 	raw := &chunkConn{chunks: [][]byte{cat(response, packet(0, comStatistics), query)}}
-	sc := &statsConn{Conn: raw, answer: func() string { return "S" }, hs: &tlsHandshake{config: cfg}}
+	sc := &wireConn{Conn: raw, answer: func() string { return "S" }, hs: &tlsHandshake{config: cfg}}
 	if _, err := sc.Write(packet(0, greetingPayload(0xf7ff)...)); err != nil {
 		t.Fatal(err)
 	}
@@ -167,9 +167,9 @@ func TestStatsConnTLSPlain(t *testing.T) {
 	}
 }
 
-// TestStatsConnTLSBadHandshake: a client that asks for TLS and then sends
+// TestWireConnTLSBadHandshake: a client that asks for TLS and then sends
 // something else gets its connection ended with an error naming TLS.
-func TestStatsConnTLSBadHandshake(t *testing.T) {
+func TestWireConnTLSBadHandshake(t *testing.T) {
 	cfg, err := serverTLS(t.TempDir(), "127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func TestStatsConnTLSBadHandshake(t *testing.T) {
 	sslReq := make([]byte, 32)
 	binary.LittleEndian.PutUint32(sslReq, uint32(clientSSL)|1<<9)
 	raw := &chunkConn{chunks: [][]byte{cat(packet(1, sslReq...), []byte("not a TLS hello at all"))}}
-	sc := &statsConn{Conn: raw, answer: func() string { return "S" }, hs: &tlsHandshake{config: cfg, step: stepRequest}}
+	sc := &wireConn{Conn: raw, answer: func() string { return "S" }, hs: &tlsHandshake{config: cfg, step: stepRequest}}
 	_, err = sc.Read(make([]byte, 16))
 	if err == nil || !strings.Contains(err.Error(), "TLS handshake") {
 		t.Fatalf("read after a bad TLS hello: %v", err)

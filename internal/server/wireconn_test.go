@@ -71,14 +71,14 @@ func chunked(in []byte, split int) [][]byte {
 	return chunks
 }
 
-// TestStatsConn: whatever way the client's bytes are split into reads, the
+// TestWireConn: whatever way the client's bytes are split into reads, the
 // protocol layer gets every byte except the COM_STATISTICS packets, each of
 // which is answered once with a sequence-1 packet holding the statistics
 // line; a COM_STATISTICS queued behind an unread command is answered only
 // once that command's bytes were read; when the server offers no TLS, a
 // first packet of an SSLRequest's size is a packet like any other (TLS
-// itself: TestStatsConnTLS).
-func TestStatsConn(t *testing.T) {
+// itself: TestWireConnTLS).
+func TestWireConn(t *testing.T) {
 	handshake := packet(1, bytes.Repeat([]byte{'h'}, 60)...)
 	query := packet(0, append([]byte{0x03}, "SELECT 1"...)...)
 	stats := packet(0, comStatistics)
@@ -101,7 +101,7 @@ func TestStatsConn(t *testing.T) {
 		for _, split := range []int{0, 1, 2, 3, 4, 5, 7, 4096} {
 			chunks := chunked(tc.in, split)
 			raw := &chunkConn{chunks: chunks}
-			c := &statsConn{Conn: raw, answer: func() string { return "STATS" }}
+			c := &wireConn{Conn: raw, answer: func() string { return "STATS" }}
 			got, err := io.ReadAll(readerFunc(c.Read))
 			if err != nil {
 				t.Fatalf("%s, reads of %d: %v", tc.name, split, err)
@@ -117,13 +117,13 @@ func TestStatsConn(t *testing.T) {
 	}
 }
 
-// TestStatsConnOrder: a COM_STATISTICS pipelined behind a command is not
+// TestWireConnOrder: a COM_STATISTICS pipelined behind a command is not
 // answered before the protocol layer has read that command.
-func TestStatsConnOrder(t *testing.T) {
+func TestWireConnOrder(t *testing.T) {
 	query := packet(0, append([]byte{0x03}, "SELECT 1"...)...)
 	stats := packet(0, comStatistics)
 	raw := &chunkConn{chunks: [][]byte{cat(query, stats)}}
-	c := &statsConn{Conn: raw, answer: func() string { return "S" }}
+	c := &wireConn{Conn: raw, answer: func() string { return "S" }}
 	p := make([]byte, 4)
 	if _, err := io.ReadFull(readerFunc(c.Read), p); err != nil {
 		t.Fatal(err)
@@ -160,11 +160,11 @@ func head(b []byte) []byte {
 	return b
 }
 
-// TestStatsConnExecute: a COM_STMT_EXECUTE the hook answers is taken out of
+// TestWireConnExecute: a COM_STMT_EXECUTE the hook answers is taken out of
 // the stream whole (whatever the reads' sizes), one it declines passes
 // through untouched, one pipelined behind another command is offered to
 // the hook only once that command has been read.
-func TestStatsConnExecute(t *testing.T) {
+func TestWireConnExecute(t *testing.T) {
 	handshake := packet(1, bytes.Repeat([]byte{'h'}, 60)...)
 	query := packet(0, append([]byte{0x03}, "SELECT 1"...)...)
 	mine := packet(0, append([]byte{comStmtExecute, 1, 0, 0, 0, 0, 1, 0, 0, 0}, bytes.Repeat([]byte{'p'}, 300)...)...)
@@ -185,7 +185,7 @@ func TestStatsConnExecute(t *testing.T) {
 		for _, split := range []int{0, 1, 3, 5, 11, 4096} {
 			chunks := chunked(tc.in, split)
 			raw := &chunkConn{chunks: chunks}
-			c := &statsConn{Conn: raw, answer: func() string { return "S" }}
+			c := &wireConn{Conn: raw, answer: func() string { return "S" }}
 			handed := 0 // bytes handed to the protocol layer so far
 			answered := 0
 			c.hook = hookFuncs{exec: func(payload []byte) (bool, error) {
@@ -221,10 +221,10 @@ func TestStatsConnExecute(t *testing.T) {
 	}
 }
 
-// TestStatsConnPrepareRewrite: a COM_STMT_PREPARE whose text prep rewrites
+// TestWireConnPrepareRewrite: a COM_STMT_PREPARE whose text prep rewrites
 // reaches the protocol layer as one packet with the new text and length,
 // whatever the reads' sizes; one it leaves alone passes unchanged.
-func TestStatsConnPrepareRewrite(t *testing.T) {
+func TestWireConnPrepareRewrite(t *testing.T) {
 	handshake := packet(1, bytes.Repeat([]byte{'h'}, 60)...)
 	query := packet(0, append([]byte{0x03}, "SELECT 1"...)...)
 	prepare := func(q string) []byte { return packet(0, append([]byte{comStmtPrepare}, q...)...) }
@@ -232,7 +232,7 @@ func TestStatsConnPrepareRewrite(t *testing.T) {
 	want := cat(handshake, prepare("SELECT v FROM t WHERE id = ? LOCK IN SHARE MODE"), query, prepare("SELECT 2"))
 	for _, split := range []int{0, 1, 3, 5, 11, 4096} {
 		chunks := chunked(in, split)
-		c := &statsConn{Conn: &chunkConn{chunks: chunks}, answer: func() string { return "S" }}
+		c := &wireConn{Conn: &chunkConn{chunks: chunks}, answer: func() string { return "S" }}
 		c.hook = hookFuncs{prep: func(payload []byte) []byte {
 			if q := string(payload[1:]); strings.HasSuffix(q, "FOR SHARE") {
 				return append([]byte{comStmtPrepare}, strings.TrimSuffix(q, "FOR SHARE")+"LOCK IN SHARE MODE"...)

@@ -1,0 +1,205 @@
+package server
+
+import (
+	"crypto/tls"
+	"net"
+)
+
+// wireConn is the connection under the protocol layer (vitess): every
+// byte between the client and vitess passes through it, so lockstep can
+// answer or change what vitess cannot.
+//
+// Reading, it parses the client's bytes as a stream of packets from the
+// first one (the handshake response): a packet is a 3-byte length, a
+// sequence byte and the payload, and a command starts at sequence 0. It
+// answers COM_STATISTICS itself (comstats.go), hands COM_REFRESH on as
+// its FLUSH statement (comrefresh.go), offers COM_STMT_EXECUTE and
+// COM_STMT_PREPARE packets to the execute hook (execproto.go), and passes
+// everything else unchanged. Writing, it gives OK packets' info strings
+// their length (okinfo.go). It ends TLS itself, so all of this works over
+// TLS too (tlsterm.go). A packet it answers is taken only at the head of
+// the stream, with nothing read before it still waiting for vitess, so
+// replies keep the commands' order.
+
+// wireConn is a connection the protocol layer reads and writes through.
+type wireConn struct {
+	net.Conn
+	answer func() string // the statistics line
+
+	buf     []byte // bytes read from Conn; buf[:ready] may be handed out
+	ready   int
+	pending int    // payload bytes of the current packet not yet passed
+	through bool   // a partial packet at the end of the stream: no more parsing
+	back    []byte // buf's backing array, reused once buf is drained
+
+	// hook sees the prepared-statement commands (execproto.go's execHook);
+	// nil: every command goes to the protocol layer unseen.
+	hook commandHook
+
+	// okInfo is the info string of the OK packet the protocol layer is
+	// about to write, set by handler.sendOK around it; Write gives the
+	// string its length (okinfo.go).
+	okInfo string
+
+	// hs is the handshake's state when the server offers TLS, until the
+	// handshake is over; tls is the TLS connection once the client has
+	// switched to it (tlsterm.go).
+	hs  *tlsHandshake
+	tls *tls.Conn
+}
+
+// commandHook is what wireConn asks about prepared-statement commands.
+type commandHook interface {
+	// execute answers a COM_STMT_EXECUTE payload itself, or reports that
+	// it did not.
+	execute(payload []byte) (bool, error)
+	// rewrite returns the replacement for a COM_STMT_PREPARE payload, or
+	// nil to pass it unchanged.
+	rewrite(payload []byte) []byte
+}
+
+// Read hands out the client's bytes minus the packets answered here.
+func (c *wireConn) Read(p []byte) (int, error) {
+	for {
+		if c.ready > 0 {
+			n := copy(p, c.buf[:c.ready])
+			c.buf = c.buf[n:]
+			c.ready -= n
+			return n, nil
+		}
+		if c.through && len(c.buf) == 0 {
+			return c.conn().Read(p)
+		}
+		if err := c.parse(); err != nil {
+			return 0, err
+		}
+		if c.ready > 0 {
+			continue
+		}
+		// Read into the buffer's spare room: one copy of the client's
+		// bytes (to p), no allocation once the buffer exists.
+		switch {
+		case len(c.buf) == 0:
+			if c.back == nil {
+				c.back = make([]byte, 16<<10)
+			}
+			c.buf = c.back[:0]
+		case len(c.buf) == cap(c.buf):
+			c.buf = append(make([]byte, 0, 2*cap(c.buf)), c.buf...)
+		}
+		n, err := c.conn().Read(c.buf[len(c.buf):cap(c.buf)])
+		c.buf = c.buf[:len(c.buf)+n]
+		if err != nil && n == 0 {
+			if len(c.buf) > 0 {
+				// A partial packet at the end of the stream: hand it on,
+				// the protocol layer reports the short read.
+				c.ready, c.through = len(c.buf), true
+				continue
+			}
+			return 0, err
+		}
+	}
+}
+
+// parse moves c.ready over complete packet headers and payload bytes,
+// answering and dropping COM_STATISTICS packets, and COM_STMT_EXECUTE
+// packets c.exec answers, found at a boundary with nothing before them
+// waiting.
+func (c *wireConn) parse() error {
+	for c.ready < len(c.buf) {
+		rest := c.buf[c.ready:]
+		switch {
+		case c.through:
+			c.ready = len(c.buf)
+			continue
+		case c.pending > 0:
+			k := min(c.pending, len(rest))
+			c.pending -= k
+			c.ready += k
+			continue
+		case len(rest) < 4:
+			return nil // a header still arriving
+		}
+		size := int(rest[0]) | int(rest[1])<<8 | int(rest[2])<<16
+		seq := rest[3]
+		if c.hs != nil && c.hs.step == stepRequest {
+			// The client's first packet: an SSLRequest (tlsterm.go), or
+			// the handshake response of a plain connection.
+			if seq == 1 && size == 32 {
+				if len(rest) < 4+size {
+					return nil
+				}
+				if isSSLRequest(rest[:4+size]) {
+					if err := c.startTLS(rest[4+size:]); err != nil {
+						return err
+					}
+					c.buf = c.buf[:c.ready]
+					continue
+				}
+			}
+			c.hs = nil
+		}
+		if seq == 0 && size == 1 {
+			if len(rest) < 5 {
+				return nil
+			}
+			if rest[4] == comStatistics {
+				if c.ready > 0 {
+					return nil // earlier commands first
+				}
+				if err := c.reply(); err != nil {
+					return err
+				}
+				c.buf = append(c.buf[:0], rest[5:]...)
+				continue
+			}
+		}
+		if seq == 0 && size == 2 {
+			if len(rest) < 6 {
+				return nil
+			}
+			if rest[4] == comRefresh {
+				// COM_REFRESH becomes the FLUSH statement it stands for
+				// (comrefresh.go): the protocol layer does not know it.
+				q := refreshQuery(rest[5])
+				pkt := packetOf(0, append([]byte{comQuery}, q...))
+				c.buf = append(append(c.buf[:c.ready:c.ready], pkt...), rest[6:]...)
+				size = len(pkt) - 4
+			}
+		}
+		if seq == 0 && c.hook != nil && size > 0 && size < maxPacketPayload {
+			if len(rest) < 5 {
+				return nil // the command byte first
+			}
+			if cmd := rest[4]; cmd == comStmtPrepare || cmd == comStmtExecute {
+				if cmd == comStmtExecute && c.ready > 0 {
+					return nil // earlier commands first: the hook answers
+				}
+				if len(rest) < 4+size {
+					return nil // the whole packet first
+				}
+				if cmd == comStmtPrepare {
+					if repl := c.hook.rewrite(rest[4 : 4+size]); repl != nil {
+						c.buf = append(append(c.buf[:c.ready:c.ready], packetOf(0, repl)...), rest[4+size:]...)
+						size = len(repl)
+					}
+				} else {
+					handled, err := c.hook.execute(rest[4 : 4+size])
+					if err != nil {
+						return err
+					}
+					if handled {
+						c.buf = append(c.buf[:0], rest[4+size:]...)
+						continue
+					}
+				}
+			}
+		}
+		if c.hs != nil && c.hs.step == stepShifted {
+			rest[3]-- // the protocol layer did not see the SSLRequest
+		}
+		c.ready += 4
+		c.pending = size
+	}
+	return nil
+}
