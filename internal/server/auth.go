@@ -9,14 +9,18 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 )
 
-// Authentication of unknown users.
+// Authentication, around go-mysql-server's auth methods.
 //
-// go-mysql-server's auth methods each claim only the users that exist and
-// use their plugin, so for a user that does not exist the protocol layer
-// finds no method and answers 2012 "No authentication methods available".
-// MySQL answers 1045 (Access denied), as for a wrong password, and says no
-// more. authServer lets the first method (mysql_native_password) claim
-// unknown users too: its password check then refuses them with 1045.
+// Unknown users: go-mysql-server's auth methods each claim only the users
+// that exist and use their plugin, so for a user that does not exist the
+// protocol layer finds no method and answers 2012 "No authentication
+// methods available". MySQL answers 1045 (Access denied), as for a wrong
+// password, and says no more. authServer lets the first method
+// (mysql_native_password) claim unknown users too: its password check then
+// refuses them with 1045.
+//
+// Every method is wrapped in authMethod (below): TLS, MySQL's wording of
+// 1045, and the account a connection logged in as.
 
 type authServer struct {
 	mysql.AuthServer
@@ -30,28 +34,29 @@ func (a authServer) AuthMethods() []mysql.AuthMethod {
 	}
 	out := make([]mysql.AuthMethod, len(ms))
 	for i, m := range ms {
-		out[i] = tlsAware{AuthMethod: m, loggedIn: a.loggedIn}
+		out[i] = authMethod{AuthMethod: m, loggedIn: a.loggedIn}
 	}
 	all := append([]mysql.AuthMethod(nil), out...)
 	out[0] = unknownUsers{AuthMethod: all[0], all: all}
 	return out
 }
 
-// tlsAware is an auth method that first tells the protocol layer whether
-// the connection is encrypted (TLS is ended below it, tlsterm.go, and
-// every account check starts with HandleUser), refuses a login in MySQL's
+// authMethod is one of go-mysql-server's auth methods with what lockstep
+// adds around it: it tells the protocol layer whether the connection is
+// encrypted before any account check (TLS is ended below it, tlsterm.go,
+// and every check starts with HandleUser), refuses a login in MySQL's
 // words, and reports a login that succeeded (processlist.go).
-type tlsAware struct {
+type authMethod struct {
 	mysql.AuthMethod
 	loggedIn func(c *mysql.Conn, user string)
 }
 
-func (m tlsAware) HandleUser(c *mysql.Conn, user string) bool {
+func (m authMethod) HandleUser(c *mysql.Conn, user string) bool {
 	markTLS(c)
 	return m.AuthMethod.HandleUser(c, user)
 }
 
-func (m tlsAware) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, addr net.Addr) (mysql.Getter, error) {
+func (m authMethod) HandleAuthPluginData(c *mysql.Conn, user string, serverData, clientData []byte, addr net.Addr) (mysql.Getter, error) {
 	g, err := m.AuthMethod.HandleAuthPluginData(c, user, serverData, clientData, addr)
 	var se *mysql.SQLError
 	if err != nil && errors.As(err, &se) && se.Num == mysql.ERAccessDeniedError {
