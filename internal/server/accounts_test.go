@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -385,4 +386,44 @@ func TestSetPassword(t *testing.T) {
 	if err := s.db.Ping(); err != nil {
 		t.Fatalf("root after a restart: %v", err)
 	}
+}
+
+// TestShowCreateUser: SHOW CREATE USER (1064 before) gives MySQL's
+// statement for an account, which recreates it (a copy logs in with the
+// same password); 1396 for an account that does not exist; an account
+// sees its own definition but not another's without the privilege (1227).
+func TestShowCreateUser(t *testing.T) {
+	s := startInProcess(t, nil)
+	s.exec(t, "CREATE USER 'app'@'%' IDENTIFIED BY 'pw'")
+	show := func(db *gosql.DB, account string) (name, stmt string, err error) {
+		err = db.QueryRow("SHOW CREATE USER " + account).Scan(&stmt)
+		if err == nil {
+			rows, _ := db.Query("SHOW CREATE USER " + account)
+			cols, _ := rows.Columns()
+			rows.Close()
+			name = cols[0]
+		}
+		return name, stmt, err
+	}
+	name, stmt, err := show(s.db, "'app'@'%'")
+	want := "CREATE USER `app`@`%` IDENTIFIED WITH 'mysql_native_password' AS '*D821809F681A40A6E379B50D0463EFAE20BDD122' " +
+		"REQUIRE NONE PASSWORD EXPIRE DEFAULT ACCOUNT UNLOCK PASSWORD HISTORY DEFAULT PASSWORD REUSE INTERVAL DEFAULT PASSWORD REQUIRE CURRENT DEFAULT"
+	if err != nil || stmt != want || name != "CREATE USER for app@%" {
+		t.Fatalf("SHOW CREATE USER app: %q %q, %v\nwant %q", name, stmt, err, want)
+	}
+	s.exec(t, strings.Replace(stmt, "`app`@", "`copy`@", 1))
+	if err := s.openAs(t, "copy", "pw").Ping(); err != nil {
+		t.Errorf("the recreated account with the same password: %v", err)
+	}
+	if _, stmt, err := show(s.db, "app"); err != nil || stmt != want {
+		t.Errorf("SHOW CREATE USER app (host left out): %q, %v", stmt, err)
+	}
+	_, _, err = show(s.db, "'nope'@'%'")
+	wantErrNum(t, "an account that does not exist", err, 1396)
+	app := s.openAs(t, "app", "pw")
+	if _, stmt, err := show(app, "CURRENT_USER()"); err != nil || stmt != want {
+		t.Errorf("app's own, as CURRENT_USER(): %q, %v", stmt, err)
+	}
+	_, _, err = show(app, "root")
+	wantErrNum(t, "another account without the privilege", err, 1227)
 }

@@ -30,6 +30,7 @@ import (
 //     1146 text, then "Operation failed", as MySQL sends it.
 //   - DO expr, ... evaluates the expressions (as SELECT) and sends OK
 //     without a result set.
+//   - SHOW CREATE USER account (sqlfront/showcreateuser.go).
 //   - SHOW ERRORS [LIMIT [offset,] n] is SHOW WARNINGS' rows of level
 //     Error (a failed statement's error is among them:
 //     sqlfront/diagnostics.go).
@@ -58,6 +59,16 @@ func (h *handler) adminStatement(ctx context.Context, c *mysql.Conn, query strin
 	}
 	if !isSyntaxError(refusal) {
 		return false, nil
+	}
+	if m := reShowCreateUser.FindStringSubmatch(query); m != nil {
+		res, err := h.showCreateUser(c, m)
+		if res == nil && err == nil {
+			return false, nil // not an account name: the syntax error stands
+		}
+		if err != nil {
+			return true, err
+		}
+		return true, cb(res, false)
 	}
 	if m := reDo.FindStringSubmatch(query); m != nil {
 		if err := h.inner(ctx, c, "SELECT "+m[1], nil); err != nil {
@@ -260,4 +271,50 @@ func copyRow(row []sqltypes.Value) []sqltypes.Value {
 		out[i] = sqltypes.MakeTrusted(v.Type(), append([]byte(nil), v.Raw()...))
 	}
 	return out
+}
+
+var (
+	reShowCreateUser = regexp.MustCompile(`(?is)^\s*show\s+create\s+user\s+(.+?)\s*;?\s*$`)
+	// an account: a user name (quoted or bare), then @ and a host, or
+	// CURRENT_USER[()]
+	reAccount = regexp.MustCompile("(?is)^(?:'((?:[^']|'')*)'|`((?:[^`]|``)*)`|\"((?:[^\"]|\"\")*)\"|([A-Za-z0-9_$.-]+))" +
+		"(?:\\s*@\\s*(?:'((?:[^']|'')*)'|`((?:[^`]|``)*)`|\"((?:[^\"]|\"\")*)\"|([A-Za-z0-9_$.%:-]+)))?$")
+	reCurrentUser = regexp.MustCompile(`(?is)^current_user(?:\s*\(\s*\))?$`)
+)
+
+// parseAccount reads an account name as SQL writes it; the host is '%'
+// when left out.
+func parseAccount(s string) (user, host string, ok bool) {
+	m := reAccount.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return "", "", false
+	}
+	user = strings.ReplaceAll(m[1], "''", "'") + strings.ReplaceAll(m[2], "``", "`") + strings.ReplaceAll(m[3], `""`, `"`) + m[4]
+	host = strings.ReplaceAll(m[5], "''", "'") + strings.ReplaceAll(m[6], "``", "`") + strings.ReplaceAll(m[7], `""`, `"`) + m[8]
+	if m[5] == "" && m[6] == "" && m[7] == "" && m[8] == "" {
+		host = "%"
+	}
+	return user, host, true
+}
+
+// showCreateUser answers SHOW CREATE USER (m: reShowCreateUser's match).
+func (h *handler) showCreateUser(c *mysql.Conn, m []string) (*sqltypes.Result, error) {
+	var user, host string
+	if reCurrentUser.MatchString(strings.TrimSpace(m[1])) {
+		user, host = h.fe.SessionAccount(c.ConnectionID)
+	} else {
+		var ok bool
+		if user, host, ok = parseAccount(m[1]); !ok {
+			return nil, nil
+		}
+	}
+	stmt, err := h.fe.ShowCreateUser(c.ConnectionID, user, host)
+	if err != nil {
+		return nil, err
+	}
+	name := "CREATE USER for " + user + "@" + host
+	return &sqltypes.Result{
+		Fields: []*querypb.Field{{Name: name, Type: querypb.Type_VARCHAR, Charset: 255, ColumnLength: 4096}},
+		Rows:   [][]sqltypes.Value{{sqltypes.NewVarChar(stmt)}},
+	}, nil
 }

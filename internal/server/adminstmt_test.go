@@ -92,3 +92,20 @@ func TestSplitTableList(t *testing.T) {
 		}
 	}
 }
+
+func TestParseAccount(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"'app'@'%'", "app|%|true"},
+		{"`a``b`@`h`", "a`b|h|true"},
+		{`"x"@"10.0.0.%"`, "x|10.0.0.%|true"},
+		{"bare@localhost", "bare|localhost|true"},
+		{"'it''s'", "it's|%|true"},
+		{"app @ '%'", "app|%|true"},
+		{"app; DROP", "||false"},
+	} {
+		u, h, ok := parseAccount(tc.in)
+		if got := fmt.Sprintf("%s|%s|%v", u, h, ok); got != tc.want {
+			t.Errorf("%q: %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
