@@ -123,7 +123,7 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 		Version:  ServerVersion,
 		// unknown users get 1045 as in MySQL (auth.go)
 		ProtocolListenerFactory: withUnknownUsers(procs.loggedIn),
-	}, fe.Engine, sql.NewContext, fe.NewSession, nil, wrapHandlerFor(fe))
+	}, fe.Engine, sql.NewContext, withTLSStatus(fe.NewSession), nil, wrapHandlerFor(fe))
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("start server: %w", err)

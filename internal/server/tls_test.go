@@ -61,6 +61,16 @@ func TestTLS(t *testing.T) {
 	if got := queryString(t, root, "SELECT 1 + 1"); got != "2" {
 		t.Fatalf("over TLS: %s", got)
 	}
+	var name, version, cipher string
+	if err := root.QueryRow("SHOW SESSION STATUS LIKE 'Ssl_version'").Scan(&name, &version); err != nil || version != "TLSv1.3" {
+		t.Errorf("Ssl_version over TLS: %q, %v", version, err)
+	}
+	if err := root.QueryRow("SHOW SESSION STATUS LIKE 'Ssl_cipher'").Scan(&name, &cipher); err != nil || !strings.HasPrefix(cipher, "TLS_") {
+		t.Errorf("Ssl_cipher over TLS: %q, %v", cipher, err)
+	}
+	if err := s.db.QueryRow("SHOW SESSION STATUS LIKE 'Ssl_cipher'").Scan(&name, &cipher); err != nil || cipher != "" {
+		t.Errorf("Ssl_cipher on a plain connection: %q, %v", cipher, err)
+	}
 	s.exec(t, "CREATE USER 'sha'@'%' IDENTIFIED WITH caching_sha2_password BY 'pw2'")
 	if got := queryString(t, s.openTLS(t, "sha", "pw2"), "SELECT CURRENT_USER()"); got != "sha@%" {
 		t.Errorf("caching_sha2_password over TLS: CURRENT_USER() = %s", got)

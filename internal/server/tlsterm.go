@@ -1,12 +1,14 @@
 package server
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
 	"time"
 
+	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
 )
 
@@ -179,4 +181,35 @@ func (p *prefixConn) Read(b []byte) (int, error) {
 		return n, nil
 	}
 	return p.Conn.Read(b)
+}
+
+// withTLSStatus wraps a session builder so that a session on a TLS
+// connection reports it as MySQL does: SHOW SESSION STATUS's Ssl_version
+// ("TLSv1.3") and Ssl_cipher (the cipher suite, in Go's names: TLS 1.3's
+// are OpenSSL's too).
+func withTLSStatus(build func(context.Context, *mysql.Conn, string) (sql.Session, error)) func(context.Context, *mysql.Conn, string) (sql.Session, error) {
+	return func(ctx context.Context, c *mysql.Conn, addr string) (sql.Session, error) {
+		s, err := build(ctx, c, addr)
+		if err != nil || c == nil {
+			return s, err
+		}
+		if wc := wireConnOf(c.Conn); wc != nil && wc.tls != nil {
+			st := wc.tls.ConnectionState()
+			sctx := sql.NewEmptyContext()
+			_ = s.SetStatusVariable(sctx, "Ssl_version", tlsVersionName(st.Version))
+			_ = s.SetStatusVariable(sctx, "Ssl_cipher", tls.CipherSuiteName(st.CipherSuite))
+		}
+		return s, nil
+	}
+}
+
+// tlsVersionName is a TLS version as MySQL names it.
+func tlsVersionName(v uint16) string {
+	switch v {
+	case tls.VersionTLS13:
+		return "TLSv1.3"
+	case tls.VersionTLS12:
+		return "TLSv1.2"
+	}
+	return tls.VersionName(v)
 }
