@@ -94,6 +94,14 @@ func qualifiedTable(name string, ec errContext) string {
 	return name
 }
 
+// infoSchemaTable reports whether the statement names table name in
+// information_schema.
+func infoSchemaTable(name string, ec errContext) bool {
+	q := qualifiedTable(name, ec)
+	db, _, _ := strings.Cut(q, ".")
+	return strings.EqualFold(db, "information_schema")
+}
+
 // msgRule rewrites go-mysql-server's wording of error num into MySQL's.
 type msgRule struct {
 	num     int
@@ -277,6 +285,9 @@ func mysqlErrorIn(query string, ec errContext, err error) error {
 		// go-mysql-server checks FLUSH as access to the mysql database;
 		// MySQL names the privilege it needs.
 		num, state, msg = mysql.ERSpecifiedAccessDenied, "42000", "Access denied; you need (at least one of) the RELOAD privilege(s) for this operation"
+	case num == mysql.ERNoSuchTable && strings.HasPrefix(msg, "table not found: ") && infoSchemaTable(msg[len("table not found: "):], ec):
+		// A table information_schema does not have: MySQL's 1109.
+		num, state, msg = mysql.ERUnknownTable, "42S02", fmt.Sprintf("Unknown table '%s' in information_schema", msg[len("table not found: "):])
 	case num == mysql.ERBadDb && dropDB.MatchString(query):
 		num, state = mysql.ERDbDropExists, "HY000"
 	case num == mysql.ERNoSuchTable && dropTable.MatchString(query):

@@ -68,6 +68,8 @@ func TestMySQLError(t *testing.T) {
 		{"SELECT * FROM `my db` . `nope` WHERE 1", "other", "Table 'my db.nope' doesn't exist"},
 		{"SELECT * FROM nope JOIN shop.nopes", "cur", "Table 'cur.nope' doesn't exist"},
 		{"SELECT * FROM nope", "", "Table 'nope' doesn't exist"},
+		{"SELECT * FROM information_schema.nope", "shop", "Unknown table 'nope' in information_schema"},
+		{"SELECT * FROM nope", "INFORMATION_SCHEMA", "Unknown table 'nope' in information_schema"},
 	} {
 		if !errors.As(mysqlErrorIn(tc.query, errContext{db: tc.db, row: 1}, mysql.NewSQLError(1146, "HY000", "table not found: nope")), &se) ||
 			se.Message != tc.want {

@@ -17,6 +17,7 @@ INSERT INTO t VALUES (4, 'c@x', 'abc', NULL);
 INSERT INTO t VALUES (5, 'd@x', 5, '2024-13-45');
 SELECT * FROM missing;
 SELECT * FROM mysql.missing;
+SELECT * FROM information_schema.missing;
 -- mysql8: MariaDB 10.11 names the statement in 1054 ('SELECT'); MySQL 8 the clause ('field list')
 -- expect: error 1054 (42S22): Unknown column 'nosuch' in 'field list'
 -- expect: status: 
