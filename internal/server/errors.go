@@ -51,6 +51,7 @@ var errRules = []errRule{
 	{regexp.MustCompile(`^Incorrect (datetime|date|time|timestamp) value: `), 1292, "22007"},
 	{regexp.MustCompile(`^value (?s:.*) is not a valid Time$`), 1292, "22007"},
 	{regexp.MustCompile(`^Invalid JSON text`), 3140, "22032"},
+	{regexp.MustCompile(`^function: '.*' not found$`), 1305, "42000"},
 	// A DECIMAL column given a non-number (the message says neither).
 	{regexp.MustCompile(`^number has no digits$|^can't convert .* to decimal`), 1366, "HY000"},
 	{regexp.MustCompile(`^Check constraint ".*" violated$`), 3819, "HY000"},
@@ -76,10 +77,10 @@ type errContext struct {
 	colType string // and the column's type ("date", "datetime(6)")
 }
 
-// qualifiedTable is a missing table's name as MySQL reports it, with its
-// database: go-mysql-server names the table alone, so the database is the
-// one the statement wrote before the name (`shop.nope`), else the current
-// one.
+// qualifiedTable is a missing table's (or function's) name as MySQL
+// reports it, with its database: go-mysql-server names it alone, so the
+// database is the one the statement wrote before the name (`shop.nope`),
+// else the current one.
 func qualifiedTable(name string, ec errContext) string {
 	if strings.Contains(name, ".") {
 		return name
@@ -123,6 +124,12 @@ var wordingRules = []msgRule{
 	{mysql.ERBadTable, regexp.MustCompile(`^(?:table not found: |Unknown table ')([^']*)'?$`),
 		func(m []string, ec errContext) string {
 			return fmt.Sprintf("Unknown table '%s'", qualifiedTable(m[1], ec))
+		}},
+	// A function that does not exist: MySQL looks for a stored function
+	// of that name, in the database the statement names or the current one.
+	{1305, regexp.MustCompile(`^function: '(.*)' not found$`),
+		func(m []string, ec errContext) string {
+			return fmt.Sprintf("FUNCTION %s does not exist", qualifiedTable(m[1], ec))
 		}},
 	{mysql.ERBadDb, regexp.MustCompile(`^database not found: (.*)$`),
 		func(m []string, _ errContext) string { return fmt.Sprintf("Unknown database '%s'", m[1]) }},

@@ -76,6 +76,17 @@ func TestMySQLError(t *testing.T) {
 			t.Errorf("%s (database %q): %v, want %s", tc.query, tc.db, se, tc.want)
 		}
 	}
+	// A function that does not exist, named with its database as MySQL does.
+	for _, tc := range []struct{ query, db, want string }{
+		{"SELECT nosuch()", "", "FUNCTION nosuch does not exist"},
+		{"SELECT nosuch(1)", "fz", "FUNCTION fz.nosuch does not exist"},
+		{"SELECT other.nosuch(1)", "fz", "FUNCTION other.nosuch does not exist"},
+	} {
+		if !errors.As(mysqlErrorIn(tc.query, errContext{db: tc.db, row: 1}, mysql.NewSQLError(1105, "HY000", "function: 'nosuch' not found")), &se) ||
+			se.Num != 1305 || se.State != "42000" || se.Message != tc.want {
+			t.Errorf("%s (database %q): %v, want 1305 %s", tc.query, tc.db, se, tc.want)
+		}
+	}
 	// The column of a conversion error, when the session noted it.
 	for _, tc := range []struct {
 		in      *mysql.SQLError

@@ -18,6 +18,8 @@ INSERT INTO t VALUES (5, 'd@x', 5, '2024-13-45');
 SELECT * FROM missing;
 SELECT * FROM mysql.missing;
 SELECT * FROM information_schema.missing;
+SELECT nosuchfunction(1);
+SELECT mysql.nosuchfunction(1);
 -- mysql8: MariaDB 10.11 names the statement in 1054 ('SELECT'); MySQL 8 the clause ('field list')
 -- expect: error 1054 (42S22): Unknown column 'nosuch' in 'field list'
 -- expect: status: 
