@@ -228,6 +228,9 @@ func (h *handler) fixResult(c *mysql.Conn, query string, r *sqltypes.Result) {
 	if len(r.Fields) == 0 && r.RowsAffected != 0 && setStatement.MatchString(query) {
 		r.RowsAffected = 0
 	}
+	if len(r.Fields) > 10 && r.Fields[10].Name == "Auto_increment" {
+		h.fixTableStatus(c, query, r)
+	}
 	if len(r.Fields) == len(tableOpFields) && r.Fields[0].Name == "Table" && analyzeStatement.MatchString(query) {
 		// ANALYZE TABLE names the table db.table, as the other table
 		// maintenance statements do (adminstmt.go); go-mysql-server
@@ -240,6 +243,35 @@ func (h *handler) fixResult(c *mysql.Conn, query string, r *sqltypes.Result) {
 		}
 	}
 }
+
+// fixTableStatus gives SHOW TABLE STATUS what go-mysql-server leaves out
+// or gets wrong: the Auto_increment value (NULL) and InnoDB's row format
+// (Dynamic, MySQL 8's default; it said Fixed).
+func (h *handler) fixTableStatus(c *mysql.Conn, query string, r *sqltypes.Result) {
+	m := showTableStatus.FindStringSubmatch(query)
+	if m == nil || len(r.Fields) < 11 || r.Fields[3].Name != "Row_format" || r.Fields[10].Name != "Auto_increment" {
+		return
+	}
+	db := strings.ReplaceAll(strings.Trim(m[1], "`"), "``", "`")
+	if db == "" {
+		db = h.fe.CurrentDatabase(c.ConnectionID)
+	}
+	for _, row := range r.Rows {
+		if len(row) < 11 {
+			continue
+		}
+		row[3] = sqltypes.NewVarChar("Dynamic")
+		if n, ok := h.fe.NextAutoIncrement(c.ConnectionID, db, row[0].ToString()); ok {
+			if r.Fields[10].Type == querypb.Type_UINT64 {
+				row[10] = sqltypes.NewUint64(n)
+			} else {
+				row[10] = sqltypes.NewInt64(int64(n))
+			}
+		}
+	}
+}
+
+var showTableStatus = regexp.MustCompile("(?is)^\\s*show\\s+table\\s+status(?:\\s+(?:from|in)\\s+(`(?:[^`]|``)+`|[A-Za-z0-9_$]+))?")
 
 var analyzeStatement = regexp.MustCompile(`(?is)^\s*analyze\s+(?:(?:no_write_to_binlog|local)\s+)?tables?\s`)
 
