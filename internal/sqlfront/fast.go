@@ -205,12 +205,7 @@ func switchVariable(name string, off func(*Frontend) *atomic.Bool) sql.SystemVar
 }
 
 // session returns the session of connection connID, or nil.
-func (fe *Frontend) session(connID uint32) *Session {
-	fe.sessMu.Lock()
-	s := fe.sessions[connID]
-	fe.sessMu.Unlock()
-	return s
-}
+func (fe *Frontend) session(connID uint32) *Session { return fe.sessions.get(connID) }
 
 // FastPrepare is called after go-mysql-server prepared query as statement
 // stmtID of connection connID, with the result fields it returned. It

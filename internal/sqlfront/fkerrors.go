@@ -53,13 +53,7 @@ func (fe *Frontend) ForeignKeyError(connID uint32, query string, err error) erro
 		msg = se.Message
 	}
 	msg = strings.TrimPrefix(msg, "unknown error: ")
-	curDB := ""
-	fe.sessMu.Lock()
-	if s := fe.sessions[connID]; s != nil {
-		curDB = s.GetCurrentDatabase()
-	}
-	fe.sessMu.Unlock()
-	x := fkErrContext{fe: fe, curDB: curDB, query: query}
+	x := fkErrContext{fe: fe, curDB: fe.CurrentDatabase(connID), query: query}
 	if out := x.mapError(msg); out != nil {
 		return out
 	}
@@ -73,9 +67,7 @@ func (fe *Frontend) ForeignKeyError(connID uint32, query string, err error) erro
 // (errcolumn.go), with the column's type as SQL writes it ("date",
 // "datetime(6)").
 func (fe *Frontend) ErrorContext(connID uint32) (db string, row int, column, value, columnType string) {
-	fe.sessMu.Lock()
-	s := fe.sessions[connID]
-	fe.sessMu.Unlock()
+	s := fe.session(connID)
 	if s == nil {
 		return "", 1, "", "", ""
 	}

@@ -51,8 +51,7 @@ type Frontend struct {
 	vars        serverVars   // this server's values of per-server variables (servervars.go)
 	connections atomic.Int64 // connections opened (SHOW STATUS Connections)
 
-	sessMu   sync.Mutex
-	sessions map[uint32]*Session // by connection id, for the protocol handler
+	sessions sessionTable // by connection id, for the protocol handler (sessions.go)
 
 	fast fastCounters
 
@@ -71,8 +70,7 @@ func New(opts Options) (*Frontend, error) {
 	if store == nil {
 		store = storage.New(opts.Storage)
 	}
-	fe := &Frontend{store: store, user: opts.User, password: opts.Password, doubleIntAggs: opts.DoubleIntegerAggregates,
-		sessions: map[uint32]*Session{}}
+	fe := &Frontend{store: store, user: opts.User, password: opts.Password, doubleIntAggs: opts.DoubleIntegerAggregates}
 	fe.provider = &provider{fe: fe, dbs: map[string]*Database{}}
 	registerSystemVariables()
 	if c := opts.CollationServer; c != "" {
@@ -125,12 +123,9 @@ func (fe *Frontend) NewSession(ctx context.Context, conn *mysql.Conn, addr strin
 	if err := fe.initSessionVars(s); err != nil {
 		return nil, err
 	}
-	fe.sessMu.Lock()
-	if _, reset := fe.sessions[conn.ConnectionID]; !reset {
+	if reset := fe.sessions.put(conn.ConnectionID, s); !reset {
 		fe.connections.Add(1) // not COM_RESET_CONNECTION, which replaces the session
 	}
-	fe.sessions[conn.ConnectionID] = s
-	fe.sessMu.Unlock()
 	return s, nil
 }
 
@@ -140,9 +135,7 @@ func (fe *Frontend) NewSession(ctx context.Context, conn *mysql.Conn, addr strin
 // statement has touched data. ok is false for an unknown connection. It is
 // called from the connection's own goroutine, between statements.
 func (fe *Frontend) InTransaction(connID uint32) (inTrans, ok bool) {
-	fe.sessMu.Lock()
-	s := fe.sessions[connID]
-	fe.sessMu.Unlock()
+	s := fe.session(connID)
 	if s == nil {
 		return false, false
 	}

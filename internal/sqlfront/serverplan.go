@@ -243,8 +243,5 @@ func sortedRows(m map[string]any) sql.RowIter {
 // go-mysql-server counts both for the whole process, and resets them when
 // any engine is created.
 func (fe *Frontend) connStats() (connected, connections int64) {
-	fe.sessMu.Lock()
-	connected = int64(len(fe.sessions))
-	fe.sessMu.Unlock()
-	return connected, fe.connections.Load()
+	return fe.sessions.len(), fe.connections.Load()
 }

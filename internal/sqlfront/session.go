@@ -319,11 +319,7 @@ func (s *Session) SessionEnd() {
 	s.rollbackTx()
 	s.dropTemps()
 	if s.connID != 0 {
-		s.fe.sessMu.Lock()
-		if s.fe.sessions[s.connID] == s {
-			delete(s.fe.sessions, s.connID)
-		}
-		s.fe.sessMu.Unlock()
+		s.fe.sessions.remove(s.connID, s)
 	}
 }
 
