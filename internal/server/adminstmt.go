@@ -10,6 +10,9 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"lockstep/internal/sqlfront"
 )
 
 // Statements the parser does not know (1064) that tools send: the table
@@ -76,12 +79,16 @@ func (h *handler) adminStatement(ctx context.Context, c *mysql.Conn, query strin
 		}
 		return true, cb(&sqltypes.Result{}, false)
 	}
-	m := reTableOp.FindStringSubmatch(query)
-	if m == nil {
-		return false, nil
+	if m := reTableOp.FindStringSubmatch(query); m != nil {
+		return h.tableOp(ctx, c, strings.ToLower(m[1]), reOptions.ReplaceAllString(m[2], ""), cb)
 	}
-	op := strings.ToLower(m[1])
-	names := splitTableList(reOptions.ReplaceAllString(m[2], ""))
+	return false, nil
+}
+
+// tableOp answers CHECK, OPTIMIZE or REPAIR TABLE (op) of the tables in
+// list; sent is false when list is not a table list.
+func (h *handler) tableOp(ctx context.Context, c *mysql.Conn, op, list string, cb mysql.ResultSpoolFn) (sent bool, err error) {
+	names := splitTableList(list)
 	if names == nil {
 		return false, nil
 	}
@@ -146,77 +153,26 @@ func (n tableName) qualified(current string) (quoted, display string) {
 	if db == "" {
 		return "", ""
 	}
-	q := func(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
-	return q(db) + "." + q(n.table), db + "." + n.table
+	return sqlfront.QuoteIdent(db) + "." + sqlfront.QuoteIdent(n.table), db + "." + n.table
 }
 
 // splitTableList reads `t`, db.t, `d`.`t` ... separated by commas; nil if
-// the list is not one.
+// the list is not one. The parser reads it: DROP TABLE's grammar is
+// exactly a list of table names (the statement is only parsed).
 func splitTableList(s string) []tableName {
-	var out []tableName
-	var parts []string // identifiers of the current name
-	i := 0
-	for {
-		for i < len(s) && s[i] == ' ' {
-			i++
-		}
-		var id string
-		switch {
-		case i < len(s) && s[i] == '`':
-			j := i + 1
-			var b strings.Builder
-			for ; j < len(s); j++ {
-				if s[j] == '`' {
-					if j+1 < len(s) && s[j+1] == '`' {
-						b.WriteByte('`')
-						j++
-						continue
-					}
-					break
-				}
-				b.WriteByte(s[j])
-			}
-			if j >= len(s) {
-				return nil
-			}
-			id, i = b.String(), j+1
-		default:
-			j := i
-			for j < len(s) && (isIdentByte(s[j])) {
-				j++
-			}
-			if j == i {
-				return nil
-			}
-			id, i = s[i:j], j
-		}
-		parts = append(parts, id)
-		for i < len(s) && s[i] == ' ' {
-			i++
-		}
-		switch {
-		case i < len(s) && s[i] == '.' && len(parts) == 1:
-			i++
-			continue
-		case i == len(s) || s[i] == ',':
-			n := tableName{table: parts[len(parts)-1]}
-			if len(parts) == 2 {
-				n.db = parts[0]
-			}
-			out = append(out, n)
-			parts = parts[:0]
-			if i == len(s) {
-				return out
-			}
-			i++
-		default:
-			return nil
-		}
+	st, err := ast.Parse("DROP TABLE " + s)
+	if err != nil {
+		return nil
 	}
-}
-
-func isIdentByte(b byte) bool {
-	return b == '_' || b == '$' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
+	ddl, ok := st.(*ast.DDL)
+	if !ok || len(ddl.FromTables) == 0 || ddl.IfExists {
+		return nil
+	}
+	out := make([]tableName, len(ddl.FromTables))
+	for i, t := range ddl.FromTables {
+		out[i] = tableName{db: t.DbQualifier.String(), table: t.Name.String()}
+	}
+	return out
 }
 
 // isSyntaxError reports whether go-mysql-server refused a statement as

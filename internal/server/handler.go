@@ -149,11 +149,8 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 	if sent, serr := h.explainPlan(c, query, err, cb); sent {
 		return serr
 	}
-	if err != nil {
-		if sent, aerr := h.adminStatement(ctx, c, query, err, cb); sent { // adminstmt.go
-			h.syncInTrans(c)
-			return h.mysqlError(c, query, aerr)
-		}
+	if sent, aerr := h.answerRefused(ctx, c, query, err, cb); sent {
+		return aerr
 	}
 	h.syncInTrans(c)
 	return h.mysqlError(c, query, err)
@@ -177,10 +174,9 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	if sent, serr := h.explainPlan(c, query, err, cb); sent {
 		return "", serr
 	}
-	if err != nil && rest == "" {
-		if sent, aerr := h.adminStatement(ctx, c, query, err, cb); sent { // adminstmt.go
-			h.syncInTrans(c)
-			return "", h.mysqlError(c, query, aerr)
+	if rest == "" {
+		if sent, aerr := h.answerRefused(ctx, c, query, err, cb); sent {
+			return "", aerr
 		}
 	}
 	h.syncInTrans(c)
@@ -202,6 +198,21 @@ func (h *handler) explainPlan(c *mysql.Conn, query string, err error, cb mysql.R
 	}
 	h.syncInTrans(c)
 	return true, cb(res, false)
+}
+
+// answerRefused answers a single statement go-mysql-server refused with
+// err when it is one lockstep answers itself (adminstmt.go), and reports
+// whether it did; the error is the answer's, mapped as any statement's.
+func (h *handler) answerRefused(ctx context.Context, c *mysql.Conn, query string, err error, cb mysql.ResultSpoolFn) (sent bool, _ error) {
+	if err == nil {
+		return false, nil
+	}
+	sent, aerr := h.adminStatement(ctx, c, query, err, cb)
+	if !sent {
+		return false, nil
+	}
+	h.syncInTrans(c)
+	return true, h.mysqlError(c, query, aerr)
 }
 
 // fastResult sends a result the fast path produced, with the status flags
@@ -228,18 +239,21 @@ func (h *handler) fixResult(c *mysql.Conn, query string, r *sqltypes.Result) {
 	if len(r.Fields) == 0 && r.RowsAffected != 0 && setStatement.MatchString(query) {
 		r.RowsAffected = 0
 	}
-	if len(r.Fields) > 10 && r.Fields[10].Name == "Auto_increment" {
-		h.fixTableStatus(c, query, r)
+	h.fixTableStatus(c, query, r)
+	h.fixAnalyzeTables(c, query, r)
+}
+
+// fixAnalyzeTables: ANALYZE TABLE names the table db.table, as the other
+// table maintenance statements do (adminstmt.go); go-mysql-server names it
+// alone.
+func (h *handler) fixAnalyzeTables(c *mysql.Conn, query string, r *sqltypes.Result) {
+	if len(r.Fields) != len(tableOpFields) || r.Fields[0].Name != "Table" || !analyzeStatement.MatchString(query) {
+		return
 	}
-	if len(r.Fields) == len(tableOpFields) && r.Fields[0].Name == "Table" && analyzeStatement.MatchString(query) {
-		// ANALYZE TABLE names the table db.table, as the other table
-		// maintenance statements do (adminstmt.go); go-mysql-server
-		// names it alone.
-		ec := errContext{query: query, db: h.fe.CurrentDatabase(c.ConnectionID)}
-		for _, row := range r.Rows {
-			if name := row[0].ToString(); !strings.Contains(name, ".") {
-				row[0] = sqltypes.NewVarChar(qualifiedTable(name, ec))
-			}
+	ec := errContext{query: query, db: h.fe.CurrentDatabase(c.ConnectionID)}
+	for _, row := range r.Rows {
+		if name := row[0].ToString(); !strings.Contains(name, ".") {
+			row[0] = sqltypes.NewVarChar(qualifiedTable(name, ec))
 		}
 	}
 }
@@ -248,8 +262,11 @@ func (h *handler) fixResult(c *mysql.Conn, query string, r *sqltypes.Result) {
 // or gets wrong: the Auto_increment value (NULL) and InnoDB's row format
 // (Dynamic, MySQL 8's default; it said Fixed).
 func (h *handler) fixTableStatus(c *mysql.Conn, query string, r *sqltypes.Result) {
+	if len(r.Fields) < 11 || r.Fields[3].Name != "Row_format" || r.Fields[10].Name != "Auto_increment" {
+		return
+	}
 	m := showTableStatus.FindStringSubmatch(query)
-	if m == nil || len(r.Fields) < 11 || r.Fields[3].Name != "Row_format" || r.Fields[10].Name != "Auto_increment" {
+	if m == nil {
 		return
 	}
 	db := strings.ReplaceAll(strings.Trim(m[1], "`"), "``", "`")

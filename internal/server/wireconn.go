@@ -102,9 +102,10 @@ func (c *wireConn) Read(p []byte) (int, error) {
 }
 
 // parse moves c.ready over complete packet headers and payload bytes,
-// answering and dropping COM_STATISTICS packets, and COM_STMT_EXECUTE
-// packets c.exec answers, found at a boundary with nothing before them
-// waiting.
+// dropping the packets answered here (COM_STATISTICS, executes the hook
+// answers: only at the head of the buffer, nothing before them waiting)
+// and replacing the ones handed on changed (COM_REFRESH, prepares the
+// hook rewrites).
 func (c *wireConn) parse() error {
 	for c.ready < len(c.buf) {
 		rest := c.buf[c.ready:]
@@ -150,7 +151,7 @@ func (c *wireConn) parse() error {
 				if err := c.reply(); err != nil {
 					return err
 				}
-				c.buf = append(c.buf[:0], rest[5:]...)
+				c.dropAnswered(5)
 				continue
 			}
 		}
@@ -161,10 +162,8 @@ func (c *wireConn) parse() error {
 			if rest[4] == comRefresh {
 				// COM_REFRESH becomes the FLUSH statement it stands for
 				// (comrefresh.go): the protocol layer does not know it.
-				q := refreshQuery(rest[5])
-				pkt := packetOf(0, append([]byte{comQuery}, q...))
-				c.buf = append(append(c.buf[:c.ready:c.ready], pkt...), rest[6:]...)
-				size = len(pkt) - 4
+				size = c.replacePacket(6, append([]byte{comQuery}, refreshQuery(rest[5])...))
+				rest = c.buf[c.ready:]
 			}
 		}
 		if seq == 0 && c.hook != nil && size > 0 && size < maxPacketPayload {
@@ -180,8 +179,8 @@ func (c *wireConn) parse() error {
 				}
 				if cmd == comStmtPrepare {
 					if repl := c.hook.rewrite(rest[4 : 4+size]); repl != nil {
-						c.buf = append(append(c.buf[:c.ready:c.ready], packetOf(0, repl)...), rest[4+size:]...)
-						size = len(repl)
+						size = c.replacePacket(4+size, repl)
+						rest = c.buf[c.ready:]
 					}
 				} else {
 					handled, err := c.hook.execute(rest[4 : 4+size])
@@ -189,7 +188,7 @@ func (c *wireConn) parse() error {
 						return err
 					}
 					if handled {
-						c.buf = append(c.buf[:0], rest[4+size:]...)
+						c.dropAnswered(4 + size)
 						continue
 					}
 				}
@@ -202,4 +201,18 @@ func (c *wireConn) parse() error {
 		c.pending = size
 	}
 	return nil
+}
+
+// dropAnswered removes the n bytes of the packet answered here from the
+// head of the buffer.
+func (c *wireConn) dropAnswered(n int) {
+	c.buf = append(c.buf[:0], c.buf[n:]...)
+}
+
+// replacePacket replaces the n bytes of the packet at c.ready by a
+// sequence-0 packet holding payload, and returns the payload's size.
+func (c *wireConn) replacePacket(n int, payload []byte) int {
+	rest := c.buf[c.ready+n:]
+	c.buf = append(append(c.buf[:c.ready:c.ready], packetOf(0, payload)...), rest...)
+	return len(payload)
 }

@@ -47,7 +47,7 @@ func (fe *Frontend) Catalog() ([]CatalogItem, error) {
 	var out, tables, rest []CatalogItem
 	for _, db := range fe.provider.AllDatabases(ctx) {
 		d := db.(*Database)
-		rows, err := fe.queryRows(ctx, "SHOW CREATE DATABASE "+quoteIdent(d.name))
+		rows, err := fe.queryRows(ctx, "SHOW CREATE DATABASE "+QuoteIdent(d.name))
 		if err != nil {
 			return nil, err
 		}
@@ -75,7 +75,7 @@ func (fe *Frontend) Catalog() ([]CatalogItem, error) {
 		d.mu.RUnlock()
 		for _, te := range entries {
 			m := te.load()
-			rows, err := fe.queryRows(ctx, "SHOW CREATE TABLE "+quoteIdent(d.name)+"."+quoteIdent(m.name))
+			rows, err := fe.queryRows(ctx, "SHOW CREATE TABLE "+QuoteIdent(d.name)+"."+QuoteIdent(m.name))
 			if err != nil {
 				return nil, err
 			}
@@ -153,4 +153,5 @@ func (fe *Frontend) queryRows(ctx *sql.Context, q string) ([]sql.Row, error) {
 	return sql.RowIterToRows(ctx, iter)
 }
 
-func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+// QuoteIdent quotes an identifier for SQL text: backticks, doubled inside.
+func QuoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }

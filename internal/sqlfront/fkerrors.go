@@ -158,7 +158,7 @@ func (x *fkErrContext) mapError(msg string) error {
 			db = d.name
 		}
 		return mysql.NewSQLError(1701, "42000", "Cannot truncate a table referenced in a foreign key constraint (%s.%s, CONSTRAINT %s)",
-			quoteIdent(db), quoteIdent(m[3]), quoteIdent(m[2]))
+			QuoteIdent(db), QuoteIdent(m[3]), QuoteIdent(m[2]))
 	}
 	if reFKDepth.MatchString(msg) {
 		return hy000(3008, "Foreign key cascade delete/update exceeds max depth of 15.")
@@ -256,17 +256,17 @@ func (x *fkErrContext) describe(table, name string) string {
 	if !ok {
 		for _, s := range x.stmtFKs() { // a key being added (ALTER TABLE ... ADD FOREIGN KEY)
 			if name == "" || strings.EqualFold(s.name, name) {
-				return fmt.Sprintf("%s.%s, CONSTRAINT %s", quoteIdent(x.curDB), quoteIdent(table), s.clause())
+				return fmt.Sprintf("%s.%s, CONSTRAINT %s", QuoteIdent(x.curDB), QuoteIdent(table), s.clause())
 			}
 		}
-		return fmt.Sprintf("%s.%s, CONSTRAINT %s", quoteIdent(x.curDB), quoteIdent(table), quoteIdent(name))
+		return fmt.Sprintf("%s.%s, CONSTRAINT %s", QuoteIdent(x.curDB), QuoteIdent(table), QuoteIdent(name))
 	}
 	s := stmtFK{name: c.Name, cols: c.Columns, parent: c.ParentTable, parentCols: c.ParentColumns,
 		onDelete: c.OnDelete, onUpdate: c.OnUpdate}
 	if !strings.EqualFold(c.ParentDatabase, d.name) {
 		s.parentDB = c.ParentDatabase
 	}
-	return fmt.Sprintf("%s.%s, CONSTRAINT %s", quoteIdent(d.name), quoteIdent(c.Table), s.clause())
+	return fmt.Sprintf("%s.%s, CONSTRAINT %s", QuoteIdent(d.name), QuoteIdent(c.Table), s.clause())
 }
 
 // stmtFK is a foreign key a CREATE or ALTER TABLE statement declares.
@@ -306,15 +306,15 @@ func (d stmtFK) clause() string {
 	q := func(names []string) string {
 		out := make([]string, len(names))
 		for i, n := range names {
-			out[i] = quoteIdent(n)
+			out[i] = QuoteIdent(n)
 		}
 		return strings.Join(out, ", ")
 	}
-	parent := quoteIdent(d.parent)
+	parent := QuoteIdent(d.parent)
 	if d.parentDB != "" {
-		parent = quoteIdent(d.parentDB) + "." + parent
+		parent = QuoteIdent(d.parentDB) + "." + parent
 	}
-	s := fmt.Sprintf("%s FOREIGN KEY (%s) REFERENCES %s (%s)", quoteIdent(d.name), q(d.cols), parent, q(d.parentCols))
+	s := fmt.Sprintf("%s FOREIGN KEY (%s) REFERENCES %s (%s)", QuoteIdent(d.name), q(d.cols), parent, q(d.parentCols))
 	for _, a := range []struct {
 		on  string
 		act sql.ForeignKeyReferentialAction

@@ -3,7 +3,6 @@ package sqlfront
 import (
 	"context"
 	"regexp"
-	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 )
@@ -66,6 +65,5 @@ func sessionAccount(ctx context.Context) string {
 	if c.User == "" {
 		return ""
 	}
-	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-	return quote(c.User) + "@" + quote(c.Address)
+	return quoteAccount(c.User, c.Address, '\'') // showcreateuser.go
 }

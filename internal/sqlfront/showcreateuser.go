@@ -1,7 +1,6 @@
 package sqlfront
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -28,7 +27,7 @@ func (fe *Frontend) ShowCreateUser(connID uint32, user, host string) (string, er
 	}
 	mdb := fe.Engine.Analyzer.Catalog.MySQLDb
 	if c := s.Client(); c.User != user || c.Address != host {
-		ctx := sql.NewContext(context.Background(), sql.WithSession(s))
+		ctx := s.fastContext()
 		mysqlDB := sql.NewPrivilegedOperation(sql.PrivilegeCheckSubject{Database: "mysql"}, sql.PrivilegeType_Select)
 		global := sql.NewPrivilegedOperation(sql.PrivilegeCheckSubject{}, sql.PrivilegeType_CreateUser)
 		if !mdb.UserHasPrivileges(ctx, mysqlDB) && !mdb.UserHasPrivileges(ctx, global) {

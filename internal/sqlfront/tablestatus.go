@@ -1,8 +1,6 @@
 package sqlfront
 
 import (
-	"context"
-
 	"github.com/dolthub/go-mysql-server/sql"
 )
 
@@ -16,7 +14,7 @@ func (fe *Frontend) NextAutoIncrement(connID uint32, db, table string) (next uin
 	if s == nil {
 		return 0, false
 	}
-	ctx := sql.NewContext(context.Background(), sql.WithSession(s))
+	ctx := s.fastContext()
 	d, err := fe.provider.Database(ctx, db)
 	if err != nil {
 		return 0, false
