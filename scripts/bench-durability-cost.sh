@@ -11,6 +11,9 @@
 #   THREADS=64 ROUNDS=2 PROFILE=1 scripts/bench-durability-cost.sh
 #   MARIADB=1 scripts/bench-durability-cost.sh       # MariaDB 10.11 too: 1/1 (binlog, sync_binlog=1,
 #                                                    # innodb_flush_log_at_trx_commit=1) and 0/2 (sync_binlog=0, =2)
+#   B_FLAGS=--log-syncs-in-flight=2 scripts/bench-durability-cost.sh
+#                                                    # a third, durable server ("syncb") with these flags
+#                                                    # (and B_BINARY, if set), taking turns with the other two
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bench-turns-lib.sh
@@ -45,6 +48,15 @@ mysql -h127.0.0.1 -P"$P1" -uroot -e 'CREATE DATABASE sbtest'
 sysbench oltp_write_only $(sb "$P1") --threads=4 prepare >/dev/null
 kill "$pid"; wait "$pid" || true
 cp -a "$OUT/data1" "$OUT/data0"
+PB=$((P1 + 4)); PIDB=
+if [ -n "${B_FLAGS:-}${B_BINARY:-}" ]; then
+  cp -a "$OUT/data1" "$OUT/datab"
+  cp "${B_BINARY:-$OUT/lockstep}" "$OUT/lockstep-b"
+  # shellcheck disable=SC2086
+  LOCKSTEP_PPROF=127.0.0.1:6072 "$OUT/lockstep-b" serve --port "$PB" --datadir "$OUT/datab" ${B_FLAGS:-} >"$OUT/syncb.log" 2>&1 &
+  PIDS+=($!); PIDB=$!
+  ready "$PB"
+fi
 
 LOCKSTEP_PPROF=127.0.0.1:6071 "$OUT/lockstep" serve --port "$P1" --datadir "$OUT/data1" >"$OUT/sync1.log" 2>&1 &
 PIDS+=($!); PID1=$!
@@ -73,7 +85,7 @@ fi
 run() {
   local name=$1 port=$2 pid=$3 pprof=$4 b0 t0 b1 t1 c0 c1 f0 f1 out prof= u n s i w x y z
   # shellcheck disable=SC2086
-  quiet "$PID1" "$PID0" $MPID1 $MPID0
+  quiet "$PID1" "$PID0" $PIDB $MPID1 $MPID0
   read -r _ u n s i w x y z _ </proc/stat; b0=$((u + n + s + x + y + z)); t0=$((b0 + i + w))
   c0=$(cpu_ticks "$pid"); f0=$(fsyncs "$port")
   if [ "$PROFILE" = 1 ] && [ "$TIME" -gt 22 ] && [ "$pprof" != - ]; then
@@ -94,10 +106,15 @@ run() {
 
 echo "$(date -u '+%F %T') UTC, $(uptime); $THREADS threads, $ROUNDS rounds of $TIME s" | tee "$OUT/results.txt"
 run sync1 "$P1" "$PID1" 127.0.0.1:6071 >/dev/null; run sync0 "$P0" "$PID0" 127.0.0.1:6070 >/dev/null # warm-up
+if [ -n "$PIDB" ]; then run syncb "$PB" "$PIDB" 127.0.0.1:6072 >/dev/null; fi
 if [ -n "$MPID1" ]; then run mdb1 "$M1" "$MPID1" - >/dev/null; run mdb0 "$M0" "$MPID0" - >/dev/null; fi
 for r in $(seq 1 "$ROUNDS"); do
   if [ $((r % 2)) = 1 ]; then order="1 0"; else order="0 1"; fi
+  if [ -n "$PIDB" ]; then # three servers: each position in turn
+    case $((r % 3)) in 1) order="1 b 0" ;; 2) order="b 0 1" ;; 0) order="0 1 b" ;; esac
+  fi
   for s in $order; do
+    if [ "$s" = b ]; then run syncb "$PB" "$PIDB" 127.0.0.1:6072; continue; fi
     if [ "$s" = 1 ]; then run sync1 "$P1" "$PID1" 127.0.0.1:6071; else run sync0 "$P0" "$PID0" 127.0.0.1:6070; fi
     if [ -n "$MPID1" ]; then
       if [ "$s" = 1 ]; then run mdb1 "$M1" "$MPID1" -; else run mdb0 "$M0" "$MPID0" -; fi

@@ -57,6 +57,7 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 		{config.KeyLogPreallocate, "bool", "ON", "write the log into segment files zero-filled ahead of time (cheaper fsyncs)"},
 		{config.KeySyncDelay, "microseconds", "0", "a group commit leader waits this long for more commits before its fsync (fewer fsyncs, longer commits)"},
 		{config.KeySyncNoDelayCount, "count", "0", "end that wait once this many commits are queued; 0 = wait the whole delay"},
+		{config.KeyLogSyncsInFlight, "count", "1", "commit groups that may wait for their log fsync at once, each with its own fsync (1..16)"},
 		{config.KeySSL, "bool", "ON", "offer TLS, with a CA and server certificate generated in the data directory at first use (MySQL 8's auto_generate_certs)"},
 	}
 	flags := map[string]*optionFlag{}

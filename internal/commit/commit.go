@@ -107,7 +107,15 @@ type Options struct {
 	// SetSyncDelay changes them at run time.
 	SyncDelay        time.Duration
 	SyncNoDelayCount int
+	// SyncGroups is how many groups may wait for durability at once
+	// (default 1, at most MaxSyncGroups). With more than one, a group can
+	// append while earlier ones wait for their fsync; the log must then
+	// keep as many fsyncs in flight to gain anything (txlog's Flushers).
+	SyncGroups int
 }
+
+// MaxSyncGroups bounds Options.SyncGroups.
+const MaxSyncGroups = 16
 
 var (
 	// ErrUncertain is wrapped by Commit's error when the log failed after
@@ -155,12 +163,23 @@ type Pipeline struct {
 	// fatal is the error (wrapping ErrUncertain) after a durability failure.
 	fatal atomic.Pointer[error]
 
-	// Flush and sync stages: one group at a time, from taking the queue to
-	// the end of its durability wait.
+	// syncSlots holds a token for each group between taking the queue and
+	// joining the commit queue (capacity Options.SyncGroups).
+	syncSlots chan struct{}
+
+	// Flush stage: one group at a time; turns number the groups that
+	// appended, in log order.
 	logMu    sync.Mutex
 	seq      *sequencer
 	slots    []slot
 	payloads [][]byte
+	turns    uint64
+
+	// Groups join the commit queue in turn order: joined is the next turn
+	// to join.
+	turnMu   sync.Mutex
+	turnCond sync.Cond
+	joined   uint64
 
 	// Commit stage: durable groups queue here in sequence order (pushed
 	// under logMu); the leader that pushed onto an empty queue takes
@@ -188,6 +207,12 @@ func New(opts Options) (*Pipeline, error) {
 	if opts.NextSeq < 1 {
 		return nil, fmt.Errorf("commit: Options.NextSeq = %d, want >= 1", opts.NextSeq)
 	}
+	if opts.SyncGroups == 0 {
+		opts.SyncGroups = 1
+	}
+	if opts.SyncGroups < 1 || opts.SyncGroups > MaxSyncGroups {
+		return nil, fmt.Errorf("commit: Options.SyncGroups = %d, want 1..%d", opts.SyncGroups, MaxSyncGroups)
+	}
 	if !opts.Wakeup.valid() {
 		return nil, fmt.Errorf("commit: Options.Wakeup = %v, want Targeted or Broadcast", opts.Wakeup)
 	}
@@ -210,6 +235,8 @@ func New(opts Options) (*Pipeline, error) {
 	p.delayWake = make(chan struct{}, 1)
 	p.SetSyncDelay(opts.SyncDelay, opts.SyncNoDelayCount)
 	p.bcCond.L = &p.bcMu
+	p.turnCond.L = &p.turnMu
+	p.syncSlots = make(chan struct{}, opts.SyncGroups)
 	p.waiters.New = func() any { return &waiter{wake: make(chan struct{}, 1)} }
 	p.c.lastSeq.Store(opts.NextSeq - 1)
 	return p, nil

@@ -13,10 +13,13 @@
 //     record (Txn.Encode) and appends the group with one Log.Append. Only one
 //     group is in the flush stage at a time, so sequence order is log order.
 //  2. Sync. The leader waits for the group's last log position to become
-//     durable (Log.WaitDurable): one wait for the whole group. The flush and
-//     sync stages are held together by one group at a time: everyone who
-//     commits during the wait queues up and becomes the next group. Only the
-//     commit stage overlaps the next group's flush and sync.
+//     durable (Log.WaitDurable): one wait for the whole group. A group holds
+//     a sync slot from taking the queue to the end of its wait; with one
+//     slot (the default) everyone who commits during the wait queues up and
+//     becomes the next group, and only the commit stage overlaps the next
+//     group's flush and sync. With Options.SyncGroups > 1, that many groups
+//     may wait at once (each with its own fsync in the log), and they join
+//     the commit stage in log order whichever wait ends first.
 //  3. Commit. Groups take turns in sequence order: the leader waits for the
 //     previous group's commit stage, calls Txn.Publish for every member in
 //     sequence order, passes the turn on, and wakes its followers.

@@ -9,16 +9,21 @@ import (
 // lead runs the group that w leads through the three stages. w pushed onto
 // an empty queue, so it is the oldest member of the queue it will take.
 //
-// The flush and sync stages are held by one group at a time, together
-// (logMu): a leader waits for the previous group's durability wait to end
-// before it takes the queue. Everyone who commits meanwhile queues up, and
-// the whole queue becomes the next group: one CertifyBatch, one Log.Append
-// and one Log.WaitDurable for all of it. The commit stage is decoupled: a
-// group that is durable joins the commit queue (under logMu, so in sequence
-// order) and the next group's flush and sync overlap its commit stage.
-// docs/commit.md explains, with measurements, why the next group does not
-// flush while this one waits for durability.
+// Up to Options.SyncGroups groups are between taking the queue and joining
+// the commit queue at once (one by default). A leader takes a sync slot
+// first, so while every slot is taken arrivals queue up and the whole
+// queue becomes the next group: one CertifyBatch, one Log.Append and one
+// Log.WaitDurable for all of it. The flush stage itself is one group at a
+// time (logMu); the durability waits of the groups holding slots overlap
+// (the log keeps as many fsyncs in flight), and groups join the commit
+// queue in the order they appended (their turn), since a later group's
+// wait can end first. The commit stage is decoupled: a group that is
+// durable joins the commit queue and later groups' flush and sync overlap
+// its commit stage. docs/commit.md explains, with measurements, why the
+// default keeps one group from taking the queue to the end of its
+// durability wait.
 func (p *Pipeline) lead(w *waiter) {
+	p.syncSlots <- struct{}{}
 	p.logMu.Lock()
 	p.c.leaders.Add(1)
 	p.waitForGroup()
@@ -26,6 +31,7 @@ func (p *Pipeline) lead(w *waiter) {
 	p.took()
 	if err := p.Err(); err != nil {
 		p.logMu.Unlock()
+		<-p.syncSlots
 		for m := head; m != nil; m = m.next {
 			m.err = err
 		}
@@ -38,8 +44,12 @@ func (p *Pipeline) lead(w *waiter) {
 	p.wake(dead, w, nil) // failed members (encode, or append) leave now
 	if live == nil {
 		p.logMu.Unlock()
+		<-p.syncSlots
 		return
 	}
+	turn := p.turns
+	p.turns++
+	p.logMu.Unlock()
 
 	// ---- 2. sync ----
 	syncErr := p.log.WaitDurable(lastLSN)
@@ -47,8 +57,8 @@ func (p *Pipeline) lead(w *waiter) {
 		syncErr = p.setFatal(fmt.Errorf("log sync: %w", syncErr))
 	}
 	w.group, w.syncErr = live, syncErr
-	commitLeader := push(&p.commitQ, w)
-	p.logMu.Unlock()
+	commitLeader := p.joinCommitQueue(w, turn)
+	<-p.syncSlots
 	if !commitLeader {
 		p.follow(w) // a commit-stage leader ahead publishes this group too
 		return
@@ -87,6 +97,23 @@ func (p *Pipeline) lead(w *waiter) {
 	}
 	p.commitMu.Unlock()
 	p.wakeGroups(groups, w)
+}
+
+// joinCommitQueue pushes the group g leads onto the commit queue when its
+// turn comes (groups join in the order they appended, whichever
+// durability wait ends first), and reports whether g leads the commit
+// stage. With one sync slot every group finds its turn has come.
+func (p *Pipeline) joinCommitQueue(g *waiter, turn uint64) (commitLeader bool) {
+	p.turnMu.Lock()
+	for p.joined != turn {
+		p.c.turnWaits.Add(1)
+		p.turnCond.Wait()
+	}
+	commitLeader = push(&p.commitQ, g)
+	p.joined++
+	p.turnCond.Broadcast()
+	p.turnMu.Unlock()
+	return commitLeader
 }
 
 // flush is the flush stage, run under logMu: number, certify and encode

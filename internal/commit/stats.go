@@ -58,6 +58,10 @@ type Stats struct {
 	// waited in all.
 	Delays, DelaysCut, DelaysSkipped int64
 	DelayTime                        time.Duration
+	// TurnWaits counts groups that were durable before an earlier group
+	// and waited for it to join the commit queue first (only with more
+	// than one sync group).
+	TurnWaits int64
 	// LastSeq is the highest sequence number published (NextSeq-1 at start).
 	LastSeq int64
 	// Certify is the certifier's counters.
@@ -91,6 +95,9 @@ func (s Stats) String() string {
 	if s.Delays+s.DelaysSkipped > 0 {
 		fmt.Fprintf(&b, " delays=%d cut=%d skipped=%d delay-time=%v", s.Delays, s.DelaysCut, s.DelaysSkipped, s.DelayTime)
 	}
+	if s.TurnWaits > 0 {
+		fmt.Fprintf(&b, " turn-waits=%d", s.TurnWaits)
+	}
 	hist := func(name string, h [numSizeBuckets]int64) {
 		fmt.Fprintf(&b, " %s=[", name)
 		for i, n := range h {
@@ -123,6 +130,7 @@ type counters struct {
 	delaysCut      atomic.Int64
 	delaysSkipped  atomic.Int64
 	delayNanos     atomic.Int64
+	turnWaits      atomic.Int64
 }
 
 // Stats returns a snapshot of the counters. Safe for concurrent use.
@@ -143,6 +151,7 @@ func (p *Pipeline) Stats() Stats {
 		DelaysCut:      c.delaysCut.Load(),
 		DelaysSkipped:  c.delaysSkipped.Load(),
 		DelayTime:      time.Duration(c.delayNanos.Load()),
+		TurnWaits:      c.turnWaits.Load(),
 		Certify:        p.cert.Stats(),
 	}
 	for i := range s.GroupSizes {

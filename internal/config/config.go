@@ -53,6 +53,9 @@ type Config struct {
 	// the wait early (0: none). MySQL's names; SET GLOBAL changes both.
 	SyncDelayMicros  int
 	SyncNoDelayCount int
+	// --log-syncs-in-flight: commit groups that may wait for their fsync
+	// at once, each with its own fsync (default 1; docs/commit.md).
+	LogSyncsInFlight int
 	// --ssl: offer TLS with the certificates in the data directory,
 	// generated at first use (default ON, as MySQL 8; docs/accounts.md).
 	SSL bool
@@ -81,12 +84,14 @@ const (
 	KeySyncDelay         = "binlog-group-commit-sync-delay"
 	KeySyncNoDelayCount  = "binlog-group-commit-sync-no-delay-count"
 	KeySSL               = "ssl"
+	KeyLogSyncsInFlight  = "log-syncs-in-flight"
 )
 
 // Limits of the sync delay options (MySQL's).
 const (
 	MaxSyncDelayMicros  = 1000000
 	MaxSyncNoDelayCount = 100000
+	MaxLogSyncsInFlight = 16
 )
 
 // DefaultCheckpointRate is --checkpoint-rate-limit's default, bytes per
@@ -102,7 +107,7 @@ const (
 // Keys lists every option name in the order they are documented.
 var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword,
 	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin, KeyCheckpointLogSize,
-	KeyCheckpointFsync, KeyCheckpointRate, KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount, KeySSL}
+	KeyCheckpointFsync, KeyCheckpointRate, KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount, KeyLogSyncsInFlight, KeySSL}
 
 // Default returns the embedded defaults: data in ./lockstep-data, listening on
 // 127.0.0.1:3306, account root with no password.
@@ -125,6 +130,7 @@ func Default() Config {
 		CheckpointFsyncThreshold: 8 << 20,
 		CheckpointRateLimit:      DefaultCheckpointRate,
 		LogPreallocate:           true,
+		LogSyncsInFlight:         1,
 		SSL:                      true,
 	}
 }
@@ -250,6 +256,12 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("invalid binlog-group-commit-sync-no-delay-count %q: must be a count from 0 to 100000", value)
 		}
 		c.SyncNoDelayCount = n
+	case KeyLogSyncsInFlight:
+		n, err := strconv.Atoi(strings.TrimSpace(value))
+		if err != nil || n < 1 || n > MaxLogSyncsInFlight {
+			return fmt.Errorf("invalid log-syncs-in-flight %q: must be a count from 1 to %d", value, MaxLogSyncsInFlight)
+		}
+		c.LogSyncsInFlight = n
 	default:
 		return fmt.Errorf("%w %q", ErrUnknownKey, key)
 	}

@@ -12,7 +12,7 @@ func TestDefault(t *testing.T) {
 	want := Config{Datadir: "./lockstep-data", BindAddress: "127.0.0.1", Port: 3306, User: "root", Password: "",
 		SyncBinlog: 1, RowImage: "full", GroupCommitWakeup: "targeted", LogCompression: true, LogCompressMin: 4096, CheckpointLogSize: 256 << 20,
 		LogSegmentSize: 64 << 20, LogPreallocate: true, CheckpointFsyncThreshold: 8 << 20,
-		CheckpointRateLimit: 128 << 20, SSL: true}
+		CheckpointRateLimit: 128 << 20, LogSyncsInFlight: 1, SSL: true}
 	if got := Default(); got != want {
 		t.Fatalf("Default() = %+v, want %+v", got, want)
 	}
@@ -56,6 +56,9 @@ func TestSet(t *testing.T) {
 		{key: "binlog_group_commit_sync_delay", value: "500", want: func(c *Config) { c.SyncDelayMicros = 500 }},
 		{key: "binlog-group-commit-sync-delay", value: "1000001", wantErr: "must be microseconds from 0 to 1000000"},
 		{key: "binlog-group-commit-sync-delay", value: "-1", wantErr: "must be microseconds from 0 to 1000000"},
+		{key: "log-syncs-in-flight", value: "4", want: func(c *Config) { c.LogSyncsInFlight = 4 }},
+		{key: "log_syncs_in_flight", value: "0", wantErr: "must be a count from 1 to 16"},
+		{key: "log-syncs-in-flight", value: "17", wantErr: "must be a count from 1 to 16"},
 		{key: "binlog-group-commit-sync-no-delay-count", value: "16", want: func(c *Config) { c.SyncNoDelayCount = 16 }},
 		{key: "binlog-group-commit-sync-no-delay-count", value: "x", wantErr: "must be a count from 0 to 100000"},
 	}

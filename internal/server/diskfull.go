@@ -9,12 +9,15 @@ import (
 )
 
 // durableLog is the log as the commit pipeline sees it: Append returns
-// once the records are durable, so that a full disk is found while the
-// pipeline can still fail the group cleanly.
+// once the records are written to the operating system, so that a full
+// disk is found while the pipeline can still fail the group cleanly (a
+// write, not an fsync, is what finds it: the log fails at the write).
 //
-// The pipeline holds its flush and sync stages for one group at a time
-// (docs/commit.md), so waiting here costs no concurrency: its own
-// WaitDurable then returns at once. When the wait fails because a write
+// The pipeline appends one group at a time (its flush stage), so waiting
+// here costs the next group only the write; the group's fsync is waited
+// for by the pipeline's own WaitDurable, outside the flush stage, where
+// the durability waits of several groups may overlap
+// (--log-syncs-in-flight, docs/commit.md). When the wait fails because a write
 // found the disk full and none of the group's records reached the log
 // (LastIndex did not move), the log is resumed (txlog.ResumeAfterDiskFull
 // cuts any part of them off the file, durably) and Append returns the
@@ -33,7 +36,7 @@ func (a durableLog) Append(term uint64, payloads ...[]byte) (uint64, error) {
 	if err != nil {
 		return 0, err // nothing was appended
 	}
-	err = a.l.WaitDurable(lsn)
+	err = a.l.WaitWritten(lsn)
 	if err == nil {
 		return lsn, nil
 	}

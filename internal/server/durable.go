@@ -156,6 +156,9 @@ func (d *durable) status(m map[string]int64) {
 	m["Lockstep_group_commit_delays_skipped"] = ps.DelaysSkipped
 	m["Lockstep_group_commit_delay_time_us"] = ps.DelayTime.Microseconds()
 	m["Lockstep_log_fsyncs"] = int64(ls.Fsyncs)
+	m["Lockstep_log_fsyncs_overlapped"] = int64(ls.FsyncsOverlapped)
+	m["Lockstep_log_fsyncs_held_back"] = int64(ls.FsyncsHeldBack)
+	m["Lockstep_group_commit_turn_waits"] = ps.TurnWaits
 	m["Lockstep_log_writes"] = int64(ls.Writes)
 	m["Lockstep_log_bytes"] = int64(ls.Bytes)
 	m["Lockstep_log_appends"] = int64(ls.Appends)
@@ -209,6 +212,7 @@ func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txl
 		SyncMode:          txlog.SyncAlways,
 		SegmentSize:       cfg.LogSegmentSize,
 		Preallocate:       cfg.LogPreallocate,
+		Flushers:          cfg.LogSyncsInFlight,
 		FS:                fs,
 	}
 	if cfg.SyncBinlog == 0 {
@@ -237,7 +241,8 @@ func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txl
 	if cfg.GroupCommitWakeup == "broadcast" {
 		wake = commit.Broadcast
 	}
-	p, err := commit.New(commit.Options{Log: durableLog{l}, Wakeup: wake, NextSeq: lastSeq + 1})
+	p, err := commit.New(commit.Options{Log: durableLog{l}, Wakeup: wake, NextSeq: lastSeq + 1,
+		SyncGroups: max(cfg.LogSyncsInFlight, 1)})
 	if err != nil {
 		l.Close()
 		return nil, err

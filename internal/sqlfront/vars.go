@@ -132,6 +132,8 @@ func lockstepVariables() []sql.SystemVariable {
 			Type: types.NewSystemStringType("version_comment"), Default: "lockstep"}),
 		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_log_retention_size",
 			Type: types.NewSystemIntType("lockstep_log_retention_size", 0, math.MaxInt64, false), Default: int64(0)}),
+		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_log_syncs_in_flight",
+			Type: types.NewSystemIntType("lockstep_log_syncs_in_flight", 1, 16, false), Default: int64(1)}),
 	}
 }
 

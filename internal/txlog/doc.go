@@ -15,8 +15,9 @@
 //   - the dedicated writer goroutine, which takes completed ranges in LSN
 //     order, stamps each record's index and header CRC, writes the bytes to
 //     the current segment and rotates segments (writer.go), and the dedicated
-//     flusher goroutine, which fsyncs and wakes exactly the waiters whose LSN
-//     became durable (flusher.go, waitset.go);
+//     flusher goroutine (Options.Flushers of them, each with its own file
+//     description, publishing in fsync start order), which fsyncs and wakes
+//     exactly the waiters whose LSN became durable (flusher.go, waitset.go);
 //   - failure handling: a failed fsync is never retried, a failed write
 //     (ENOSPC) fails the appends whose bytes were not written (log.go);
 //   - recovery at Open: verifying every record, truncating a torn tail,

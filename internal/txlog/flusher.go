@@ -1,17 +1,21 @@
 package txlog
 
 import (
+	"os"
+	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// flusherLoop is the flusher goroutine. In SyncAlways mode the writer kicks
-// it after every write and it fsyncs whatever has been written by then (so
-// one fsync covers all the appends written while the previous one ran); in
-// SyncPeriodic mode it fsyncs once per SyncInterval. On stop it fsyncs a
-// last time.
-func (l *Log) flusherLoop() {
-	defer close(l.flusherDone)
+// flusherLoop is one flusher goroutine (Options.Flushers of them run). In
+// SyncAlways mode the writer kicks a flusher after every write and it
+// fsyncs whatever has been written by then (so one fsync covers all the
+// appends written while the previous one ran); in SyncPeriodic mode it
+// fsyncs once per SyncInterval. On stop it fsyncs a last time.
+func (l *Log) flusherLoop(fl *flusher) {
+	defer l.flushersDone.Done()
+	defer fl.close()
 	var tick <-chan time.Time
 	if l.opts.SyncMode == SyncPeriodic {
 		t := time.NewTicker(l.opts.SyncInterval)
@@ -23,38 +27,135 @@ func (l *Log) flusherLoop() {
 		case <-l.flusherKick:
 		case <-tick:
 		case <-l.stop:
-			l.flush()
+			l.flush(fl)
 			return
 		}
-		l.flush()
+		l.flush(fl)
 	}
 }
 
+// flusher is one flusher goroutine's state. With more than one flusher,
+// each fsyncs through its own open file description of the current
+// segment (own), never the writer's: Linux reports a write-back error once
+// per file description, so two fsyncs in flight on one description could
+// each leave the error to the other and both return success. A description
+// opened later still sees an error nobody has seen yet.
+type flusher struct {
+	seg *segment // the segment own was opened for
+	own File
+}
+
+func (fl *flusher) close() {
+	if fl.own != nil {
+		fl.own.Close()
+		fl.own, fl.seg = nil, nil
+	}
+}
+
+// syncOrder publishes durable positions in the order their fsyncs started.
+// An fsync that finishes before one started earlier waits (in the ticket
+// list) for it: a later fsync's success says nothing about pages an
+// earlier one was responsible for, and if the earlier one fails, nothing
+// above the durable position may be published.
+type syncOrder struct {
+	mu      sync.Mutex
+	started uint64        // the highest position an fsync was started for
+	next    uint64        // the next ticket
+	tickets []flushTicket // started and not yet published, in start order
+}
+
+type flushTicket struct {
+	n      uint64
+	target uint64
+	done   bool
+}
+
 // flush fsyncs the current segment if something was written since the
-// last fsync, publishes the durable position and wakes exactly the waiters
-// it reached. The writer fsyncs a segment before it starts the next one,
-// so syncing the current segment covers everything written.
-func (l *Log) flush() {
+// last fsync started, then publishes the durable position in fsync start
+// order and wakes exactly the waiters it reached. The writer fsyncs a
+// segment before it starts the next one, so syncing the current segment
+// covers everything written.
+func (l *Log) flush(fl *flusher) {
 	if l.fsyncFailed.Load() {
 		return
 	}
+	o := &l.order
+	o.mu.Lock()
 	target := l.written.Load()
-	d := l.durable.Load()
-	if target <= d {
+	if target <= o.started || target <= l.durable.Load() {
+		o.mu.Unlock() // an fsync started after these bytes were written covers them
 		return
 	}
+	o.started = target
+	n := o.next
+	o.next++
+	o.tickets = append(o.tickets, flushTicket{n: n, target: target})
+	if len(o.tickets) > 1 {
+		l.st.overlapped.Add(1)
+	}
+	o.mu.Unlock()
+
 	l.segMu.RLock()
 	s := l.segs[len(l.segs)-1]
 	s.acquire()
 	l.segMu.RUnlock()
-	err := l.syncFile(s.file, s.name)
+	f, err := fl.fileFor(l, s)
+	if err == nil {
+		err = l.syncFile(f, s.name)
+	} else {
+		l.failSync(s.name, err)
+	}
 	s.release()
-	if err != nil || l.fsyncFailed.Load() {
-		return
+
+	o.mu.Lock()
+	for i := range o.tickets {
+		if o.tickets[i].n == n {
+			o.tickets[i].done = true
+			if i > 0 {
+				l.st.heldBack.Add(1)
+			}
+			break
+		}
 	}
-	if storeMax(&l.durable, target) {
-		l.durableWaits.notify(d, target)
+	var pub uint64
+	k := 0
+	for k < len(o.tickets) && o.tickets[k].done {
+		pub = o.tickets[k].target
+		k++
 	}
+	o.tickets = append(o.tickets[:0], o.tickets[k:]...)
+	// Checked under o.mu: a failed fsync sets fsyncFailed before it takes
+	// o.mu to mark its ticket, so a later ticket cannot be published
+	// after an earlier one failed.
+	failed := err != nil || l.fsyncFailed.Load()
+	d := l.durable.Load()
+	if !failed && pub > 0 {
+		failed = !storeMax(&l.durable, pub)
+	}
+	o.mu.Unlock()
+	if !failed {
+		l.durableWaits.notify(d, pub)
+	}
+}
+
+// fileFor returns the file to fsync s through: the segment's own with one
+// flusher, else this flusher's description of it, opened by name on first
+// use. A segment's name is reused only after the segment was removed
+// (TruncateSuffix, Reset), when syncing it no longer matters.
+func (fl *flusher) fileFor(l *Log, s *segment) (File, error) {
+	if l.opts.Flushers <= 1 {
+		return s.file, nil
+	}
+	if fl.seg == s {
+		return fl.own, nil
+	}
+	fl.close()
+	f, err := l.fs.OpenFile(filepath.Join(l.dir, s.name), os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	fl.seg, fl.own = s, f
+	return f, nil
 }
 
 // storeMax stores v in a if it is larger (ResumeAfterDiskFull moves the

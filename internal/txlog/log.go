@@ -45,12 +45,13 @@ type Log struct {
 	fail        atomic.Pointer[failure]
 	fsyncFailed atomic.Bool // no fsync is ever attempted again
 
-	writerKick  chan struct{}
-	flusherKick chan struct{}
-	ctl         chan ctlOp
-	stop        chan struct{}
-	writerDone  chan struct{}
-	flusherDone chan struct{}
+	writerKick   chan struct{}
+	flusherKick  chan struct{}
+	ctl          chan ctlOp
+	stop         chan struct{}
+	writerDone   chan struct{}
+	flushersDone sync.WaitGroup
+	order        syncOrder // the flushers' fsyncs, in start order
 
 	w writer // the writer goroutine's state
 
@@ -115,12 +116,19 @@ func (l *Log) syncFile(f File, name string) error {
 	err := f.Sync()
 	l.st.fsyncs.Add(1)
 	if err != nil {
-		l.fsyncFailed.Store(true)
-		e := fsyncError(name, err)
-		l.setFailure(e, l.durable.Load())
-		return e
+		return l.failSync(name, err)
 	}
 	return nil
+}
+
+// failSync fails the log for good after an fsync of name failed (or could
+// not be attempted): no fsync is tried again and nothing above the durable
+// position will be published.
+func (l *Log) failSync(name string, err error) error {
+	l.fsyncFailed.Store(true)
+	e := fsyncError(name, err)
+	l.setFailure(e, l.durable.Load())
+	return e
 }
 
 // WaitDurable blocks until every record up to lsn (as returned by Append)
@@ -198,7 +206,7 @@ func (l *Log) Close() error {
 	l.writtenWaits.wait(old) // an error here is the log's failure, returned below
 	close(l.stop)
 	<-l.writerDone
-	<-l.flusherDone
+	l.flushersDone.Wait()
 	<-l.preDone
 	err := l.Err()
 	l.setFailure(ErrClosed, l.durable.Load())

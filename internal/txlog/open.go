@@ -53,7 +53,14 @@ func Open(opts Options) (*Log, *Recovery, error) {
 	rec.Duration = time.Since(start)
 
 	go l.writerLoop()
-	go l.flusherLoop()
+	flushers := l.opts.Flushers
+	if l.opts.SyncMode == SyncPeriodic {
+		flushers = 1 // one fsync a period is all it does
+	}
+	for range flushers {
+		l.flushersDone.Add(1)
+		go l.flusherLoop(&flusher{})
+	}
 	go l.preallocLoop()
 	return l, rec, nil
 }
@@ -73,7 +80,6 @@ func newLog(opts Options) *Log {
 		ctl:         make(chan ctlOp),
 		stop:        make(chan struct{}),
 		writerDone:  make(chan struct{}),
-		flusherDone: make(chan struct{}),
 		preKick:     make(chan struct{}, 1),
 		preDone:     make(chan struct{}),
 	}

@@ -37,6 +37,7 @@ const (
 	DefaultBufferSize        = 16 << 20
 	DefaultPreallocAfter     = 1 << 20
 	DefaultSyncInterval      = time.Second
+	maxFlushers              = 16
 	DefaultCompressThreshold = 4096
 
 	minBufferSize = 64 << 10
@@ -62,6 +63,12 @@ type Options struct {
 	SyncMode SyncMode
 	// SyncInterval is the fsync period in SyncPeriodic mode.
 	SyncInterval time.Duration
+	// Flushers is how many fsyncs may be in flight at once (default 1).
+	// With more than one, an fsync starts as soon as something new is
+	// written even while an earlier one runs, each flusher syncing through
+	// its own open file description; durable positions are still
+	// published in the order the fsyncs started (flusher.go).
+	Flushers int
 	// Compression stores payloads longer than CompressThreshold bytes
 	// zstd-compressed (when that makes them smaller).
 	Compression       bool
@@ -124,6 +131,12 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.SyncInterval <= 0 {
 		o.SyncInterval = DefaultSyncInterval
+	}
+	if o.Flushers <= 0 {
+		o.Flushers = 1
+	}
+	if o.Flushers > maxFlushers {
+		return o, fmt.Errorf("txlog: Options.Flushers %d is more than %d", o.Flushers, maxFlushers)
 	}
 	if o.CompressThreshold <= 0 {
 		o.CompressThreshold = DefaultCompressThreshold

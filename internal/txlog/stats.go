@@ -21,6 +21,8 @@ type counters struct {
 	prealloc    atomic.Uint64
 	preFailed   atomic.Uint64
 	preUsed     atomic.Uint64
+	overlapped  atomic.Uint64
+	heldBack    atomic.Uint64
 }
 
 // Stats is a snapshot of the log's counters since Open. Each field is read
@@ -38,6 +40,10 @@ type Stats struct {
 	// Fsyncs counts fsyncs of segment files (the flusher's and the
 	// writer's when it closes a segment).
 	Fsyncs uint64
+	// FsyncsOverlapped counts the flushers' fsyncs started while another
+	// was in flight (Options.Flushers > 1); FsyncsHeldBack those that
+	// ended before an fsync started earlier and waited for it to publish.
+	FsyncsOverlapped, FsyncsHeldBack uint64
 	// Waits counts WaitDurable/WaitWritten calls that had to block.
 	Waits uint64
 	// Wakeups counts waiters woken because their LSN was reached, and
@@ -76,6 +82,8 @@ func (l *Log) Stats() Stats {
 		Bytes:            l.reserved.Load() &^ closedBit,
 		Writes:           c.writes.Load(),
 		Fsyncs:           c.fsyncs.Load(),
+		FsyncsOverlapped: c.overlapped.Load(),
+		FsyncsHeldBack:   c.heldBack.Load(),
 		Waits:            c.waits.Load(),
 		Wakeups:          c.wakeups.Load(),
 		WakeupsDone:      c.wakeupsDone.Load(),

@@ -86,7 +86,14 @@ func TestCrashRecovery(t *testing.T) {
 		// and recovery starts from one and replays the log after it.
 		// Small segments, so that kills also land while the log moves to
 		// a preallocated segment or the preallocator writes one.
-		s := testutil.StartServer(t, "--datadir", datadir, "--checkpoint-log-size", "16K", "--log-segment-size", "64K")
+		// Every other round keeps several fsyncs in flight, so that kills
+		// also land while a later group's fsync has ended before an
+		// earlier one's.
+		args := []string{"--datadir", datadir, "--checkpoint-log-size", "16K", "--log-segment-size", "64K"}
+		if c.round%2 == 0 {
+			args = append(args, "--log-syncs-in-flight", "3")
+		}
+		s := testutil.StartServer(t, args...)
 		admin := openDB(t, s, "")
 		conn := c.adminConn(admin)
 		if c.round == 1 {
