@@ -105,8 +105,10 @@ func (p *Pipeline) lead(w *waiter) {
 // stage. With one sync slot every group finds its turn has come.
 func (p *Pipeline) joinCommitQueue(g *waiter, turn uint64) (commitLeader bool) {
 	p.turnMu.Lock()
-	for p.joined != turn {
+	if p.joined != turn {
 		p.c.turnWaits.Add(1)
+	}
+	for p.joined != turn {
 		p.turnCond.Wait()
 	}
 	commitLeader = push(&p.commitQ, g)
