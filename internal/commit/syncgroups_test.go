@@ -51,23 +51,50 @@ func (l *gatedLog) next(t *testing.T) *gatedWait {
 	}
 }
 
-// syncGroupsTxn commits a transaction in a goroutine; its result arrives
-// on the returned channel, its Publish appends name to published.
-func syncGroupsTxn(p *Pipeline, key uint64, name string, mu *sync.Mutex, published *[]string) chan error {
+// syncGroups is a pipeline with a gated log and the names of the
+// transactions it published, in order.
+type syncGroups struct {
+	p   *Pipeline
+	log *gatedLog
+
+	mu        sync.Mutex
+	published []string
+}
+
+func newSyncGroups(t *testing.T, groups int) *syncGroups {
+	t.Helper()
+	log := newGatedLog()
+	p, err := New(Options{Log: log, SyncGroups: groups})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return &syncGroups{p: p, log: log}
+}
+
+// commit commits a transaction in a goroutine; its result arrives on the
+// returned channel, its Publish records name.
+func (s *syncGroups) commit(key uint64, name string) chan error {
 	done := make(chan error, 1)
 	go func() {
-		_, err := p.Commit(&Txn{
+		_, err := s.p.Commit(&Txn{
 			Writeset: []uint64{mix(key)},
 			Encode:   func(seq, lc int64) ([]byte, error) { return payload(seq, lc), nil },
 			Publish: func() {
-				mu.Lock()
-				*published = append(*published, name)
-				mu.Unlock()
+				s.mu.Lock()
+				s.published = append(s.published, name)
+				s.mu.Unlock()
 			},
 		})
 		done <- err
 	}()
 	return done
+}
+
+func (s *syncGroups) publishedNames() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.published...)
 }
 
 func commitResult(t *testing.T, done chan error) error {
@@ -95,23 +122,16 @@ func pending(t *testing.T, done chan error, what string) {
 // without appending; the second, durable first, still joins the commit
 // stage after the first, so publication stays in log order.
 func TestSyncGroupsOverlap(t *testing.T) {
-	log := newGatedLog()
-	p, err := New(Options{Log: log, SyncGroups: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	var mu sync.Mutex
-	var published []string
-
-	a := syncGroupsTxn(p, 1, "a", &mu, &published)
+	s := newSyncGroups(t, 2)
+	log := s.log
+	a := s.commit(1, "a")
 	wa := log.next(t)
-	b := syncGroupsTxn(p, 2, "b", &mu, &published)
+	b := s.commit(2, "b")
 	wb := log.next(t)
 	if wb.lsn <= wa.lsn {
 		t.Fatalf("second group waits for LSN %d, first for %d", wb.lsn, wa.lsn)
 	}
-	c := syncGroupsTxn(p, 3, "c", &mu, &published)
+	c := s.commit(3, "c")
 	pending(t, c, "a commit with both sync slots taken")
 	if n := log.appends.Load(); n != 2 {
 		t.Fatalf("%d appends with two groups in flight, want 2", n)
@@ -119,11 +139,9 @@ func TestSyncGroupsOverlap(t *testing.T) {
 
 	wb.verdict <- nil // the later group is durable first
 	pending(t, b, "the later group")
-	mu.Lock()
-	if len(published) != 0 {
+	if published := s.publishedNames(); len(published) != 0 {
 		t.Fatalf("published %v before the first group was durable", published)
 	}
-	mu.Unlock()
 
 	wa.verdict <- nil
 	if err := commitResult(t, a); err != nil {
@@ -136,12 +154,10 @@ func TestSyncGroupsOverlap(t *testing.T) {
 	if err := commitResult(t, c); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(published) != 3 || published[0] != "a" || published[1] != "b" || published[2] != "c" {
+	if published := s.publishedNames(); len(published) != 3 || published[0] != "a" || published[1] != "b" || published[2] != "c" {
 		t.Fatalf("published %v, want [a b c]", published)
 	}
-	if st := p.Stats(); st.TurnWaits != 1 || st.Groups != 3 || st.Commits != 3 {
+	if st := s.p.Stats(); st.TurnWaits != 1 || st.Groups != 3 || st.Commits != 3 {
 		t.Fatalf("stats: %v, want 1 turn wait, 3 groups, 3 commits", st)
 	}
 }
@@ -150,18 +166,11 @@ func TestSyncGroupsOverlap(t *testing.T) {
 // after the second's succeeded: neither is published, both get an
 // uncertain outcome, and the pipeline takes no more commits.
 func TestSyncGroupsEarlierFails(t *testing.T) {
-	log := newGatedLog()
-	p, err := New(Options{Log: log, SyncGroups: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	var mu sync.Mutex
-	var published []string
-
-	a := syncGroupsTxn(p, 1, "a", &mu, &published)
+	s := newSyncGroups(t, 2)
+	log := s.log
+	a := s.commit(1, "a")
 	wa := log.next(t)
-	b := syncGroupsTxn(p, 2, "b", &mu, &published)
+	b := s.commit(2, "b")
 	wb := log.next(t)
 	wb.verdict <- nil
 	pending(t, b, "the later group")
@@ -171,12 +180,10 @@ func TestSyncGroupsEarlierFails(t *testing.T) {
 			t.Fatalf("%s: %v, want an uncertain outcome wrapping EIO", name, err)
 		}
 	}
-	mu.Lock()
-	if len(published) != 0 {
+	if published := s.publishedNames(); len(published) != 0 {
 		t.Fatalf("published %v after the first group failed", published)
 	}
-	mu.Unlock()
-	if _, err := p.Commit(&Txn{Writeset: []uint64{9}, Encode: func(seq, lc int64) ([]byte, error) { return payload(seq, lc), nil }}); !errors.Is(err, ErrUncertain) {
+	if _, err := s.p.Commit(&Txn{Writeset: []uint64{9}, Encode: func(seq, lc int64) ([]byte, error) { return payload(seq, lc), nil }}); !errors.Is(err, ErrUncertain) {
 		t.Fatalf("a commit after the failure: %v", err)
 	}
 }
@@ -184,17 +191,11 @@ func TestSyncGroupsEarlierFails(t *testing.T) {
 // TestSyncGroupsOne: with one sync group (the default) a second leader
 // appends only after the first group's durability wait ended.
 func TestSyncGroupsOne(t *testing.T) {
-	log := newGatedLog()
-	p, err := New(Options{Log: log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	var mu sync.Mutex
-	var published []string
-	a := syncGroupsTxn(p, 1, "a", &mu, &published)
+	s := newSyncGroups(t, 0) // the default: one
+	log := s.log
+	a := s.commit(1, "a")
 	wa := log.next(t)
-	b := syncGroupsTxn(p, 2, "b", &mu, &published)
+	b := s.commit(2, "b")
 	pending(t, b, "a commit behind a group waiting for durability")
 	if n := log.appends.Load(); n != 1 {
 		t.Fatalf("%d appends while the first group waits, want 1", n)

@@ -14,6 +14,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"strconv"
@@ -203,8 +204,8 @@ func (c *Config) Set(key, value string) error {
 		}
 		c.LogPreallocate = b
 	case KeyLogCompressMin:
-		n, err := strconv.Atoi(strings.TrimSpace(value))
-		if err != nil || n < 0 {
+		n, ok := intIn(value, 0, math.MaxInt)
+		if !ok {
 			return fmt.Errorf("invalid log-compression-threshold %q: must be a number of bytes >= 0", value)
 		}
 		c.LogCompressMin = n
@@ -245,20 +246,20 @@ func (c *Config) Set(key, value string) error {
 		}
 		c.SSL = b
 	case KeySyncDelay:
-		n, err := strconv.Atoi(strings.TrimSpace(value))
-		if err != nil || n < 0 || n > MaxSyncDelayMicros {
+		n, ok := intIn(value, 0, MaxSyncDelayMicros)
+		if !ok {
 			return fmt.Errorf("invalid binlog-group-commit-sync-delay %q: must be microseconds from 0 to 1000000", value)
 		}
 		c.SyncDelayMicros = n
 	case KeySyncNoDelayCount:
-		n, err := strconv.Atoi(strings.TrimSpace(value))
-		if err != nil || n < 0 || n > MaxSyncNoDelayCount {
+		n, ok := intIn(value, 0, MaxSyncNoDelayCount)
+		if !ok {
 			return fmt.Errorf("invalid binlog-group-commit-sync-no-delay-count %q: must be a count from 0 to 100000", value)
 		}
 		c.SyncNoDelayCount = n
 	case KeyLogSyncsInFlight:
-		n, err := strconv.Atoi(strings.TrimSpace(value))
-		if err != nil || n < 1 || n > MaxLogSyncsInFlight {
+		n, ok := intIn(value, 1, MaxLogSyncsInFlight)
+		if !ok {
 			return fmt.Errorf("invalid log-syncs-in-flight %q: must be a count from 1 to %d", value, MaxLogSyncsInFlight)
 		}
 		c.LogSyncsInFlight = n
@@ -298,6 +299,13 @@ func parseBool(s string) (bool, error) {
 		return false, nil
 	}
 	return false, errors.New("must be ON or OFF (1 or 0)")
+}
+
+// intIn parses an integer option value and reports whether it is in
+// [lo, hi].
+func intIn(value string, lo, hi int) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(value))
+	return n, err == nil && n >= lo && n <= hi
 }
 
 // ParsePort parses a TCP port number, 0..65535 (0 = pick a free port).

@@ -242,7 +242,7 @@ func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txl
 		wake = commit.Broadcast
 	}
 	p, err := commit.New(commit.Options{Log: durableLog{l}, Wakeup: wake, NextSeq: lastSeq + 1,
-		SyncGroups: max(cfg.LogSyncsInFlight, 1)})
+		SyncGroups: cfg.LogSyncsInFlight})
 	if err != nil {
 		l.Close()
 		return nil, err

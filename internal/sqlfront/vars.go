@@ -8,6 +8,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 
+	"lockstep/internal/config"
 	"lockstep/internal/txn"
 )
 
@@ -133,7 +134,7 @@ func lockstepVariables() []sql.SystemVariable {
 		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_log_retention_size",
 			Type: types.NewSystemIntType("lockstep_log_retention_size", 0, math.MaxInt64, false), Default: int64(0)}),
 		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_log_syncs_in_flight",
-			Type: types.NewSystemIntType("lockstep_log_syncs_in_flight", 1, 16, false), Default: int64(1)}),
+			Type: types.NewSystemIntType("lockstep_log_syncs_in_flight", 1, config.MaxLogSyncsInFlight, false), Default: int64(1)}),
 	}
 }
 

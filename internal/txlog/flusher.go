@@ -108,14 +108,12 @@ func (l *Log) flush(fl *flusher) {
 	s.release()
 
 	o.mu.Lock()
-	for i := range o.tickets {
-		if o.tickets[i].n == n {
-			o.tickets[i].done = true
-			if i > 0 {
-				l.st.heldBack.Add(1)
-			}
-			break
-		}
+	// Tickets leave from the front only, so they stay numbered
+	// consecutively and n's is at n - tickets[0].n.
+	i := n - o.tickets[0].n
+	o.tickets[i].done = true
+	if i > 0 {
+		l.st.heldBack.Add(1)
 	}
 	var pub uint64
 	k := 0
@@ -127,13 +125,10 @@ func (l *Log) flush(fl *flusher) {
 	// Checked under o.mu: a failed fsync sets fsyncFailed before it takes
 	// o.mu to mark its ticket, so a later ticket cannot be published
 	// after an earlier one failed.
-	failed := err != nil || l.fsyncFailed.Load()
 	d := l.durable.Load()
-	if !failed && pub > 0 {
-		failed = !storeMax(&l.durable, pub)
-	}
+	publish := err == nil && !l.fsyncFailed.Load() && pub > 0 && storeMax(&l.durable, pub)
 	o.mu.Unlock()
-	if !failed {
+	if publish {
 		l.durableWaits.notify(d, pub)
 	}
 }

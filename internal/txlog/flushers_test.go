@@ -63,6 +63,24 @@ func (fs *gatedFS) next(t *testing.T) *gatedSync {
 	}
 }
 
+// passAll lets every later fsync through (for Close); the returned stop
+// ends that once nothing can fsync any more.
+func (fs *gatedFS) passAll() (stop func()) {
+	fs.armed.Store(false) // new fsyncs skip the gate; one already at it is let go below
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for g := range fs.started {
+			g.verdict <- nil
+		}
+	}()
+	return func() {
+		close(fs.started)
+		wg.Wait()
+	}
+}
+
 // noneStarted checks that no fsync starts for a while.
 func (fs *gatedFS) noneStarted(t *testing.T) {
 	t.Helper()
@@ -151,12 +169,9 @@ func TestFlushersOverlap(t *testing.T) {
 	if st.FsyncsOverlapped != 1 || st.FsyncsHeldBack != 1 {
 		t.Fatalf("overlapped %d held back %d, want 1 and 1", st.FsyncsOverlapped, st.FsyncsHeldBack)
 	}
-	go func() { // Close's last fsyncs, if any
-		for g := range fs.started {
-			g.verdict <- nil
-		}
-	}()
+	stop := fs.passAll()
 	mustClose(t, l)
+	stop()
 }
 
 // TestFlushersEarlierFails: an earlier fsync fails after a later one
@@ -208,15 +223,7 @@ func TestFlushersOne(t *testing.T) {
 	if err := waitResult(t, done2); err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for g := range fs.started {
-			g.verdict <- nil
-		}
-	}()
+	stop := fs.passAll()
 	mustClose(t, l)
-	close(fs.started)
-	wg.Wait()
+	stop()
 }
