@@ -25,7 +25,8 @@ type parser struct {
 }
 
 // note runs on every parsed statement: it rewrites row IN lists
-// (rowin.go), makes FLUSH statements answer as MySQL's (flush.go), records
+// (rowin.go), makes FLUSH statements answer as MySQL's (flush.go), carries
+// a SET list's scope word over to the assignments after it (setscope.go), records
 // the statement's locking intent on the session, and
 // notes a SET TRANSACTION for the next transaction only (settx.go), whose
 // error (1568 inside a transaction) it returns.
@@ -46,6 +47,10 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) err
 		}
 	case *ast.Flush:
 		normalizeFlush(st) // flush.go
+	case *ast.Set:
+		if maySetScopeList(query) {
+			carrySetScope(query, st) // setscope.go
+		}
 	}
 	setTx := mayBeSet(query)
 	if !setTx && !mayLock(query) {
