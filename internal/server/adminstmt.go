@@ -34,6 +34,7 @@ import (
 //   - DO expr, ... evaluates the expressions (as SELECT) and sends OK
 //     without a result set.
 //   - SHOW CREATE USER account (sqlfront/showcreateuser.go).
+//   - SHOW ENGINE engine STATUS | MUTEX | LOGS (showengine.go).
 //   - SHOW ERRORS [LIMIT [offset,] n] is SHOW WARNINGS' rows of level
 //     Error (a failed statement's error is among them:
 //     sqlfront/diagnostics.go).
@@ -62,6 +63,9 @@ func (h *handler) adminStatement(ctx context.Context, c *mysql.Conn, query strin
 	}
 	if !isSyntaxError(refusal) {
 		return false, nil
+	}
+	if m := reShowEngine.FindStringSubmatch(query); m != nil {
+		return true, h.showEngine(ctx, c, m, cb) // showengine.go
 	}
 	if m := reShowCreateUser.FindStringSubmatch(query); m != nil {
 		res, err := h.showCreateUser(c, m)

@@ -169,6 +169,13 @@ func (d *durable) status(m map[string]int64) {
 	m["Lockstep_log_segments_preallocated"] = int64(ls.Preallocated)
 	m["Lockstep_log_segments_preallocated_used"] = int64(ls.PreallocUsed)
 	m["Lockstep_log_preallocate_failures"] = int64(ls.PreallocFailures)
+	// InnoDB's names for the same counters of its redo log, which tools
+	// (mysqltuner, monitoring dashboards) read.
+	m["Innodb_log_write_requests"] = int64(ls.Appends)
+	m["Innodb_log_writes"] = int64(ls.Writes)
+	m["Innodb_os_log_written"] = int64(ls.Bytes)
+	m["Innodb_os_log_fsyncs"] = int64(ls.Fsyncs)
+	m["Innodb_data_fsyncs"] = int64(ls.Fsyncs)
 	if segs := d.log.Segments(); len(segs) > 0 {
 		m["Lockstep_log_segments"] = int64(len(segs))
 		m["Lockstep_log_first_index"] = int64(segs[0].First)
