@@ -99,6 +99,7 @@ func New(opts Options) (*Frontend, error) {
 	fe.Engine.Parser = &parser{Parser: sql.GlobalParser, fe: fe}
 	a.Catalog.MySQLDb.SetPersister(accountsPersister{fe: fe})
 	a.Catalog.RegisterFunction(sql.NewEmptyContext(), sql.Function2{Name: "truncate", Fn: newTruncate})
+	a.Catalog.RegisterFunction(sql.NewEmptyContext(), sql.Function1{Name: bitNotName, Fn: newBitNot})
 	fe.ensureInitialAccount()
 	return fe, nil
 }

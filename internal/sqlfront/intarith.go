@@ -23,6 +23,11 @@ import (
 // around 2^64 silently; and two signed BIGINTs wrapped around too.
 // intArithRule replaces every integer +, - and * with intArith,
 // which computes the exact result or fails as MySQL does.
+//
+// Negation of an unsigned integer likewise: go-mysql-server negated it in
+// the signed type of its width, so -v of a TINYINT UNSIGNED 200 was 56 and
+// of a BIGINT UNSIGNED 18446744073709551610 was 6. MySQL's -v is a BIGINT,
+// and 1690 when v is past 2^63 (intNeg).
 
 const intArithRuleID analyzer.RuleId = 1<<20 + 12
 
@@ -40,6 +45,9 @@ func exprRule(f func(sql.Expression) (sql.Expression, transform.TreeIdentity, er
 // whose type is deferred (a prepared statement's parameter) may be an
 // integer: intArith decides by the values it gets.
 func intArithExpr(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
+	if m, ok := e.(*expression.UnaryMinus); ok && types.IsUnsigned(m.Child.Type()) {
+		return &intNeg{UnaryMinus: m}, transform.NewTree, nil
+	}
 	a, ok := e.(*expression.Arithmetic)
 	if !ok {
 		return e, transform.SameTree, nil
@@ -179,4 +187,44 @@ func intValue(v any) (neg bool, mag uint64, unsigned, ok bool) {
 		return true, uint64(-(i + 1)) + 1, false, true
 	}
 	return false, uint64(i), false, true
+}
+
+// intNeg is -v of an unsigned integer v: a BIGINT, error 1690 when v is
+// past 2^63 (-2^63 is the last BIGINT).
+type intNeg struct {
+	*expression.UnaryMinus
+}
+
+func (n *intNeg) Type() sql.Type { return types.Int64 }
+
+func (n *intNeg) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	e, err := n.UnaryMinus.WithChildren(children...)
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := e.(*expression.UnaryMinus); ok {
+		return &intNeg{UnaryMinus: m}, nil
+	}
+	return e, nil
+}
+
+func (n *intNeg) Eval(ctx *sql.Context, row sql.Row) (any, error) {
+	v, err := n.Child.Eval(ctx, row)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	neg, mag, _, ok := intValue(v)
+	if !ok {
+		return n.UnaryMinus.Eval(ctx, row)
+	}
+	if neg { // not from an unsigned column, but a value is a value
+		if mag > math.MaxInt64 {
+			return nil, mysql.NewSQLError(1690, "22003", "BIGINT value is out of range in '%s'", n.String())
+		}
+		return int64(mag), nil
+	}
+	if mag > 1<<63 {
+		return nil, mysql.NewSQLError(1690, "22003", "BIGINT value is out of range in '%s'", n.String())
+	}
+	return -int64(mag), nil // 1<<63 converts to math.MinInt64, its own negation
 }

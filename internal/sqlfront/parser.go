@@ -25,7 +25,7 @@ type parser struct {
 }
 
 // note runs on every parsed statement: it rewrites row IN lists
-// (rowin.go), makes FLUSH statements answer as MySQL's (flush.go), carries
+// (rowin.go) and ~X (bitnot.go), makes FLUSH statements answer as MySQL's (flush.go), carries
 // a SET list's scope word over to the assignments after it (setscope.go), records
 // the statement's locking intent on the session, and
 // notes a SET TRANSACTION for the next transaction only (settx.go), whose
@@ -36,6 +36,9 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) err
 	}
 	if mayHaveRowIn(query) {
 		expandRowIn(stmt)
+	}
+	if mayHaveBitNot(query) {
+		rewriteBitNot(stmt) // bitnot.go
 	}
 	if mayNameLogTable(query) {
 		redirectLogTables(ctx, stmt) // mysqlschema.go

@@ -39,3 +39,14 @@ UPDATE t SET s = s - 1 WHERE id = 1;
 SELECT s FROM t;
 SELECT TRUNCATE(12.3456, 2), TRUNCATE(-12.9, 0), TRUNCATE(1234, -2), TRUNCATE(1.999e0, 1), TRUNCATE(NULL, 1), TRUNCATE(5, NULL);
 SELECT TRUNCATE(d, 2), TRUNCATE(s, -3), TRUNCATE(u, -19) FROM t;
+# Bit inversion (~; mysqltuner's first query is SELECT ~0) and negation of
+# unsigned integers (go-mysql-server wrapped -v in v's width: 56 for 200).
+SELECT ~0, ~5, ~-1, ~2.6, ~'3', ~NULL, ~~5;
+CREATE TABLE t2 (id INT PRIMARY KEY, tu TINYINT UNSIGNED, u BIGINT UNSIGNED, d DECIMAL(6,2));
+INSERT INTO t2 VALUES (1, 200, 9223372036854775808, -2.5), (2, 0, 18446744073709551615, 3.49);
+SELECT id, -tu, ~tu, ~d, ~id FROM t2 WHERE ~id > 0 ORDER BY id;
+SELECT -u FROM t2 WHERE id = 1;
+-- lockstep: 1690 quotes the expression as -t2.u; MySQL 8 writes -(`diff_arith`.`t2`.`u`)
+-- expect: error 1690 (22003): BIGINT value is out of range in '-t2.u'
+-- expect: status: 
+SELECT -u FROM t2 WHERE id = 2;
