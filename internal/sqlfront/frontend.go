@@ -121,6 +121,9 @@ func (fe *Frontend) NewSession(ctx context.Context, conn *mysql.Conn, addr strin
 	client := sql.Client{Address: host, User: user, Capabilities: conn.Capabilities}
 	base := sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID)
 	s := &Session{BaseSession: base, fe: fe, connID: conn.ConnectionID}
+	if conn.Conn != nil { // a test harness's connection may have none
+		s.clientHost = clientHostOf(conn.RemoteAddr().String()) // userfunc.go
+	}
 	if err := fe.initSessionVars(s); err != nil {
 		return nil, err
 	}

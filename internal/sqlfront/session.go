@@ -20,6 +20,8 @@ type Session struct {
 	fe     *Frontend
 	connID uint32 // 0 for local sessions
 
+	clientHost string // the host USER() names (userfunc.go); "" for local sessions
+
 	// viewDB is set while a view's database stands in for a session
 	// without one, during the binding of a statement reading the view;
 	// viewLookupDB is the database whose view was last looked up

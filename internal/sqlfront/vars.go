@@ -2,6 +2,8 @@ package sqlfront
 
 import (
 	"math"
+	"os"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -131,6 +133,14 @@ func lockstepVariables() []sql.SystemVariable {
 			Type: types.NewSystemStringType("version"), Default: ServerVersion}),
 		fromServer(&sql.MysqlSystemVariable{Name: "version_comment",
 			Type: types.NewSystemStringType("version_comment"), Default: "lockstep"}),
+		// The machine, as MySQL reports it (pt-mysql-summary and admin
+		// tools show them; go-mysql-server's are empty).
+		fromServer(&sql.MysqlSystemVariable{Name: "hostname",
+			Type: types.NewSystemStringType("hostname"), Default: hostName()}),
+		fromServer(&sql.MysqlSystemVariable{Name: "version_compile_os",
+			Type: types.NewSystemStringType("version_compile_os"), Default: compileOS()}),
+		fromServer(&sql.MysqlSystemVariable{Name: "version_compile_machine",
+			Type: types.NewSystemStringType("version_compile_machine"), Default: compileMachine()}),
 		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_log_retention_size",
 			Type: types.NewSystemIntType("lockstep_log_retention_size", 0, math.MaxInt64, false), Default: int64(0)}),
 		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_log_syncs_in_flight",
@@ -216,4 +226,34 @@ func (fe *Frontend) AddExtraStatus(f func(m map[string]int64)) {
 			return
 		}
 	}
+}
+
+// hostName is @@hostname: the machine's name ("" if it has none).
+func hostName() string {
+	h, _ := os.Hostname()
+	return h
+}
+
+// compileOS is @@version_compile_os in MySQL's spelling (Linux, not linux).
+func compileOS() string {
+	switch runtime.GOOS {
+	case "linux":
+		return "Linux"
+	case "darwin":
+		return "macos"
+	case "windows":
+		return "Win64"
+	}
+	return runtime.GOOS
+}
+
+// compileMachine is @@version_compile_machine in MySQL's spelling.
+func compileMachine() string {
+	switch runtime.GOARCH {
+	case "amd64":
+		return "x86_64"
+	case "arm64":
+		return "aarch64"
+	}
+	return runtime.GOARCH
 }

@@ -1,0 +1,79 @@
+package sqlfront
+
+import (
+	"net"
+	"strings"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
+	"github.com/dolthub/go-mysql-server/sql/types"
+)
+
+// USER(), SESSION_USER(), SYSTEM_USER(): the user name the client gave
+// and the host it connected from, as MySQL reports them — not the account
+// that matched (CURRENT_USER(), 'root'@'%'), which go-mysql-server's
+// USER() returned. lockstep does not look host names up: a loopback
+// address is "localhost" (what MySQL's lookup gives for it), any other is
+// the address itself (what MySQL shows when the lookup finds no name). The
+// mysql client's `status` and pt-mysql-summary show it.
+//
+// The provider answers these names before go-mysql-server's built-ins do
+// (analyzer.Catalog.Function asks the database provider first).
+
+// userFunctions are the names served by newUserFunc.
+var userFunctions = map[string]bool{"user": true, "session_user": true, "system_user": true}
+
+// Function implements sql.FunctionProvider for the names above.
+func (p *provider) Function(_ *sql.Context, name string) (sql.Function, bool) {
+	lower := strings.ToLower(name)
+	if !userFunctions[lower] {
+		return nil, false
+	}
+	return sql.Function0{Name: lower, Fn: func() sql.Expression {
+		return &userFunc{NoArgFunc: function.NoArgFunc{Name: lower, SQLType: types.LongText}}
+	}}, true
+}
+
+type userFunc struct {
+	function.NoArgFunc
+}
+
+var _ sql.FunctionExpression = (*userFunc)(nil)
+
+func (u *userFunc) IsNonDeterministic() bool { return true }
+func (u *userFunc) Description() string {
+	return "returns the user name and host name the client connected with."
+}
+
+func (u *userFunc) CollationCoercibility(*sql.Context) (sql.CollationID, byte) {
+	return sql.Collation_utf8mb3_general_ci, 3
+}
+
+func (u *userFunc) WithChildren(children ...sql.Expression) (sql.Expression, error) {
+	return function.NoArgFuncWithChildren(u, children)
+}
+
+func (u *userFunc) Eval(ctx *sql.Context, _ sql.Row) (interface{}, error) {
+	c := ctx.Client()
+	host := c.Address
+	if s, ok := ctx.Session.(*Session); ok && s.clientHost != "" {
+		host = s.clientHost
+	}
+	if c.User == "" && host == "" {
+		return "", nil
+	}
+	return c.User + "@" + host, nil
+}
+
+// clientHostOf is the host USER() reports for a client at remote address
+// addr (host:port).
+func clientHostOf(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return "localhost"
+	}
+	return host
+}
