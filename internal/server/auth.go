@@ -7,6 +7,8 @@ import (
 
 	gmsserver "github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"lockstep/internal/sqlfront"
 )
 
 // Authentication, around go-mysql-server's auth methods.
@@ -73,10 +75,7 @@ func (m authMethod) HandleAuthPluginData(c *mysql.Conn, user string, serverData,
 // (a loopback client is 'localhost', as MySQL resolves it) and whether a
 // password was given.
 func accessDenied(user string, addr net.Addr, password bool) string {
-	host := "localhost"
-	if tcp, ok := addr.(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
-		host = tcp.IP.String()
-	}
+	host := sqlfront.ClientHost(addr)
 	using := "NO"
 	if password {
 		using = "YES"

@@ -122,7 +122,7 @@ func (fe *Frontend) NewSession(ctx context.Context, conn *mysql.Conn, addr strin
 	base := sql.NewBaseSessionWithClientServer(addr, client, conn.ConnectionID)
 	s := &Session{BaseSession: base, fe: fe, connID: conn.ConnectionID}
 	if conn.Conn != nil { // a test harness's connection may have none
-		s.clientHost = clientHostOf(conn.RemoteAddr().String()) // userfunc.go
+		s.clientHost = ClientHost(conn.RemoteAddr()) // userfunc.go
 	}
 	if err := fe.initSessionVars(s); err != nil {
 		return nil, err

@@ -13,14 +13,14 @@ import (
 // and the host it connected from, as MySQL reports them — not the account
 // that matched (CURRENT_USER(), 'root'@'%'), which go-mysql-server's
 // USER() returned. lockstep does not look host names up: a loopback
-// address is "localhost" (what MySQL's lookup gives for it), any other is
+// address (or a Unix socket) is "localhost", what MySQL's lookup gives for it; any other is
 // the address itself (what MySQL shows when the lookup finds no name). The
 // mysql client's `status` and pt-mysql-summary show it.
 //
 // The provider answers these names before go-mysql-server's built-ins do
 // (analyzer.Catalog.Function asks the database provider first).
 
-// userFunctions are the names served by newUserFunc.
+// userFunctions are the names userFunc serves.
 var userFunctions = map[string]bool{"user": true, "session_user": true, "system_user": true}
 
 // Function implements sql.FunctionProvider for the names above.
@@ -65,15 +65,12 @@ func (u *userFunc) Eval(ctx *sql.Context, _ sql.Row) (interface{}, error) {
 	return c.User + "@" + host, nil
 }
 
-// clientHostOf is the host USER() reports for a client at remote address
-// addr (host:port).
-func clientHostOf(addr string) string {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = addr
+// ClientHost is the host MySQL names a client at addr by, in USER() and
+// in the 1045 message: "localhost" for a loopback or non-TCP (Unix
+// socket) client, else its IP address.
+func ClientHost(addr net.Addr) string {
+	if tcp, ok := addr.(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+		return tcp.IP.String()
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return "localhost"
-	}
-	return host
+	return "localhost"
 }
