@@ -13,9 +13,10 @@ import (
 // and the host it connected from, as MySQL reports them — not the account
 // that matched (CURRENT_USER(), 'root'@'%'), which go-mysql-server's
 // USER() returned. lockstep does not look host names up: a loopback
-// address (or a Unix socket) is "localhost", what MySQL's lookup gives for it; any other is
-// the address itself (what MySQL shows when the lookup finds no name). The
-// mysql client's `status` and pt-mysql-summary show it.
+// address (or a Unix socket) is "localhost", what MySQL's lookup gives
+// for it; any other is the address itself, what MySQL shows when the
+// lookup finds no name. The mysql client's `status` and pt-mysql-summary
+// show it.
 //
 // The provider answers these names before go-mysql-server's built-ins do
 // (analyzer.Catalog.Function asks the database provider first).
