@@ -77,7 +77,7 @@ type execHook struct {
 // text, so the statement keeps its NOWAIT or SKIP LOCKED.
 func (x *execHook) rewrite(pkt []byte) []byte {
 	q := string(pkt[1:])
-	nq := sqlfront.NormaliseLocking(q)
+	nq := sqlfront.ParserText(q)
 	if nq == q {
 		return nil
 	}

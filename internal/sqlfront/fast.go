@@ -248,7 +248,7 @@ func (fe *Frontend) recognise(ctx *sql.Context, query string, fields []*querypb.
 	if !mayBeFast(query) {
 		return nil
 	}
-	stmt, err := ast.ParseWithOptions(ctx, normaliseLocking(query), sql.LoadSqlMode(ctx).ParserOptions())
+	stmt, err := ast.ParseWithOptions(ctx, parserText(query), sql.LoadSqlMode(ctx).ParserOptions())
 	if err != nil {
 		return nil
 	}

@@ -125,7 +125,7 @@ func intentOf(query string, stmt ast.Statement) lockIntent {
 }
 
 func (p *parser) ParseSimple(query string) (ast.Statement, error) {
-	st, err := p.Parser.ParseSimple(normaliseLocking(query))
+	st, err := p.Parser.ParseSimple(parserText(query))
 	if st != nil && mayHaveRowIn(query) {
 		expandRowIn(st)
 	}
@@ -133,7 +133,7 @@ func (p *parser) ParseSimple(query string) (ast.Statement, error) {
 }
 
 func (p *parser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
-	st, q, rem, err := p.Parser.Parse(ctx, rewritePassword(ctx, normaliseLocking(query)), multi)
+	st, q, rem, err := p.Parser.Parse(ctx, rewritePassword(ctx, parserText(query)), multi)
 	if nerr := p.note(ctx, query, st); nerr != nil && err == nil {
 		return nil, q, rem, nerr
 	}
@@ -141,7 +141,7 @@ func (p *parser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statemen
 }
 
 func (p *parser) ParseWithOptions(ctx context.Context, query string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
-	st, q, rem, err := p.Parser.ParseWithOptions(ctx, rewritePassword(ctx, normaliseLocking(query)), delim, multi, o)
+	st, q, rem, err := p.Parser.ParseWithOptions(ctx, rewritePassword(ctx, parserText(query)), delim, multi, o)
 	viewDatabase(ctx, query, st) // routinedb.go
 	if nerr := p.note(ctx, query, st); nerr != nil && err == nil {
 		return nil, q, rem, nerr
@@ -150,7 +150,7 @@ func (p *parser) ParseWithOptions(ctx context.Context, query string, delim rune,
 }
 
 func (p *parser) ParseOneWithOptions(ctx context.Context, query string, o ast.ParserOptions) (ast.Statement, int, error) {
-	nq := rewritePassword(ctx, normaliseLocking(query))
+	nq := rewritePassword(ctx, parserText(query))
 	st, n, err := p.Parser.ParseOneWithOptions(ctx, nq, o)
 	if nerr := p.note(ctx, query, st); nerr != nil && err == nil {
 		return nil, 0, nerr
@@ -230,10 +230,15 @@ func normaliseLocking(q string) string {
 	return q
 }
 
-// NormaliseLocking is normaliseLocking for the protocol layer's own parse
-// of a prepared statement (internal/server: COM_STMT_PREPARE), which does
-// not go through this parser.
-func NormaliseLocking(q string) string { return normaliseLocking(q) }
+// parserText is the statement text go-mysql-server's parser gets:
+// locking clauses in the form it knows, and without the statement
+// modifiers it refuses (modifiers.go).
+func parserText(q string) string { return stripModifiers(normaliseLocking(q)) }
+
+// ParserText is parserText for the protocol layer's own parse of a
+// prepared statement (internal/server: COM_STMT_PREPARE), which does not
+// go through this parser.
+func ParserText(q string) string { return parserText(q) }
 
 // policyOf reads a trailing NOWAIT or SKIP LOCKED of a locking clause.
 func policyOf(q string) storage.ReadPolicy {

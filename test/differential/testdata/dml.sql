@@ -145,3 +145,34 @@ INSERT INTO f2 SELECT id, v FROM f WHERE id > 100;
 INSERT IGNORE INTO f2 SELECT id, v FROM f WHERE id < 4;
 REPLACE INTO f2 SELECT id, v + 1 FROM f WHERE id < 3;
 SELECT * FROM f2 ORDER BY id;
+# Statement modifiers of MyISAM-era engines, which InnoDB ignores (1064
+# before: go-mysql-server's parser has none of them).
+CREATE TABLE mo (id INT PRIMARY KEY, v INT);
+INSERT LOW_PRIORITY INTO mo VALUES (1, 1);
+-- mysql8: MySQL 8 names the key as table.key in 1062 (MariaDB: 'PRIMARY')
+-- expect: ok affected=1 insert_id=0
+-- expect: info: Records: 2  Duplicates: 1  Warnings: 1
+-- expect: status: autocommit
+-- expect: warning: Warning 1062 Duplicate entry '1' for key 'mo.PRIMARY'
+INSERT HIGH_PRIORITY IGNORE INTO mo VALUES (1, 9), (2, 2);
+REPLACE LOW_PRIORITY INTO mo VALUES (2, 20);
+UPDATE LOW_PRIORITY mo SET v = v + 1 WHERE id = 1;
+DELETE LOW_PRIORITY QUICK FROM mo WHERE id = 5;
+SELECT HIGH_PRIORITY SQL_SMALL_RESULT SQL_BUFFER_RESULT id, v FROM mo ORDER BY id;
+SELECT DISTINCT SQL_BIG_RESULT v FROM mo ORDER BY v;
+DELETE IGNORE FROM mo WHERE id = 2;
+SELECT id, v FROM mo ORDER BY id;
+CREATE TABLE mo_p (id INT PRIMARY KEY);
+CREATE TABLE mo_c (id INT PRIMARY KEY, p INT, FOREIGN KEY (p) REFERENCES mo_p (id));
+INSERT INTO mo_p VALUES (1), (2);
+INSERT INTO mo_c VALUES (1, 1);
+-- lockstep: DELETE IGNORE runs as DELETE: an error IGNORE makes a warning (a foreign key here) fails the statement; MySQL skips the row with Warning 1451 and deletes the others
+-- expect: error 1451 (23000): Cannot delete or update a parent row: a foreign key constraint fails (`diff_dml`.`mo_c`, CONSTRAINT `mo_c_ibfk_1` FOREIGN KEY (`p`) REFERENCES `mo_p` (`id`))
+-- expect: status: 
+DELETE IGNORE FROM mo_p;
+-- lockstep: the DELETE IGNORE above deleted nothing (MySQL: row 2, which no foreign key holds)
+-- expect: columns: id LONG
+-- expect: row: '1'
+-- expect: row: '2'
+-- expect: status: autocommit
+SELECT id FROM mo_p ORDER BY id;
