@@ -281,6 +281,7 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 	te.ddl.Unlock()
 	delete(d.tables, ok)
 	d.tables[nk] = te
+	d.moveTriggers(oldName, newName) // triggertable.go
 	d.fe.catalogChanged()
 	return nil
 }

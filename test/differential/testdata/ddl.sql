@@ -61,3 +61,19 @@ FLUSH STATUS;
 FLUSH ERROR LOGS;
 FLUSH SLOW LOGS;
 FLUSH PRIVILEGES;
+# A trigger goes with its table through RENAME TABLE and ALTER TABLE ...
+# RENAME (pt-online-schema-change swaps tables so), and DROP TABLE drops it.
+CREATE TABLE tr_log (id INT);
+CREATE TABLE tr_a (id INT PRIMARY KEY);
+CREATE TABLE tr_b (id INT PRIMARY KEY);
+CREATE TRIGGER tr_ins AFTER INSERT ON tr_a FOR EACH ROW INSERT INTO tr_log VALUES (NEW.id);
+RENAME TABLE tr_a TO tr_old, tr_b TO tr_a;
+INSERT INTO tr_a VALUES (1);
+INSERT INTO tr_old VALUES (2);
+SELECT id FROM tr_log;
+SELECT trigger_name AS n, event_object_table AS t FROM information_schema.triggers WHERE trigger_schema = DATABASE();
+ALTER TABLE tr_old RENAME TO tr_older;
+INSERT INTO tr_older VALUES (3);
+SELECT id FROM tr_log ORDER BY id;
+DROP TABLE tr_older;
+SELECT COUNT(*) FROM information_schema.triggers WHERE trigger_schema = DATABASE();
