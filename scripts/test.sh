@@ -5,7 +5,8 @@
 #   1. install sysbench and the MariaDB client if missing (only when root; as
 #      another user the install is skipped and the sysbench smoke says so),
 #      and PyMySQL, SQLAlchemy and mysql-connector-python, a JDK, Maven and
-#      MySQL Connector/J (from Maven Central) for the client tests, and
+#      MySQL Connector/J (from Maven Central) for the client tests,
+#      percona-toolkit and mysqltuner for the admin tools' tests, and
 #      MariaDB 10.11 (Debian's mariadb-server) as the oracle of the
 #      differential tests in test/differential (a missing client or server
 #      fails those tests when CI is set, and skips them otherwise)
@@ -45,6 +46,15 @@ if command -v python3 >/dev/null && ! python3 -c "import pymysql, sqlalchemy, my
 	python3 -m pip install -q --disable-pip-version-check pymysql sqlalchemy mysql-connector-python 2>/dev/null ||
 		python3 -m pip install -q --disable-pip-version-check --break-system-packages pymysql sqlalchemy mysql-connector-python ||
 		echo "the Python clients are not installed; their tests fail under CI and skip otherwise"
+fi
+
+if ! command -v pt-online-schema-change >/dev/null || ! command -v mysqltuner >/dev/null; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		step "installing percona-toolkit and mysqltuner (the admin tools' tests)"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		apt-get install -y -qq percona-toolkit mysqltuner >/dev/null
+	fi
 fi
 
 if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then

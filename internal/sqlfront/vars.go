@@ -141,6 +141,15 @@ func lockstepVariables() []sql.SystemVariable {
 			Type: types.NewSystemStringType("version_compile_os"), Default: compileOS()}),
 		fromServer(&sql.MysqlSystemVariable{Name: "version_compile_machine",
 			Type: types.NewSystemStringType("version_compile_machine"), Default: compileMachine()}),
+		// InnoDB settings tools read, with the value that describes
+		// lockstep (read-only: lockstep has no other mode). Index
+		// statistics (ANALYZE TABLE) are kept in memory, not persisted;
+		// tables do not have a file each (pt-online-schema-change dies on
+		// a missing innodb_stats_persistent; mysqltuner reads both).
+		fromServer(&sql.MysqlSystemVariable{Name: "innodb_stats_persistent",
+			Type: types.NewSystemBoolType("innodb_stats_persistent"), Default: int8(0)}),
+		fromServer(&sql.MysqlSystemVariable{Name: "innodb_file_per_table",
+			Type: types.NewSystemBoolType("innodb_file_per_table"), Default: int8(0)}),
 		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_log_retention_size",
 			Type: types.NewSystemIntType("lockstep_log_retention_size", 0, math.MaxInt64, false), Default: int64(0)}),
 		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_log_syncs_in_flight",
