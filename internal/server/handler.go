@@ -133,7 +133,14 @@ func fixExplainNulls(r *sqltypes.Result) {
 	}
 }
 
+// queryText is a statement's text without the NUL bytes some clients send
+// after it (MariaDB's mysqlslap counts the C string's terminator in the
+// packet): MySQL and MariaDB end the statement there; go-mysql-server's
+// parser read the NUL as a token (1064 near '').
+func queryText(q string) string { return strings.TrimRight(q, "\x00") }
+
 func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) error {
+	query = queryText(query)
 	h.fe.BeginStatement(c.ConnectionID)
 	res, handled, err, learn := h.fe.FastQuery(ctx, c.ConnectionID, query)
 	if handled {
@@ -157,6 +164,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) (string, error) {
+	query = queryText(query)
 	h.fe.BeginStatement(c.ConnectionID)
 	// The fast path takes single statements only (normaliseText refuses a
 	// text with a second statement), so nothing remains after it.
@@ -347,6 +355,7 @@ func (h *handler) noteError(c *mysql.Conn, err error) error {
 }
 
 func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p *mysql.PrepareData) ([]*querypb.Field, error) {
+	query = queryText(query)
 	h.fe.BeginStatement(c.ConnectionID)
 	if orig := h.hook(c).original(query); orig != query {
 		query, p.PrepareStmt = orig, orig // the client's text (execHook.rewrite)

@@ -28,3 +28,22 @@ func TestStripModifiers(t *testing.T) {
 		}
 	}
 }
+
+func TestSchemaSynonym(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"CREATE SCHEMA `mysqlslap`", "CREATE DATABASE `mysqlslap`"},
+		{"create schema if not exists s character set latin1", "create DATABASE if not exists s character set latin1"},
+		{"ALTER SCHEMA s DEFAULT CHARACTER SET utf8mb4", "ALTER DATABASE s DEFAULT CHARACTER SET utf8mb4"},
+		{"DROP SCHEMA IF EXISTS s", "DROP DATABASE IF EXISTS s"},
+		{"SHOW SCHEMAS LIKE 'd%'", "SHOW DATABASES LIKE 'd%'"},
+		{"show create schema d", "show create DATABASE d"},
+		// Left alone.
+		{"SELECT schema_name FROM information_schema.schemata", "SELECT schema_name FROM information_schema.schemata"},
+		{"SHOW SCHEMA", "SHOW SCHEMA"},
+		{"CREATE TABLE schema_t (schema INT)", "CREATE TABLE schema_t (schema INT)"},
+	} {
+		if got := schemaSynonym(tc.in); got != tc.want {
+			t.Errorf("schemaSynonym(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -231,9 +231,9 @@ func normaliseLocking(q string) string {
 }
 
 // parserText is the statement text go-mysql-server's parser gets:
-// locking clauses in the form it knows, and without the statement
-// modifiers it refuses (modifiers.go).
-func parserText(q string) string { return stripModifiers(normaliseLocking(q)) }
+// locking clauses in the form it knows, without the statement modifiers
+// it refuses (modifiers.go), SCHEMA spelled DATABASE (schemasyn.go).
+func parserText(q string) string { return schemaSynonym(stripModifiers(normaliseLocking(q))) }
 
 // ParserText is parserText for the protocol layer's own parse of a
 // prepared statement (internal/server: COM_STMT_PREPARE), which does not

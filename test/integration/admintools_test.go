@@ -18,7 +18,8 @@ import (
 // lockstep. Each found something: pt-online-schema-change died on the
 // missing innodb_stats_persistent, then on its triggers' DELETE IGNORE
 // (1064); mysqltuner died dividing by a zero Innodb_log_writes, after
-// SELECT ~0 failed; SHOW ENGINE INNODB STATUS was 1064. A missing tool
+// SELECT ~0 failed; SHOW ENGINE INNODB STATUS was 1064; mysqlslap's
+// CREATE SCHEMA failed with no database selected. A missing tool
 // skips its subtest, except under CI; scripts/test.sh installs them
 // (Debian's percona-toolkit and mysqltuner).
 func TestAdminTools(t *testing.T) {
@@ -161,6 +162,27 @@ func TestAdminTools(t *testing.T) {
 		}
 		if !strings.Contains(string(out), "InnoDB Metrics") {
 			t.Errorf("mysqltuner did not reach its InnoDB section:\n%s", out)
+		}
+	})
+
+	// mysqlslap (Debian's mariadb-client) creates its schema with no
+	// database selected (CREATE SCHEMA was 1046 then), loads it from
+	// several clients and drops it; it sends each statement with a NUL
+	// after it (1064 near '' for an UPDATE ending in a string).
+	t.Run("mysqlslap", func(t *testing.T) {
+		slap, err := exec.LookPath("mysqlslap")
+		testutil.RequireInstalled(t, "mysqlslap (Debian's mariadb-client)", err == nil)
+		for _, load := range [][]string{
+			{"--auto-generate-sql-load-type=update"}, // ends each UPDATE with a string, then the NUL
+			{"--auto-generate-sql-load-type=mixed", "--auto-generate-sql-secondary-indexes=1"},
+			{"--auto-generate-sql-load-type=key", "--auto-generate-sql-add-autoincrement"},
+		} {
+			args := append([]string{"-h127.0.0.1", "-P" + port, "-uroot", "--auto-generate-sql", "--concurrency=4",
+				"--iterations=1", "--number-of-queries=200", "--create-schema=slap_it"}, load...)
+			out, err := exec.Command(slap, args...).CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "Average number of seconds to run all queries") {
+				t.Fatalf("mysqlslap %s: %v\n%s", load, err, out)
+			}
 		}
 	})
 
