@@ -64,7 +64,7 @@ func (h *handler) adminStatement(ctx context.Context, c *mysql.Conn, query strin
 	if !isSyntaxError(refusal) {
 		return false, nil
 	}
-	if m := reShowEngine.FindStringSubmatch(query); m != nil {
+	if m := reShowEngine.FindStringSubmatch(uncommented(query)); m != nil {
 		return true, h.showEngine(ctx, c, m, cb) // showengine.go
 	}
 	if m := reShowCreateUser.FindStringSubmatch(query); m != nil {

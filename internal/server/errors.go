@@ -56,6 +56,8 @@ var errRules = []errRule{
 	{regexp.MustCompile(`^number has no digits$|^can't convert .* to decimal`), 1366, "HY000"},
 	{regexp.MustCompile(`^Check constraint ".*" violated$`), 3819, "HY000"},
 	{regexp.MustCompile(`^no database selected$`), mysql.ERNoDb, "3D000"},
+	// A statement KILL QUERY stopped.
+	{regexp.MustCompile(`^context canceled$`), 1317, "70100"},
 	{regexp.MustCompile(`^table ".*" does not have column ".*"$`), mysql.ERBadFieldError, mysql.SSBadFieldError},
 	{regexp.MustCompile(`^expression '.*' doesn't appear in the group by expressions$`), 1055, "42000"},
 	// An ENUM or SET value not in the list: MySQL's WARN_DATA_TRUNCATED,
@@ -111,6 +113,8 @@ type msgRule struct {
 }
 
 var wordingRules = []msgRule{
+	{1317, regexp.MustCompile(`^context canceled$`),
+		func([]string, errContext) string { return "Query execution was interrupted" }},
 	{mysql.ERDataTooLong, regexp.MustCompile(`^string '(?s:.*)' is too large for column '(.*)'$`),
 		func(m []string, ec errContext) string {
 			return fmt.Sprintf("Data too long for column '%s' at row %d", m[1], ec.row)

@@ -136,12 +136,17 @@ func fixExplainNulls(r *sqltypes.Result) {
 // queryText is a statement's text without the NUL bytes some clients send
 // after it (MariaDB's mysqlslap counts the C string's terminator in the
 // packet): MySQL and MariaDB end the statement there; go-mysql-server's
-// parser read the NUL as a token (1064 near '').
+// parser read the NUL as a token (a syntax error at the end).
 func queryText(q string) string { return strings.TrimRight(q, "\x00") }
 
 func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) error {
 	query = queryText(query)
 	h.fe.BeginStatement(c.ConnectionID)
+	if mayBeKill(query) {
+		if sent, err := h.kill(ctx, c, query, cb); sent {
+			return h.mysqlError(c, query, err) // kill.go
+		}
+	}
 	res, handled, err, learn := h.fe.FastQuery(ctx, c.ConnectionID, query)
 	if handled {
 		return h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
@@ -166,6 +171,11 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) (string, error) {
 	query = queryText(query)
 	h.fe.BeginStatement(c.ConnectionID)
+	if mayBeKill(query) {
+		if sent, err := h.kill(ctx, c, query, cb); sent {
+			return "", h.mysqlError(c, query, err) // kill.go
+		}
+	}
 	// The fast path takes single statements only (normaliseText refuses a
 	// text with a second statement), so nothing remains after it.
 	res, handled, err, learn := h.fe.FastQuery(ctx, c.ConnectionID, query)

@@ -34,6 +34,30 @@ import (
 
 var reShowEngine = regexp.MustCompile("(?is)^\\s*show\\s+engine\\s+(`[^`]+`|'[^']+'|\\w+)\\s+(status|mutex|logs)\\s*;?\\s*$")
 
+// reComment is a /* comment */, or MySQL's executable comment /*!80000
+// text */ or /*! text */ (pt-deadlock-logger sends SHOW /*!40100 ENGINE*/
+// INNODB STATUS /* pt-deadlock-logger */).
+var reComment = regexp.MustCompile(`(?s)/\*(!(\d{5})?)?(.*?)\*/`)
+
+// uncommented returns q as MySQL reads it around its comments: an
+// executable comment's text in its place (none for a version above
+// lockstep's 8.0.33), a plain comment gone.
+func uncommented(q string) string {
+	if !strings.Contains(q, "/*") {
+		return q
+	}
+	return reComment.ReplaceAllStringFunc(q, func(c string) string {
+		m := reComment.FindStringSubmatch(c)
+		if m[1] == "" {
+			return " "
+		}
+		if v, err := strconv.Atoi(m[2]); err == nil && v > 80033 {
+			return " "
+		}
+		return " " + m[3] + " "
+	})
+}
+
 var engineFields = []*querypb.Field{
 	{Name: "Type", Type: querypb.Type_VARCHAR, Charset: 255, ColumnLength: 40},
 	{Name: "Name", Type: querypb.Type_VARCHAR, Charset: 255, ColumnLength: 2048},

@@ -51,6 +51,11 @@ func TestShowEngine(t *testing.T) {
 		}
 	}
 
+	// pt-deadlock-logger's spelling: an executable comment, a comment after.
+	if err := s.db.QueryRow("SHOW /*!40100 ENGINE*/ INNODB STATUS /* pt-deadlock-logger */").Scan(&typ, &name, &text); err != nil || typ != "InnoDB" {
+		t.Errorf("SHOW /*!40100 ENGINE*/ INNODB STATUS: %v, Type %q", err, typ)
+	}
+
 	for _, q := range []string{"SHOW ENGINE InnoDB MUTEX", "show engine `innodb` logs", "SHOW ENGINE ALL MUTEX"} {
 		rows, err := s.db.Query(q)
 		if err != nil {

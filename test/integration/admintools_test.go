@@ -18,7 +18,8 @@ import (
 // lockstep. Each found something: pt-online-schema-change died on the
 // missing innodb_stats_persistent, then on its triggers' DELETE IGNORE
 // (1064); mysqltuner died dividing by a zero Innodb_log_writes, after
-// SELECT ~0 failed; SHOW ENGINE INNODB STATUS was 1064; mysqlslap's
+// SELECT ~0 failed; SHOW ENGINE INNODB STATUS was 1064; pt-kill's KILL
+// QUERY '28' was 1064; mysqlslap's
 // CREATE SCHEMA failed with no database selected. A missing tool
 // skips its subtest, except under CI; scripts/test.sh installs them
 // (Debian's percona-toolkit and mysqltuner).
@@ -183,6 +184,39 @@ func TestAdminTools(t *testing.T) {
 			if err != nil || !strings.Contains(string(out), "Average number of seconds to run all queries") {
 				t.Fatalf("mysqlslap %s: %v\n%s", load, err, out)
 			}
+		}
+	})
+
+	// pt-kill stops a long statement (its driver sent the id quoted:
+	// 1064, and the statement ran on); pt-deadlock-logger reads SHOW
+	// /*!40100 ENGINE*/ INNODB STATUS (1064).
+	t.Run("pt-kill", func(t *testing.T) {
+		kill, err := exec.LookPath("pt-kill")
+		testutil.RequireInstalled(t, "pt-kill (Debian's percona-toolkit)", err == nil)
+		victim := newDatabase(t, srv).session("victim")
+		done := make(chan error, 1)
+		go func() { done <- victim.execErr("SELECT SLEEP(30) /* pt-kill target */") }()
+		out, err := exec.Command(kill, "h=127.0.0.1,P="+port+",u=root", "--busy-time", "1", "--match-info", "pt-kill target",
+			"--kill-query", "--print", "--run-time", "5", "--interval", "1").CombinedOutput()
+		if err != nil {
+			t.Fatalf("pt-kill: %v\n%s", err, out)
+		}
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "1317") {
+				t.Errorf("the killed statement: %v, want 1317\n%s", err, out)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("pt-kill did not stop the statement:\n%s", out)
+		}
+	})
+
+	t.Run("pt-deadlock-logger", func(t *testing.T) {
+		logger, err := exec.LookPath("pt-deadlock-logger")
+		testutil.RequireInstalled(t, "pt-deadlock-logger (Debian's percona-toolkit)", err == nil)
+		out, err := exec.Command(logger, "h=127.0.0.1,P="+port+",u=root", "--run-time", "2", "--interval", "1").CombinedOutput()
+		if err != nil || strings.Contains(string(out), "Error") {
+			t.Fatalf("pt-deadlock-logger: %v\n%s", err, out)
 		}
 	})
 
