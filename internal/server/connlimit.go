@@ -19,6 +19,7 @@ type limitListener struct {
 	net.Listener
 	max     func() int64  // the current @@global.max_connections
 	stats   func() string // the COM_STATISTICS line (comstats.go); nil: not answered
+	packet  func() int64  // the current @@global.max_allowed_packet (maxpacket.go); nil: no limit
 	tls     *tls.Config   // TLS offered, ended in wireConn (tlsterm.go); nil: none
 	open    atomic.Int64  // connections accepted and not yet closed
 	refused atomic.Int64  // Connection_errors_max_connections
@@ -40,6 +41,9 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		}
 		if l.stats != nil {
 			sc := &wireConn{Conn: c, answer: l.stats}
+			if l.packet != nil {
+				sc.maxPacket = l.packet()
+			}
 			if l.tls != nil {
 				sc.hs = &tlsHandshake{config: l.tls}
 			}

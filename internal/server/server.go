@@ -90,6 +90,16 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 		}
 		return n
 	}}
+	limited.packet = func() int64 {
+		v, _ := fe.GlobalVariable("max_allowed_packet")
+		if n, ok := v.(int64); ok {
+			return n
+		}
+		if n, ok := v.(uint64); ok {
+			return int64(n)
+		}
+		return defaultMaxAllowedPacket
+	}
 	started := time.Now()
 	limited.stats = func() string {
 		var questions int64

@@ -46,6 +46,13 @@ type wireConn struct {
 	// switched to it (tlsterm.go).
 	hs  *tlsHandshake
 	tls *tls.Conn
+
+	// maxPacket is the connection's max_allowed_packet (0: no limit);
+	// cmdBytes the payload of the command so far, continued whether the
+	// last packet was of the largest size (maxpacket.go).
+	maxPacket int64
+	cmdBytes  int64
+	continued bool
 }
 
 // commandHook is what wireConn asks about prepared-statement commands.
@@ -123,6 +130,9 @@ func (c *wireConn) parse() error {
 		}
 		size := int(rest[0]) | int(rest[1])<<8 | int(rest[2])<<16
 		seq := rest[3]
+		if c.countPacket(size, seq) {
+			return c.refuseTooLarge(seq) // maxpacket.go
+		}
 		if c.hs != nil && c.hs.step == stepRequest {
 			// The client's first packet: an SSLRequest (tlsterm.go), or
 			// the handshake response of a plain connection.

@@ -90,6 +90,16 @@ func lockstepVariables() []sql.SystemVariable {
 		// MySQL 8's defaults, per server (collation.go).
 		collationVariable("collation_server"),
 		collationVariable("collation_connection"),
+		// Enforced under the protocol layer (internal/server/maxpacket.go),
+		// per connection from the global value when it was accepted;
+		// MySQL 8's default (go-mysql-server's is 1 GiB, enforced nowhere).
+		perServer(&sql.MysqlSystemVariable{
+			Name:    "max_allowed_packet",
+			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
+			Dynamic: true,
+			Type:    types.NewSystemUintType("max_allowed_packet", 1024, 1073741824),
+			Default: int64(64 << 20),
+		}),
 		// Enforced by the server's listener (internal/server/connlimit.go).
 		perServer(&sql.MysqlSystemVariable{
 			Name:    "max_connections",

@@ -147,4 +147,8 @@ var rules = []rule{
 		reason: "lockstep adds MySQL's session variable warning_count, which GMS lacks, so a SHOW VARIABLES " +
 			"listing that reaches it has one row more than the memory engine's",
 		patterns: []string{`SHOW_VARIABLES_WHERE_Variable_name_>_'version'`}},
+	{key: "MAXPACKET", kind: "harness",
+		reason: "expects GMS's max_allowed_packet default, 1 GiB (enforced nowhere); lockstep has MySQL 8's " +
+			"64 MiB and enforces it (internal/server/maxpacket.go)",
+		patterns: []string{`max_allowed_packet;`}},
 }
