@@ -23,7 +23,6 @@ rm -rf "$OUT"; mkdir -p "$OUT"
 if [ -n "${LS_BINARY:-}" ]; then cp "$LS_BINARY" "$OUT/lockstep"; else go build -o "$OUT/lockstep" ./cmd/lockstep; fi
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
-ready() { for _ in $(seq 1 600); do mysql -h127.0.0.1 -P"$1" -uroot -e 'SELECT 1' >/dev/null 2>&1 && return; sleep 0.2; done; echo "server on $1 not ready" >&2; exit 1; }
 status() { mysql -h127.0.0.1 -P"$1" "${@:3}" -N -e "SHOW GLOBAL STATUS LIKE '$2'" | cut -f2; }
 mdb() { [ "$1" = "$((P1 + 2))" ] || [ "$1" = "$((P0 + 2))" ]; }
 # sb PORT: sysbench's options for the server on PORT (MariaDB's with its account)
@@ -39,14 +38,8 @@ fsyncs() {
   else status "$1" Lockstep_log_fsyncs -uroot; fi
 }
 
-# One data directory, prepared once (the checkpoint it writes at the end
-# keeps the copies' recovery short), then copied.
-"$OUT/lockstep" serve --port "$P1" --datadir "$OUT/data1" >"$OUT/prepare.log" 2>&1 & pid=$!
-ready "$P1"
-mysql -h127.0.0.1 -P"$P1" -uroot -e 'CREATE DATABASE sbtest'
-# shellcheck disable=SC2046
-sysbench oltp_write_only $(sb "$P1") --threads=4 prepare >/dev/null
-kill "$pid"; wait "$pid" || true
+# One data directory, prepared once, then copied.
+prepare_sbtest "$OUT/lockstep" "$OUT/data1" "$P1" "$OUT/prepare.log"
 cp -a "$OUT/data1" "$OUT/data0"
 PB=$((P1 + 4)); PIDB=
 if [ -n "${B_FLAGS:-}${B_BINARY:-}" ]; then

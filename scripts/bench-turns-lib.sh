@@ -1,5 +1,6 @@
 # Helpers for benchmarks whose systems take turns, sourced by bench-tpcc-ab.sh,
-# bench-tpcc-pairs.sh and bench-write-pairs.sh; not run on its own.
+# bench-tpcc-pairs.sh, bench-write-pairs.sh, bench-durability-cost.sh and
+# bench-sync-delay.sh; not run on its own.
 
 tick=$(getconf CLK_TCK)
 
@@ -30,3 +31,20 @@ MEDIAN_AWK='
     for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
     return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
   }'
+
+# ready PORT: wait (at most 2 minutes) until a server answers on PORT.
+ready() { for _ in $(seq 1 600); do mysql -h127.0.0.1 -P"$1" -uroot -e 'SELECT 1' >/dev/null 2>&1 && return; sleep 0.2; done; echo "server on $1 not ready" >&2; exit 1; }
+
+# prepare_sbtest BINARY DIR PORT LOG: a lockstep data directory DIR with
+# sysbench's tables (the caller's `sb PORT` gives their options), prepared
+# through a server on PORT (output to LOG) that is stopped afterwards; the
+# checkpoint it writes on the way out keeps copies' recovery short.
+prepare_sbtest() {
+  local pid
+  "$1" serve --port "$3" --datadir "$2" >"$4" 2>&1 & pid=$!
+  ready "$3"
+  mysql -h127.0.0.1 -P"$3" -uroot -e 'CREATE DATABASE sbtest'
+  # shellcheck disable=SC2046
+  sysbench oltp_write_only $(sb "$3") --threads=4 prepare >/dev/null
+  kill "$pid"; wait "$pid" || true
+}
