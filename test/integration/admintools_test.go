@@ -32,12 +32,12 @@ func TestAdminTools(t *testing.T) {
 	// triggers carry the writes made meanwhile, then swaps the two. Here
 	// a client keeps inserting, updating and deleting rows while the copy
 	// runs, remembering what it did; afterwards the table holds exactly
-	// those rows, with the new column. The client stops before the swap (a
-	// plugin of the tool's waits for it): lockstep has no metadata locks,
-	// so a statement that found the table before the RENAME can still
-	// write into the old one after it, which the tool then drops — a write
-	// lost (seen once in this test before the pause; docs/sqlfront.md,
-	// "Known gaps").
+	// those rows, with the new column. The client pauses while the tool
+	// creates its triggers and while it swaps the tables (a plugin of the
+	// tool's waits for it): lockstep has no metadata locks, so a statement
+	// planned before such DDL can run after it (docs/sqlfront.md, "Known
+	// gaps"). Without the pause this test once found a deleted row back in
+	// the table under load.
 	t.Run("pt-online-schema-change", func(t *testing.T) {
 		osc, err := exec.LookPath("pt-online-schema-change")
 		testutil.RequireInstalled(t, "pt-online-schema-change (Debian's percona-toolkit)", err == nil)
@@ -52,20 +52,27 @@ func TestAdminTools(t *testing.T) {
 		}
 		s.exec("INSERT INTO items VALUES " + strings.Join(vals, ","))
 
+		// The plugin and the writer meet through files: the tool asks for a
+		// pause ("pause"), the writer confirms it ("paused") and goes on
+		// when the tool is done ("pause" removed).
 		dir := t.TempDir()
-		swapping, stopped := filepath.Join(dir, "swapping"), filepath.Join(dir, "stopped")
+		pauseFile, pausedFile := filepath.Join(dir, "pause"), filepath.Join(dir, "paused")
 		plugin := filepath.Join(dir, "plugin.pl")
-		perl := `package pt_online_schema_change_plugin;
+		perl := strings.NewReplacer("PAUSED", pausedFile, "PAUSE", pauseFile).Replace(`package pt_online_schema_change_plugin;
 use strict;
 sub new { my ($class, %args) = @_; return bless {%args}, $class; }
-sub before_swap_tables {
-   open(my $fh, '>', 'SWAPPING') or die "plugin: $!"; close $fh;
-   for (1 .. 300) { return if -e 'STOPPED'; select(undef, undef, undef, 0.1); }
-   die "plugin: the test's writer did not stop";
+sub pause {
+   open(my $fh, '>', 'PAUSE') or die "plugin: $!"; close $fh;
+   for (1 .. 300) { return if -e 'PAUSED'; select(undef, undef, undef, 0.05); }
+   die "plugin: the test's writer did not pause";
 }
+sub resume { unlink 'PAUSED'; unlink 'PAUSE'; }
+sub before_create_triggers { pause(); }
+sub after_create_triggers { resume(); }
+sub before_swap_tables { pause(); }
+sub after_swap_tables { resume(); }
 1;
-`
-		perl = strings.NewReplacer("SWAPPING", swapping, "STOPPED", stopped).Replace(perl)
+`)
 		if err := os.WriteFile(plugin, []byte(perl), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -85,11 +92,15 @@ sub before_swap_tables {
 					return
 				default:
 				}
-				if _, err := os.Stat(swapping); err == nil {
-					if err := os.WriteFile(stopped, nil, 0o644); err != nil {
-						writeErr = err
+				if _, err := os.Stat(pauseFile); err == nil {
+					if _, err := os.Stat(pausedFile); err != nil {
+						if err := os.WriteFile(pausedFile, nil, 0o644); err != nil {
+							writeErr = err
+							return
+						}
 					}
-					return
+					time.Sleep(5 * time.Millisecond)
+					continue
 				}
 				var q string
 				id := 1 + rng.Intn(next-1)
