@@ -259,7 +259,21 @@ func (h *handler) fixResult(c *mysql.Conn, query string, r *sqltypes.Result) {
 	}
 	h.fixTableStatus(c, query, r)
 	h.fixAnalyzeTables(c, query, r)
+	if len(r.Fields) == 0 && dropDatabase.MatchString(query) {
+		if n, ok := h.fe.TakeDroppedTables(c.ConnectionID); ok {
+			r.RowsAffected = uint64(n) // the tables it dropped, as MySQL counts (go-mysql-server: 1)
+		}
+	}
+	if m := showDatabasesLike.FindStringSubmatch(query); m != nil && len(r.Fields) == 1 && r.Fields[0].Name == "Database" {
+		// MySQL names the column after the pattern: Database (d%).
+		r.Fields[0].Name = "Database (" + strings.ReplaceAll(m[1], "''", "'") + ")"
+	}
 }
+
+var (
+	dropDatabase      = regexp.MustCompile(`(?is)^\s*drop\s+(database|schema)\s`)
+	showDatabasesLike = regexp.MustCompile(`(?is)^\s*show\s+(?:databases|schemas)\s+like\s+'((?:[^']|'')*)'\s*;?\s*$`)
+)
 
 // fixAnalyzeTables: ANALYZE TABLE names the table db.table, as the other
 // table maintenance statements do (adminstmt.go); go-mysql-server names it

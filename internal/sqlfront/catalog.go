@@ -77,6 +77,9 @@ func (p *provider) DropDatabase(ctx *sql.Context, name string) error {
 	p.mu.Unlock()
 	db.mu.Lock()
 	defer db.mu.Unlock()
+	if s, ok := ctx.Session.(*Session); ok {
+		s.droppedTables = len(db.tables) + 1 // MySQL's affected-row count (TakeDroppedTables)
+	}
 	for _, te := range db.tables {
 		te.store.Drop()
 	}
@@ -293,4 +296,16 @@ func storable(typ sql.Type) bool {
 		return false
 	}
 	return true
+}
+
+// TakeDroppedTables returns how many tables connection connID's DROP
+// DATABASE just dropped — MySQL's affected-row count for it (go-mysql-server
+// says 1) — once; ok is false if none was noted.
+func (fe *Frontend) TakeDroppedTables(connID uint32) (n int, ok bool) {
+	s := fe.session(connID)
+	if s == nil || s.droppedTables == 0 {
+		return 0, false
+	}
+	n, s.droppedTables = s.droppedTables-1, 0
+	return n, true
 }

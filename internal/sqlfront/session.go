@@ -22,6 +22,10 @@ type Session struct {
 
 	clientHost string // the host USER() names (userfunc.go); "" for local sessions
 
+	// droppedTables is one more than the number of tables the last DROP
+	// DATABASE dropped; 0 when taken (TakeDroppedTables).
+	droppedTables int
+
 	// viewDB is set while a view's database stands in for a session
 	// without one, during the binding of a statement reading the view;
 	// viewLookupDB is the database whose view was last looked up

