@@ -172,14 +172,43 @@ func mayLock(q string) bool {
 }
 
 // containsFold reports whether s contains sub (ASCII, case-insensitive).
+// It runs on every statement the parser sees (the filters in front of the
+// rewrites), so a position is compared in full only when its first byte
+// matches.
 func containsFold(s, sub string) bool {
-	n := len(sub)
-	for i := 0; i+n <= len(s); i++ {
-		if strings.EqualFold(s[i:i+n], sub) {
-			return true
+	return containsAnyFold(s, sub)
+}
+
+// containsAnyFold reports whether s contains any of subs (ASCII,
+// case-insensitive, none empty), in one pass over s.
+func containsAnyFold(s string, subs ...string) bool {
+	var first [256]bool // the bytes a match can start with, either case
+	for _, sub := range subs {
+		c := foldByte(sub[0])
+		first[c] = true
+		if c >= 'a' && c <= 'z' {
+			first[c-'a'+'A'] = true
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		if !first[s[i]] {
+			continue
+		}
+		for _, sub := range subs {
+			if i+len(sub) <= len(s) && strings.EqualFold(s[i:i+len(sub)], sub) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// foldByte is c lower-cased if it is an ASCII letter.
+func foldByte(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // lockModeOf returns the strongest locking clause in stmt's SELECTs, and

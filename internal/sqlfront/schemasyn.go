@@ -9,8 +9,19 @@ import "strings"
 // schemaSynonym rewrites the statement's leading CREATE/ALTER/DROP SCHEMA,
 // SHOW CREATE SCHEMA and SHOW SCHEMAS into the DATABASE forms.
 
-// mayNameSchema is a cheap filter for schemaSynonym.
-func mayNameSchema(q string) bool { return containsFold(q, "schema") }
+// mayNameSchema is a cheap filter for schemaSynonym: the statement starts
+// with one of its verbs and says SCHEMA.
+func mayNameSchema(q string) bool {
+	q = strings.TrimLeft(q, " \t\r\n")
+	if len(q) < 4 {
+		return false
+	}
+	switch foldByte(q[0]) {
+	case 'c', 'a', 'd', 's':
+		return containsFold(q, "schema")
+	}
+	return false
+}
 
 func schemaSynonym(q string) string {
 	if !mayNameSchema(q) {
