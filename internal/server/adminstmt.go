@@ -65,7 +65,7 @@ func (h *handler) adminStatement(ctx context.Context, c *mysql.Conn, query strin
 		return false, nil
 	}
 	if m := reShowEngine.FindStringSubmatch(uncommented(query)); m != nil {
-		return true, h.showEngine(ctx, c, m, cb) // showengine.go
+		return true, h.showEngine(c, m, cb) // showengine.go
 	}
 	if m := reShowCreateUser.FindStringSubmatch(query); m != nil {
 		res, err := h.showCreateUser(c, m)

@@ -264,8 +264,15 @@ func (h *handler) fixResult(c *mysql.Conn, query string, r *sqltypes.Result) {
 			r.RowsAffected = uint64(n) // the tables it dropped, as MySQL counts (go-mysql-server: 1)
 		}
 	}
-	if m := showDatabasesLike.FindStringSubmatch(query); m != nil && len(r.Fields) == 1 && r.Fields[0].Name == "Database" {
-		// MySQL names the column after the pattern: Database (d%).
+	if len(r.Fields) == 1 && r.Fields[0].Name == "Database" {
+		nameDatabasesPattern(query, r)
+	}
+}
+
+// nameDatabasesPattern: MySQL names SHOW DATABASES LIKE's column after the
+// pattern, Database (d%).
+func nameDatabasesPattern(query string, r *sqltypes.Result) {
+	if m := showDatabasesLike.FindStringSubmatch(query); m != nil {
 		r.Fields[0].Name = "Database (" + strings.ReplaceAll(m[1], "''", "'") + ")"
 	}
 }

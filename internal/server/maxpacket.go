@@ -1,8 +1,9 @@
 package server
 
 import (
-	"encoding/binary"
 	"errors"
+
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 // max_allowed_packet, as MySQL enforces it: a command whose payload (all
@@ -38,9 +39,10 @@ func (c *wireConn) countPacket(size int, seq byte) (over bool) {
 // refuseTooLarge answers the packet with sequence number seq that took its
 // command over the limit with MySQL's error, and ends the stream.
 func (c *wireConn) refuseTooLarge(seq byte) error {
-	const msg = "Got a packet bigger than 'max_allowed_packet' bytes"
-	p := []byte{0xff, 0, 0, '#', '0', '8', 'S', '0', '1'}
-	binary.LittleEndian.PutUint16(p[1:3], 1153)
-	_, _ = c.conn().Write(packetOf(seq+1, append(p, msg...)))
+	w := packetWriter{seq: seq + 1}
+	w.errPacket(errNetPacketTooLarge)
+	_, _ = c.conn().Write(w.b)
 	return errPacketTooLarge
 }
+
+var errNetPacketTooLarge = mysql.NewSQLError(mysql.ERNetPacketTooLarge, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")

@@ -84,32 +84,17 @@ func (b *bitNot) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
 	return ^u, nil
 }
 
-// bitOperand is v as the 64 bits a MySQL bit operation works on.
+// bitOperand is v as the 64 bits a MySQL bit operation works on: an
+// integer in two's complement (intValue, intarith.go), other numbers and
+// strings rounded.
 func bitOperand(ctx *sql.Context, v interface{}) (uint64, error) {
-	switch x := v.(type) {
-	case int8:
-		return uint64(int64(x)), nil
-	case int16:
-		return uint64(int64(x)), nil
-	case int32:
-		return uint64(int64(x)), nil
-	case int64:
-		return uint64(x), nil
-	case int:
-		return uint64(int64(x)), nil
-	case uint8:
-		return uint64(x), nil
-	case uint16:
-		return uint64(x), nil
-	case uint32:
-		return uint64(x), nil
-	case uint64:
-		return x, nil
-	case bool:
-		if x {
-			return 1, nil
+	if neg, mag, _, ok := intValue(v); ok {
+		if neg {
+			return -mag, nil // two's complement
 		}
-		return 0, nil
+		return mag, nil
+	}
+	switch x := v.(type) {
 	case float32:
 		return floatBits(float64(x)), nil
 	case float64:

@@ -44,10 +44,11 @@ var selectKept = map[string]bool{
 	"sql_no_cache": true, "sql_cache": true, "sql_calc_found_rows": true,
 }
 
-// mayHaveModifier is a cheap filter for stripModifiers.
+// mayHaveModifier is a cheap filter for stripModifiers (one pass over q,
+// two more only for a text that says IGNORE).
 func mayHaveModifier(q string) bool {
-	return containsFold(q, "priority") || containsFold(q, "delayed") || containsFold(q, "quick") ||
-		containsFold(q, "_result") || (containsFold(q, "delete") && containsFold(q, "ignore"))
+	return containsAnyFold(q, "priority", "delayed", "quick", "_result") ||
+		(containsFold(q, "ignore") && containsFold(q, "delete"))
 }
 
 // stripModifiers returns q without the modifiers above.
@@ -58,11 +59,11 @@ func stripModifiers(q string) string {
 	words := sqlWords(q)
 	var cut [][2]int
 	for i := 0; i < len(words); i++ {
-		mods := verbModifiers[strings.ToLower(q[words[i][0]:words[i][1]])]
+		verb := strings.ToLower(q[words[i][0]:words[i][1]])
+		mods := verbModifiers[verb]
 		if mods == nil {
 			continue
 		}
-		verb := strings.ToLower(q[words[i][0]:words[i][1]])
 		for j := i + 1; j < len(words) && blank(q[words[j-1][1]:words[j][0]]); j++ {
 			w := strings.ToLower(q[words[j][0]:words[j][1]])
 			switch {
@@ -86,48 +87,3 @@ func stripModifiers(q string) string {
 	b.WriteString(q[last:])
 	return b.String()
 }
-
-// sqlWords returns the [start, end) of each word (letters, digits, _ and
-// $) of q outside quotes, backquotes and comments.
-func sqlWords(q string) [][2]int {
-	var out [][2]int
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		switch {
-		case c == '\'' || c == '"' || c == '`':
-			j := closingQuote(q, i)
-			if j < 0 {
-				return out
-			}
-			i = j
-		case c == '/' && i+1 < len(q) && q[i+1] == '*':
-			j := strings.Index(q[i+2:], "*/")
-			if j < 0 {
-				return out
-			}
-			i += 2 + j + 1
-		case c == '#' || (c == '-' && strings.HasPrefix(q[i:], "-- ")):
-			j := strings.IndexByte(q[i:], '\n')
-			if j < 0 {
-				return out
-			}
-			i += j
-		case isWordByte(c):
-			j := i
-			for j < len(q) && isWordByte(q[j]) {
-				j++
-			}
-			out = append(out, [2]int{i, j})
-			i = j - 1
-		}
-	}
-	return out
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
-// blank reports whether s is only white space: the words either side of
-// it are neighbours.
-func blank(s string) bool { return strings.TrimSpace(s) == "" }

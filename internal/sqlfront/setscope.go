@@ -38,7 +38,7 @@ func carrySetScope(query string, set *ast.Set) {
 	var carried ast.SetScope
 	for i, p := range parts {
 		word, rest := firstWord(p)
-		if scope, ok := scopeWords[strings.ToLower(word)]; ok && startsWithSpace(rest) {
+		if scope, ok := scopeWords[strings.ToLower(word)]; ok && rest != "" && blank(rest[:1]) {
 			carried = scope
 			continue
 		}
@@ -59,8 +59,8 @@ var scopeWords = map[string]ast.SetScope{
 }
 
 // setAssignments splits a SET statement's text after the SET keyword at
-// its top-level commas (outside quotes, comments and parentheses), up to
-// a top-level semicolon, each part trimmed. A comment before an
+// its top-level commas (outside quotes, comments and parentheses, sqltext.go),
+// up to a top-level semicolon, each part trimmed. A comment before an
 // assignment is not part of it.
 func setAssignments(q string) []string {
 	q = strings.TrimLeft(q, " \t\r\n")
@@ -71,24 +71,17 @@ func setAssignments(q string) []string {
 	var parts []string
 	depth, start := 0, 0
 	for i := 0; i < len(q); i++ {
-		switch c := q[i]; c {
-		case '\'', '"', '`':
-			j := closingQuote(q, i)
+		if j := skipQuoted(q, i); j != i {
 			if j < 0 {
 				return nil
 			}
-			i = j
-		case '/':
-			if i+1 < len(q) && q[i+1] == '*' {
-				j := strings.Index(q[i+2:], "*/")
-				if j < 0 {
-					return nil
-				}
-				if strings.TrimSpace(q[start:i]) == "" {
-					start = i + 2 + j + 2 // a comment before an assignment is not part of it
-				}
-				i += 2 + j + 1
+			if q[i] != '\'' && q[i] != '"' && q[i] != '`' && blank(q[start:i]) {
+				start = j + 1 // a comment before an assignment is not part of it
 			}
+			i = j
+			continue
+		}
+		switch q[i] {
 		case '(':
 			depth++
 		case ')':
@@ -105,39 +98,4 @@ func setAssignments(q string) []string {
 		}
 	}
 	return append(parts, strings.TrimSpace(q[start:]))
-}
-
-// closingQuote is the index of the quote that closes the one at q[i]
-// (a doubled quote or a backslash escape stays inside), or -1.
-func closingQuote(q string, i int) int {
-	quote := q[i]
-	for j := i + 1; j < len(q); j++ {
-		switch q[j] {
-		case '\\':
-			if quote != '`' {
-				j++
-			}
-		case quote:
-			if j+1 < len(q) && q[j+1] == quote {
-				j++
-				continue
-			}
-			return j
-		}
-	}
-	return -1
-}
-
-// firstWord splits s into its leading run of letters, digits and
-// underscores and the rest.
-func firstWord(s string) (string, string) {
-	i := 0
-	for i < len(s) && (s[i] == '_' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= '0' && s[i] <= '9') {
-		i++
-	}
-	return s[:i], s[i:]
-}
-
-func startsWithSpace(s string) bool {
-	return s != "" && (s[0] == ' ' || s[0] == '\t' || s[0] == '\n' || s[0] == '\r')
 }

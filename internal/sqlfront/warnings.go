@@ -34,32 +34,32 @@ func (s *Session) Warn(w *sql.Warning) {
 		if c, ok := s.conversionWarning(w); ok {
 			w = &c
 		}
-	}
-	if w != nil && w.Code == 1008 {
-		// DROP DATABASE IF EXISTS of none: go-mysql-server leaves the
-		// name unquoted and a space at the end.
-		if rest, ok := strings.CutPrefix(w.Message, "Can't drop database "); ok {
-			if name, ok := strings.CutSuffix(strings.TrimSpace(rest), "; database doesn't exist"); ok && !strings.HasPrefix(name, "'") {
-				c := *w
-				c.Message = "Can't drop database '" + name + "'; database doesn't exist"
-				w = &c
-			}
+		level := w.Level
+		if level == "Note" && warningCodes[uint16(w.Code)] {
+			level = "Warning"
 		}
-	}
-	if w != nil && w.Level == "Note" && warningCodes[uint16(w.Code)] {
-		c := *w
-		c.Level = "Warning"
-		c.Message = mysqlWarningMessage(c.Code, c.Message)
-		w = &c
+		if msg := mysqlWarningMessage(w.Code, w.Message); level != w.Level || msg != w.Message {
+			c := *w
+			c.Level, c.Message = level, msg
+			w = &c
+		}
 	}
 	s.BaseSession.Warn(w)
 }
 
 // mysqlWarningMessage rewrites go-mysql-server's text for a condition into
-// MySQL's: "Duplicate entry '1' for key 't.PRIMARY'" without a prefix, and
-// "Column 'v' cannot be null". Other messages are kept.
+// MySQL's: "Duplicate entry '1' for key 't.PRIMARY'" without a prefix,
+// "Column 'v' cannot be null", and "Can't drop database 'd'; database
+// doesn't exist" with the name quoted and no space at the end (DROP
+// DATABASE IF EXISTS of none). Other messages are kept.
 func mysqlWarningMessage(code int, msg string) string {
 	switch code {
+	case 1008:
+		if rest, ok := strings.CutPrefix(msg, "Can't drop database "); ok {
+			if name, ok := strings.CutSuffix(strings.TrimSpace(rest), "; database doesn't exist"); ok && !strings.HasPrefix(name, "'") {
+				return "Can't drop database '" + name + "'; database doesn't exist"
+			}
+		}
 	case 1062:
 		if i := strings.Index(msg, "Duplicate entry "); i > 0 {
 			return msg[i:]
