@@ -60,6 +60,12 @@ type Config struct {
 	// --ssl: offer TLS with the certificates in the data directory,
 	// generated at first use (default ON, as MySQL 8; docs/accounts.md).
 	SSL bool
+	// --secure-file-priv: the one directory LOAD_FILE, SELECT ... INTO
+	// OUTFILE/DUMPFILE and LOAD DATA INFILE may use (MySQL's option).
+	// Unset: DATADIR-files beside the data directory, created at start;
+	// "NULL": none; "": anywhere but the data directory.
+	SecureFilePriv    string
+	SecureFilePrivSet bool
 }
 
 // Option names, shared by flags and option-file keys.
@@ -86,6 +92,7 @@ const (
 	KeySyncNoDelayCount  = "binlog-group-commit-sync-no-delay-count"
 	KeySSL               = "ssl"
 	KeyLogSyncsInFlight  = "log-syncs-in-flight"
+	KeySecureFilePriv    = "secure-file-priv"
 )
 
 // Limits of the sync delay options (MySQL's).
@@ -108,7 +115,7 @@ const (
 // Keys lists every option name in the order they are documented.
 var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword,
 	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin, KeyCheckpointLogSize,
-	KeyCheckpointFsync, KeyCheckpointRate, KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount, KeyLogSyncsInFlight, KeySSL}
+	KeyCheckpointFsync, KeyCheckpointRate, KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount, KeyLogSyncsInFlight, KeySSL, KeySecureFilePriv}
 
 // Default returns the embedded defaults: data in ./lockstep-data, listening on
 // 127.0.0.1:3306, account root with no password.
@@ -239,6 +246,8 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("invalid log-segment-size %q: must be a byte count from 4K to 1G", value)
 		}
 		c.LogSegmentSize = n
+	case KeySecureFilePriv:
+		c.SecureFilePriv, c.SecureFilePrivSet = value, true
 	case KeySSL:
 		b, err := parseBool(value)
 		if err != nil {
@@ -306,6 +315,19 @@ func parseBool(s string) (bool, error) {
 func intIn(value string, lo, hi int) (int, bool) {
 	n, err := strconv.Atoi(strings.TrimSpace(value))
 	return n, err == nil && n >= lo && n <= hi
+}
+
+// SecureFileDir is the secure-file-priv directory in force: the one given,
+// or DATADIR-files; disabled is true for NULL (case-insensitive), and dir
+// is "" for an explicitly empty value (anywhere but the data directory).
+func (c Config) SecureFileDir() (dir string, disabled bool) {
+	if !c.SecureFilePrivSet {
+		return strings.TrimRight(c.Datadir, "/") + "-files", false
+	}
+	if strings.EqualFold(strings.TrimSpace(c.SecureFilePriv), "NULL") {
+		return "", true
+	}
+	return c.SecureFilePriv, false
 }
 
 // ParsePort parses a TCP port number, 0..65535 (0 = pick a free port).

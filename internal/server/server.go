@@ -82,6 +82,10 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 		ln.Close()
 		return err
 	}
+	if err := installFileAccess(fe, cfg); err != nil {
+		ln.Close()
+		return err
+	}
 	limited := &limitListener{Listener: ln, max: func() int64 {
 		v, _ := fe.GlobalVariable("max_connections")
 		n, ok := v.(int64)
@@ -120,6 +124,8 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 		}
 	}
 	limited.tls = tlsCfg
+	// connect_timeout, and who may have the slot beyond max_connections (connlimit.go)
+	limited.timeout, limited.admin = connectTimeout(fe), connectionAdmin(fe)
 	procs, ok := fe.Engine.ProcessList.(*processList) // processlist.go
 	if !ok {
 		procs = &processList{ProcessList: fe.Engine.ProcessList}
@@ -132,7 +138,7 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 		Listener: limited,
 		Version:  ServerVersion,
 		// unknown users get 1045 as in MySQL (auth.go)
-		ProtocolListenerFactory: withUnknownUsers(procs.loggedIn),
+		ProtocolListenerFactory: withUnknownUsers(procs.loggedIn, limited.admit),
 	}, fe.Engine, sql.NewContext, withTLSStatus(fe.NewSession), nil, wrapHandlerFor(fe))
 	if err != nil {
 		ln.Close()

@@ -61,6 +61,12 @@ func (fe *Frontend) logDDL(ctx *sql.Context) error {
 		return mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
 			"This version of lockstep doesn't yet support 'DDL inside a stored program, trigger or prepared statement'")
 	}
+	if fe.readOnlyActive() { // readonly.go
+		if err := fe.readOnlyError(ctx); err != nil {
+			fe.ddlMu.Unlock()
+			return err
+		}
+	}
 	text, err := loggedDDLText(ctx)
 	if err == nil {
 		err = fe.ddlLog.LogDDL(ctx.GetCurrentDatabase(), text, fe.store.NextTableID())

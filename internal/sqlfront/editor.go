@@ -62,6 +62,11 @@ func (e *editor) tx(ctx *sql.Context) (*storage.Tx, error) {
 	if e.s.readOnly && !e.t.entry.temp { // MySQL lets a READ ONLY transaction write its temporary tables
 		return nil, sql.ErrReadOnlyTransaction.New()
 	}
+	if e.s.fe.readOnlyActive() && !e.t.entry.temp { // read_only, super_read_only (readonly.go)
+		if err := e.s.fe.readOnlyError(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return e.s.storageTx(ctx), nil
 }
 

@@ -568,7 +568,7 @@ func (fe *Frontend) fastWriteBlocked(dbKey string) bool {
 // runWrite executes a write plan. handled false means go-mysql-server must
 // run the statement; nothing the fast path did remains.
 func (s *Session) runWrite(ctx context.Context, p *fastPlan, entry *tableEntry, bind map[string]*querypb.BindVariable, explicit bool) (*sqltypes.Result, bool, error) {
-	if (explicit && s.readOnly) || s.fe.fastWriteBlocked(p.dbKey) || s.fe.fkWriteBlocked(entry) {
+	if (explicit && s.readOnly) || s.fe.readOnlyActive() || s.fe.fastWriteBlocked(p.dbKey) || s.fe.fkWriteBlocked(entry) {
 		return nil, false, nil
 	}
 	sctx := s.fastContext()

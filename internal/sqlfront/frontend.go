@@ -59,6 +59,12 @@ type Frontend struct {
 	anyTrigger    atomic.Bool // a trigger has been created (fastWriteBlocked)
 	fkGen         atomic.Uint64
 	fkParentCache atomic.Pointer[fkParentSet]
+
+	// files is the policy for files on the server's host (fileaccess.go);
+	// nil until the server sets it: no file access.
+	files atomic.Pointer[FileAccess]
+
+	readOnly readOnlyState // read_only / super_read_only (readonly.go)
 }
 
 // New builds a Frontend with an empty catalog.
@@ -100,6 +106,9 @@ func New(opts Options) (*Frontend, error) {
 	a.Catalog.MySQLDb.SetPersister(accountsPersister{fe: fe})
 	a.Catalog.RegisterFunction(sql.NewEmptyContext(), sql.Function2{Name: "truncate", Fn: newTruncate})
 	a.Catalog.RegisterFunction(sql.NewEmptyContext(), sql.Function1{Name: bitNotName, Fn: newBitNot})
+	if err := fe.watchReadOnly(); err != nil {
+		return nil, err
+	}
 	fe.ensureInitialAccount()
 	return fe, nil
 }

@@ -50,6 +50,10 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) err
 		}
 	case *ast.Flush:
 		normalizeFlush(st) // flush.go
+	case *ast.Load:
+		loadDataAuth(st) // loaddata.go
+	case *ast.Show, *ast.Kill:
+		processAuth(st) // procpriv.go
 	case *ast.Set:
 		if maySetScopeList(query) {
 			carrySetScope(query, st) // setscope.go

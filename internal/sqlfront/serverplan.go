@@ -71,6 +71,18 @@ func (o execOverride) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 	if o.skip != nil && o.skip == n {
 		return nil, nil
 	}
+	switch n := n.(type) {
+	case *plan.Set:
+		if err := o.fe.checkSetPrivileges(ctx, n); err != nil { // setpriv.go
+			return nil, err
+		}
+	default:
+		if o.fe.readOnlyActive() && isAccountStatement(n) { // readonly.go
+			if err := o.fe.readOnlyError(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if mdb, table := accountTarget(n); mdb != nil {
 		return o.buildAccountWrite(ctx, mdb, table, n, func(n sql.Node) (sql.RowIter, error) {
 			iter, err := o.build(ctx, n, row)
@@ -92,8 +104,31 @@ func (o execOverride) build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 		if helpTable(n) {
 			return sql.RowsToRowIter(), nil // mysqlschema.go
 		}
+		if isProcessListTable(n) { // procpriv.go
+			iter, err := newExecOverride(o.fe, n).Build(ctx, n, row)
+			if err != nil {
+				return nil, err
+			}
+			return o.fe.ownThreadsOnly(ctx, iter), nil
+		}
+	case *plan.ShowProcessList:
+		iter, err := newExecOverride(o.fe, n).Build(ctx, n, row)
+		if err != nil {
+			return nil, err
+		}
+		return o.fe.ownThreadsOnly(ctx, iter), nil
+	case *plan.Kill:
+		if err := o.fe.checkKill(ctx, n); err != nil {
+			return nil, err
+		}
 	case *plan.Call:
 		return o.buildInDatabase(ctx, n, row) // routinedb.go
+	case *plan.Into:
+		if n.Outfile != "" || n.Dumpfile != "" {
+			return o.fe.buildInto(ctx, n, row) // outfile.go
+		}
+	case *plan.LoadData:
+		return o.fe.buildLoadData(ctx, n, row) // loaddata.go
 	case *plan.ShowStatus:
 		// The scope is unexported; the node is a comparable struct.
 		return o.fe.showStatus(ctx, *n == *plan.NewShowStatus(true)), nil

@@ -18,7 +18,7 @@ import (
 // lookup finds no name. The mysql client's `status` and pt-mysql-summary
 // show it.
 //
-// The provider answers these names before go-mysql-server's built-ins do
+// The provider answers these names (and LOAD_FILE, loadfile.go) before go-mysql-server's built-ins do
 // (analyzer.Catalog.Function asks the database provider first).
 
 // userFunctions are the names userFunc serves.
@@ -27,6 +27,9 @@ var userFunctions = map[string]bool{"user": true, "session_user": true, "system_
 // Function implements sql.FunctionProvider for the names above.
 func (p *provider) Function(_ *sql.Context, name string) (sql.Function, bool) {
 	lower := strings.ToLower(name)
+	if lower == "load_file" {
+		return sql.Function1{Name: lower, Fn: newLoadFile}, true // loadfile.go
+	}
 	if !userFunctions[lower] {
 		return nil, false
 	}

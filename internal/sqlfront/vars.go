@@ -46,7 +46,7 @@ func registerSystemVariables() {
 }
 
 func lockstepVariables() []sql.SystemVariable {
-	return []sql.SystemVariable{
+	vars := []sql.SystemVariable{
 		perServer(&sql.MysqlSystemVariable{
 			Name:    "innodb_lock_wait_timeout",
 			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Both),
@@ -135,6 +135,11 @@ func lockstepVariables() []sql.SystemVariable {
 			Type: types.NewSystemIntType("port", 0, 65535, false), Default: int64(3306)}),
 		fromServer(&sql.MysqlSystemVariable{Name: "datadir",
 			Type: types.NewSystemStringType("datadir"), Default: ""}),
+		// The server's file policy (fileaccess.go); NULL when disabled. The
+		// registry's default stays "", which go-mysql-server's own file
+		// code (no longer reached) read as "anywhere".
+		fromServer(&sql.MysqlSystemVariable{Name: "secure_file_priv",
+			Type: types.NewSystemStringType("secure_file_priv"), Default: ""}),
 		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_group_commit_wakeup",
 			Type: types.NewSystemEnumType("lockstep_group_commit_wakeup", "targeted", "broadcast"), Default: "targeted"}),
 		// The server's version, as its handshake gives it (go-mysql-
@@ -165,6 +170,10 @@ func lockstepVariables() []sql.SystemVariable {
 		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_log_syncs_in_flight",
 			Type: types.NewSystemIntType("lockstep_log_syncs_in_flight", 1, config.MaxLogSyncsInFlight, false), Default: int64(1)}),
 	}
+	for _, v := range readOnlyVariables() { // readonly.go
+		vars = append(vars, v)
+	}
+	return vars
 }
 
 // setLockSchedule applies SET GLOBAL innodb_lock_schedule_algorithm to the
