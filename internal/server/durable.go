@@ -14,6 +14,7 @@ import (
 
 	"github.com/dolthub/vitess/go/mysql"
 
+	"lockstep/internal/checkpoint"
 	"lockstep/internal/commit"
 	"lockstep/internal/config"
 	logrec "lockstep/internal/record"
@@ -169,6 +170,8 @@ func (d *durable) status(m map[string]int64) {
 	m["Lockstep_log_segments_preallocated"] = int64(ls.Preallocated)
 	m["Lockstep_log_segments_preallocated_used"] = int64(ls.PreallocUsed)
 	m["Lockstep_log_preallocate_failures"] = int64(ls.PreallocFailures)
+	m["Lockstep_log_state_writes"] = int64(ls.StateWrites)
+	m["Lockstep_log_state_write_failures"] = int64(ls.StateWriteFailures)
 	// InnoDB's names for the same counters of its redo log, which tools
 	// (mysqltuner, monitoring dashboards) read.
 	m["Innodb_log_write_requests"] = int64(ls.Appends)
@@ -207,12 +210,13 @@ func openDurable(cfg config.Config, fe *sqlfront.Frontend, w io.Writer) (*durabl
 // openDurableFS is openDurable with the log's file layer (nil: the
 // operating system's); tests inject faults through it.
 func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txlog.FS) (*durable, error) {
-	uuid, err := loadServerUUID(cfg.Datadir)
-	if err != nil {
-		return nil, err
-	}
+	// A data directory that has its auto.cnf has had a log: an empty log
+	// directory then means the log was removed, not a first start (the
+	// log is created before auto.cnf, below).
+	_, statErr := os.Stat(filepath.Join(cfg.Datadir, "auto.cnf"))
 	opts := txlog.Options{
 		Dir:               filepath.Join(cfg.Datadir, "log"),
+		MustExist:         statErr == nil,
 		RecoverTruncate:   cfg.RecoverTruncate,
 		Compression:       cfg.LogCompression,
 		CompressThreshold: cfg.LogCompressMin,
@@ -230,8 +234,18 @@ func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txl
 		return nil, fmt.Errorf("open the log: %w", err)
 	}
 	report(w, rec)
-	ckptSeq, err := loadCheckpoint(filepath.Join(cfg.Datadir, "checkpoint"), fe, w)
+	uuid, err := loadServerUUID(cfg.Datadir)
 	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	ckptDir := filepath.Join(cfg.Datadir, "checkpoint")
+	ckptSeq, err := loadCheckpoint(ckptDir, fe, w)
+	if err != nil {
+		l.Close()
+		return nil, fmt.Errorf("recovery: %w", err)
+	}
+	if err := logReachesCheckpoint(l, ckptDir, ckptSeq, cfg.RecoverTruncate, w); err != nil {
 		l.Close()
 		return nil, fmt.Errorf("recovery: %w", err)
 	}
@@ -281,16 +295,49 @@ func (d *durable) close() error {
 	return errors.Join(perr, lerr)
 }
 
+// logReachesCheckpoint checks that the log reaches the newest
+// checkpoint's sequence number: the checkpoint's marker record was durable
+// in the log before the checkpoint was written, so a log that ends before
+// it has lost acknowledged records (whatever came after the checkpoint).
+// With --recover-truncate the log is started again just after the
+// checkpoint instead, so that the next sequence number is the next log
+// index.
+func logReachesCheckpoint(l *txlog.Log, ckptDir string, ckptSeq int64, recoverTruncate bool, w io.Writer) error {
+	last := l.LastIndex()
+	if ckptSeq <= 0 || last >= uint64(ckptSeq) {
+		return nil
+	}
+	ckpt, _ := checkpoint.Latest(ckptDir)
+	if !recoverTruncate {
+		return fmt.Errorf("the log in %s ends at record %d, but the checkpoint %s is at sequence number %d, whose record the log held durably: records are missing from the end of the log; start with --recover-truncate to start from the checkpoint and lose what the log held after it",
+			l.Dir(), last, ckpt, ckptSeq)
+	}
+	term, _ := l.Term(last)
+	if err := l.Reset(uint64(ckptSeq)+1, term); err != nil {
+		return fmt.Errorf("--recover-truncate: restart the log after the checkpoint at %d: %w", ckptSeq, err)
+	}
+	fmt.Fprintf(w, "lockstep: log: --recover-truncate: the log ended at record %d, before the checkpoint at sequence number %d; the log starts again at %d (anything it held after the checkpoint is lost)\n",
+		last, ckptSeq, ckptSeq+1)
+	return nil
+}
+
 // report prints what opening the log found.
 func report(w io.Writer, rec *txlog.Recovery) {
 	if rec == nil {
 		return
 	}
 	if rec.TornBytes > 0 {
-		fmt.Fprintf(w, "lockstep: log: truncated a torn tail of %d bytes (an unfinished write at the crash)\n", rec.TornBytes)
+		fmt.Fprintf(w, "lockstep: log: truncated a torn tail of %d bytes in %s after record %d (an unfinished write at a crash; the log was known durable through record %d)\n",
+			rec.TornBytes, rec.TornFile, rec.LastIndex, rec.DurableIndex)
 	}
 	if rec.Dropped != "" {
-		fmt.Fprintf(w, "lockstep: log: --recover-truncate dropped %s records after a corrupt one\n", rec.Dropped)
+		fmt.Fprintf(w, "lockstep: log: --recover-truncate dropped %s records from a corrupt one on (%s)\n", rec.Dropped, rec.Corruption)
+	}
+	if rec.EndProblem != "" {
+		fmt.Fprintf(w, "lockstep: log: --recover-truncate accepted the log as it is, ending at record %d: %s\n", rec.LastIndex, rec.EndProblem)
+	}
+	if rec.StateCreated && rec.LastIndex >= rec.FirstIndex && rec.EndProblem == "" {
+		fmt.Fprintf(w, "lockstep: log: wrote log/log.state for a log that had none (its end is checked from the next start on)\n")
 	}
 }
 

@@ -23,7 +23,12 @@
 //   - recovery at Open: verifying every record, truncating a torn tail,
 //     refusing (or, with RecoverTruncate, cutting at) a corrupt record
 //     (recovery.go); reads by index (read.go); truncating the tail and the
-//     head, and resetting the log (truncate.go).
+//     head, and resetting the log (truncate.go);
+//   - the end of the log (state.go): log.state records the log's id, the
+//     newest segment, the index known durable and, at Close, that the log
+//     was closed cleanly and where it ends, so that Open accepts a torn
+//     tail only where a crash can explain it, refuses a log that lost its
+//     end, and refuses segment files that are not this log's.
 //
 // What it does not own: the encoding of a payload (internal/record), the
 // order of commits and the numbering of transactions (internal/commit), and

@@ -3,6 +3,7 @@ package txlog
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"syscall"
 )
 
@@ -31,6 +32,8 @@ var (
 	ErrBusy = errors.New("txlog: appends in flight")
 	// ErrTooLarge: a payload is larger than MaxPayload.
 	ErrTooLarge = errors.New("txlog: payload too large")
+	// ErrForeign is wrapped by *ForeignError.
+	ErrForeign = errors.New("txlog: not a segment of this log")
 )
 
 // CorruptError is a record (or segment header) that fails verification.
@@ -51,6 +54,41 @@ func (e *CorruptError) Error() string {
 }
 
 func (e *CorruptError) Unwrap() error { return ErrCorrupt }
+
+// TailError: at Open, the log does not reach where it is known to have
+// reached (log.state: where a clean Close left it, the newest segment
+// created, the index known durable), or its end is damaged where no crash
+// can explain it (after a clean Close; before the durable index). Nothing
+// is changed on disk. With RecoverTruncate, Open accepts the log as it is
+// instead and reports it in Recovery.TailLoss.
+type TailError struct {
+	Path   string // the file concerned (a segment, or log.state)
+	Reason string
+}
+
+func (e *TailError) Error() string {
+	return fmt.Sprintf("txlog: %s: %s; start with --recover-truncate to accept the log as it is (what is missing or damaged is lost)",
+		e.Path, e.Reason)
+}
+
+func (e *TailError) Unwrap() error { return ErrCorrupt }
+
+// ForeignError: a file named as a segment is not a segment of this log: it
+// is no lockstep segment at all, it carries another log's id, or its header
+// names another index than its file name. RecoverTruncate does not remove
+// it (nor the log after it): it may not be this log's to remove, and
+// cutting the log there would drop everything after it.
+type ForeignError struct {
+	Path   string
+	Reason string
+}
+
+func (e *ForeignError) Error() string {
+	return fmt.Sprintf("txlog: %s is not a segment of this log (%s); move it out of %s (--recover-truncate does not remove it)",
+		e.Path, e.Reason, filepath.Dir(e.Path))
+}
+
+func (e *ForeignError) Unwrap() error { return ErrForeign }
 
 // VersionError is a segment written by a newer binary.
 type VersionError struct {

@@ -67,6 +67,7 @@ type syncOrder struct {
 type flushTicket struct {
 	n      uint64
 	target uint64
+	mark   durMark // records through mark.index are written before target was read
 	done   bool
 }
 
@@ -81,7 +82,13 @@ func (l *Log) flush(fl *flusher) {
 	}
 	o := &l.order
 	o.mu.Lock()
+	// The durable mark this fsync will raise: the last index written,
+	// read with written under segMu (publish stores both under it).
+	mark := durMark{epoch: l.durMark.Load().epoch}
+	l.segMu.RLock()
+	mark.index = l.lastIndex.Load()
 	target := l.written.Load()
+	l.segMu.RUnlock()
 	if target <= o.started || target <= l.durable.Load() {
 		o.mu.Unlock() // an fsync started after these bytes were written covers them
 		return
@@ -89,7 +96,7 @@ func (l *Log) flush(fl *flusher) {
 	o.started = target
 	n := o.next
 	o.next++
-	o.tickets = append(o.tickets, flushTicket{n: n, target: target})
+	o.tickets = append(o.tickets, flushTicket{n: n, target: target, mark: mark})
 	if len(o.tickets) > 1 {
 		l.st.overlapped.Add(1)
 	}
@@ -116,9 +123,10 @@ func (l *Log) flush(fl *flusher) {
 		l.st.heldBack.Add(1)
 	}
 	var pub uint64
+	var pubMark durMark
 	k := 0
 	for k < len(o.tickets) && o.tickets[k].done {
-		pub = o.tickets[k].target
+		pub, pubMark = o.tickets[k].target, o.tickets[k].mark
 		k++
 	}
 	o.tickets = append(o.tickets[:0], o.tickets[k:]...)
@@ -129,6 +137,7 @@ func (l *Log) flush(fl *flusher) {
 	publish := err == nil && !l.fsyncFailed.Load() && pub > 0 && storeMax(&l.durable, pub)
 	o.mu.Unlock()
 	if publish {
+		l.raiseMark(pubMark)
 		l.durableWaits.notify(d, pub)
 	}
 }

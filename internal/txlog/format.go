@@ -9,17 +9,23 @@ import (
 )
 
 // formatVersion is the segment format this binary writes and the newest it
-// reads.
-const formatVersion = 1
+// reads. Version 1 segments (a 32-byte header without the log id) are
+// still read; the writer moves to a new (version 2) segment before it
+// appends to one.
+const formatVersion = 2
 
-// Segment header, 32 bytes:
+// Segment header, version 2, 64 bytes:
 //
 //	 0  magic      [8]byte "LKSTPLOG"
 //	 8  version    u16
 //	10  flags      u16 (segReset)
 //	12  first      u64 index of the first record the segment holds
 //	20  prevTerm   u64 term of record first-1 (0 if unknown)
-//	28  crc        u32 CRC32C of bytes 0..28
+//	28  logID      [16]byte the log's identity (log.state has it too)
+//	44  reserved   [16]byte zeros
+//	60  crc        u32 CRC32C of bytes 0..60
+//
+// Version 1 (32 bytes) has no logID and its crc is at 28, over 0..28.
 //
 // Record header, 32 bytes, followed by the payload:
 //
@@ -32,9 +38,10 @@ const formatVersion = 1
 //
 // All integers little-endian. Records follow each other with no padding.
 const (
-	segHeaderSize = 32
-	recHeaderSize = 32
-	segMagic      = "LKSTPLOG"
+	segHeaderSize   = 64 // version 2, what this binary writes
+	segHeaderSizeV1 = 32
+	recHeaderSize   = 32
+	segMagic        = "LKSTPLOG"
 
 	// segReset marks a segment written by Reset: every segment before it is
 	// obsolete (Open removes them, completing an interrupted Reset).
@@ -49,11 +56,27 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func crc32c(b []byte) uint32 { return crc32.Checksum(b, castagnoli) }
 
+// logID is a log's identity: random, chosen when the log is created, kept
+// in log.state and in every (version 2) segment header, so that a segment
+// file from another log is recognised as such.
+type logID [16]byte
+
+func (id logID) String() string { return fmt.Sprintf("%x", id[:]) }
+
 type segHeader struct {
 	version  uint16
 	flags    uint16
 	first    uint64
 	prevTerm uint64
+	id       logID // version 2
+}
+
+// size is the header's length in the file: where the first record starts.
+func (h segHeader) size() int64 {
+	if h.version == 1 {
+		return segHeaderSizeV1
+	}
+	return segHeaderSize
 }
 
 func (h segHeader) encode() []byte {
@@ -63,38 +86,51 @@ func (h segHeader) encode() []byte {
 	binary.LittleEndian.PutUint16(b[10:], h.flags)
 	binary.LittleEndian.PutUint64(b[12:], h.first)
 	binary.LittleEndian.PutUint64(b[20:], h.prevTerm)
-	binary.LittleEndian.PutUint32(b[28:], crc32c(b[:28]))
+	copy(b[28:44], h.id[:])
+	binary.LittleEndian.PutUint32(b[60:], crc32c(b[:60]))
 	return b
 }
 
+// segHeaderProblem says why a segment file's header cannot be read.
+// foreign: the file is not a lockstep log segment at all (too short for a
+// header, or no magic): nothing a crash or a bit flip in a segment of this
+// log leaves, since segments are created whole (tmp, fsync, rename).
+type segHeaderProblem struct {
+	reason  string
+	foreign bool
+}
+
 // decodeSegHeader checks magic and version before the checksum, so that a
-// newer format (whose header may differ) is reported as such.
-func decodeSegHeader(b []byte, file string) (segHeader, error) {
-	corrupt := func(reason string) error {
-		return &CorruptError{File: file, Offset: 0, Reason: reason, AtOpen: true}
-	}
-	if len(b) < segHeaderSize {
-		return segHeader{}, corrupt(fmt.Sprintf("segment header is %d bytes, want %d", len(b), segHeaderSize))
+// newer format (whose header may differ) is reported as such. b holds the
+// file's first bytes (up to segHeaderSize).
+func decodeSegHeader(b []byte, file string) (segHeader, *segHeaderProblem, error) {
+	if len(b) < 10 {
+		return segHeader{}, &segHeaderProblem{fmt.Sprintf("%d bytes, too short for a segment header", len(b)), true}, nil
 	}
 	if string(b[:8]) != segMagic {
-		return segHeader{}, corrupt("not a lockstep log segment (bad magic)")
+		return segHeader{}, &segHeaderProblem{"no lockstep log segment magic", true}, nil
 	}
-	h := segHeader{
-		version:  binary.LittleEndian.Uint16(b[8:]),
-		flags:    binary.LittleEndian.Uint16(b[10:]),
-		first:    binary.LittleEndian.Uint64(b[12:]),
-		prevTerm: binary.LittleEndian.Uint64(b[20:]),
-	}
+	h := segHeader{version: binary.LittleEndian.Uint16(b[8:])}
 	if h.version > formatVersion {
-		return h, &VersionError{File: file, Version: h.version}
-	}
-	if binary.LittleEndian.Uint32(b[28:]) != crc32c(b[:28]) {
-		return h, corrupt("segment header checksum mismatch")
+		return h, nil, &VersionError{File: file, Version: h.version}
 	}
 	if h.version == 0 {
-		return h, corrupt("segment format version 0")
+		return h, &segHeaderProblem{"segment format version 0", false}, nil
 	}
-	return h, nil
+	n := int(h.size())
+	if len(b) < n {
+		return h, &segHeaderProblem{fmt.Sprintf("%d bytes, too short for a version %d segment header (%d)", len(b), h.version, n), true}, nil
+	}
+	if binary.LittleEndian.Uint32(b[n-4:]) != crc32c(b[:n-4]) {
+		return h, &segHeaderProblem{"segment header checksum mismatch", false}, nil
+	}
+	h.flags = binary.LittleEndian.Uint16(b[10:])
+	h.first = binary.LittleEndian.Uint64(b[12:])
+	h.prevTerm = binary.LittleEndian.Uint64(b[20:])
+	if h.version >= 2 {
+		copy(h.id[:], b[28:44])
+	}
+	return h, nil, nil
 }
 
 type recHeader struct {

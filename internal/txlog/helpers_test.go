@@ -155,3 +155,34 @@ func recordOffsets(t *testing.T, path string) []int64 {
 	}
 	return offs
 }
+
+// crashClose stops l as Close does but leaves log.state as a crash would:
+// it does not record the clean close. (Everything written is on disk, as
+// after a process crash; what a crash tears, the tests tear by hand.)
+func crashClose(t *testing.T, l *Log) {
+	t.Helper()
+	if err := l.close(false); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+}
+
+// writeLogCrashed writes n records of size bytes (term 1) to a new log,
+// with log.state recording the first n-1 as durable, and "crashes"
+// (crashClose): the last record is where a crash could have torn it.
+func writeLogCrashed(t *testing.T, opts Options, n, size int) []Entry {
+	t.Helper()
+	opts.MarkInterval = -1 // only the explicit mark below
+	l, _ := mustOpen(t, opts)
+	var ps [][]byte
+	for i := range n {
+		ps = append(ps, payload(uint64(i), size, false))
+	}
+	appendAll(t, l, 1, ps[:n-1])
+	l.recordMark()
+	if got := l.state.cur.durable; got != uint64(n-1) {
+		t.Fatalf("log.state durable %d after %d durable records", got, n-1)
+	}
+	appendAll(t, l, 1, ps[n-1:])
+	crashClose(t, l)
+	return entries(1, ps)
+}

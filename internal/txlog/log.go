@@ -70,6 +70,16 @@ type Log struct {
 	preKick  chan struct{}
 	preDone  chan struct{}
 	spareSeq int // the preallocator's
+
+	// The end of the log (state.go): its id, log.state, the durable mark
+	// the flusher raises, the newest segment created, the mark loop's kick
+	// and exit.
+	id        logID
+	state     *stateFile
+	durMark   atomic.Pointer[durMark]
+	newestSeg atomic.Uint64
+	markKick  chan struct{}
+	markDone  chan struct{}
 }
 
 // Entry is one record.
@@ -196,9 +206,16 @@ func (l *Log) LastIndex() uint64 { return l.lastIndex.Load() }
 func (l *Log) Dir() string { return l.dir }
 
 // Close stops taking appends, waits until everything appended before is
-// written, fsyncs it, and stops the writer and the flusher. It returns the
-// log's failure, if it failed.
-func (l *Log) Close() error {
+// written, fsyncs it, and stops the writer and the flusher. Then, if the
+// log has not failed, it records in log.state that the log was closed
+// cleanly and where it ends, so that the next Open refuses a log that ends
+// anywhere else or is damaged at its end (no crash can explain that). It
+// returns the log's failure, if it failed.
+func (l *Log) Close() error { return l.close(true) }
+
+// close is Close; with clean false it leaves log.state as a crash would
+// (tests).
+func (l *Log) close(clean bool) error {
 	old := l.reserved.Or(closedBit)
 	if old&closedBit != 0 {
 		return ErrClosed
@@ -208,13 +225,28 @@ func (l *Log) Close() error {
 	<-l.writerDone
 	l.flushersDone.Wait()
 	<-l.preDone
+	<-l.markDone
 	err := l.Err()
-	l.setFailure(ErrClosed, l.durable.Load())
+	durable, written := l.durable.Load(), l.written.Load()
+	l.setFailure(ErrClosed, durable)
 
 	l.segMu.Lock()
 	l.closed = true
 	segs := l.segs
+	last := segs[len(segs)-1]
+	end := logState{kind: stateClosed, lastSeg: last.first, durable: last.last, endOff: last.size}
 	l.segMu.Unlock()
+	if clean && err == nil && durable >= written {
+		sf := l.state
+		sf.mu.Lock()
+		st := sf.cur
+		st.kind, st.lastSeg, st.durable, st.endOff = end.kind, end.lastSeg, end.durable, end.endOff
+		if werr := sf.write(st); werr != nil {
+			err = fmt.Errorf("txlog: recording the clean close: %w", werr)
+		}
+		sf.mu.Unlock()
+	}
+	l.state.close()
 	for _, s := range segs {
 		s.release()
 	}
@@ -246,7 +278,7 @@ func (l *Log) createSegment(first, prevTerm uint64, flags uint16, sp *spareFile)
 		l.fs.Remove(tmp)
 		return nil, writeError(op, s.name, 0, err)
 	}
-	hdr := segHeader{version: formatVersion, flags: flags, first: first, prevTerm: prevTerm}
+	hdr := segHeader{version: formatVersion, flags: flags, first: first, prevTerm: prevTerm, id: l.id}
 	if _, err := f.WriteAt(hdr.encode(), 0); err != nil {
 		return fail("write", err)
 	}

@@ -88,8 +88,20 @@ type Options struct {
 	// a short-lived log writes none.
 	PreallocAfter int64
 	// RecoverTruncate: at Open, a corrupt record that is not a torn tail is
-	// dropped together with everything after it, instead of failing Open.
+	// dropped together with everything after it, instead of failing Open;
+	// and a log that does not reach where log.state says it reached (a
+	// missing last segment, a log cut short, a lost log.state) is accepted
+	// as it is (Recovery.EndProblem says what was wrong). Segment files
+	// that are not this log's are refused even so (ForeignError).
 	RecoverTruncate bool
+	// MustExist: Dir must already hold a log (log.state or segments); Open
+	// refuses an empty directory (a removed log) unless RecoverTruncate.
+	MustExist bool
+	// MarkInterval: how often the index known durable is recorded in
+	// log.state (state.go), which bounds where a torn tail is accepted
+	// after a crash. 0: DefaultMarkInterval; negative: only at Open, at a
+	// new segment, at truncations and at Close.
+	MarkInterval time.Duration
 	// Progress, if set, is called about once a second while Open scans a
 	// large log.
 	Progress func(Progress)
@@ -137,6 +149,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Flushers > maxFlushers {
 		return o, fmt.Errorf("txlog: Options.Flushers %d is more than %d", o.Flushers, maxFlushers)
+	}
+	if o.MarkInterval == 0 {
+		o.MarkInterval = DefaultMarkInterval
 	}
 	if o.CompressThreshold <= 0 {
 		o.CompressThreshold = DefaultCompressThreshold

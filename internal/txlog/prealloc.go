@@ -147,13 +147,15 @@ func (l *Log) claimSpare() *spareFile {
 }
 
 // wantsRotation reports whether the writer should start a new segment
-// before a record at file offset off of the segment it stamps into.
+// before a record at file offset off of the segment it stamps into: it is
+// full, it is a version 1 segment (format.go: new records go to a version 2
+// one), or it is not preallocated and a spare is ready.
 func (l *Log) wantsRotation(off int64) bool {
 	w := &l.w
 	if w.stampCount == 0 {
 		return false
 	}
-	if off >= l.opts.SegmentSize {
+	if off >= l.opts.SegmentSize || w.stampSeg.legacy {
 		return true
 	}
 	return l.opts.Preallocate && !w.stampSeg.prealloc && l.spare.Load() != nil

@@ -126,14 +126,17 @@ func TestPreallocate(t *testing.T) {
 }
 
 // fillPrealloc writes records until the log writes into a preallocated
-// segment, closes it and returns the entries and that segment's path.
+// segment, "crashes" (crashClose, log.state recording the durable index
+// before the last three records at most) and returns the entries and that
+// segment's path.
 func fillPrealloc(t *testing.T, opts Options) ([]Entry, string) {
 	t.Helper()
+	opts.MarkInterval = -1
 	l, _ := mustOpen(t, opts)
 	ps := appendUntil(t, l, 1, 0, func() bool { return l.Stats().PreallocUsed >= 1 })
 	tail := [][]byte{payload(9001, 300, false), payload(9002, 300, false), payload(9003, 300, false)}
 	appendAll(t, l, 1, tail)
-	mustClose(t, l)
+	crashClose(t, l)
 	files := segFiles(t, opts.Dir)
 	path := files[len(files)-1]
 	if fileSize(t, path) != opts.SegmentSize {

@@ -32,7 +32,19 @@ type Recovery struct {
 	// ResetCompleted: Open removed segments that an interrupted Reset had
 	// made obsolete.
 	ResetCompleted bool
-	Duration       time.Duration
+	// Clean: log.state said the log was closed cleanly (no crash since).
+	// DurableIndex: the index log.state said was durable (after a clean
+	// close, the last index); a torn tail is only accepted above it.
+	Clean        bool
+	DurableIndex uint64
+	// EndProblem, with Options.RecoverTruncate only: what was wrong with
+	// the log's end or log.state and was accepted instead of refused (a
+	// TailError's text), e.g. a missing last segment. Empty otherwise.
+	EndProblem string
+	// StateCreated: Open wrote a new log.state (a new log, a log written
+	// by a binary that kept none, or one rebuilt with RecoverTruncate).
+	StateCreated bool
+	Duration     time.Duration
 }
 
 // progressInterval is how often Open calls Options.Progress.
@@ -47,6 +59,17 @@ type segFile struct {
 	size  int64
 }
 
+// scanState is what the scanner checks the segments against: log.state
+// (st nil when there is none), and what it learns without one.
+type scanState struct {
+	st        *logState
+	adopted   *logID // no log.state, RecoverTruncate: the id the segments carry
+	sawV2     bool
+	legacyLo  uint64 // first indexes of the version 1 segments seen
+	legacyHi  uint64
+	cutAtOpen bool // RecoverTruncate cut the log at a corrupt record
+}
+
 // scanner verifies the segments in index order at Open.
 type scanner struct {
 	l     *Log
@@ -56,6 +79,7 @@ type scanner struct {
 	runs  []termRun
 	next  uint64 // index the next record must have
 	have  bool   // next is known
+	ss    scanState
 
 	total, done         int64
 	started, lastReport time.Time
@@ -139,17 +163,26 @@ func (sc *scanner) scanSegment(k int) error {
 		f.Close()
 		return fmt.Errorf("txlog: read %s: %w", sf.name, err)
 	}
-	h, err := decodeSegHeader(hb, sf.name)
-	var cerr *CorruptError
+	h, prob, err := decodeSegHeader(hb, sf.name)
 	switch {
-	case errors.As(err, &cerr):
-		return sc.corrupt(k, s, 0, cerr.Reason, -1)
 	case err != nil:
 		f.Close()
 		return err
+	case prob != nil && prob.foreign:
+		f.Close()
+		return &ForeignError{Path: l.path(sf.name), Reason: prob.reason}
+	case prob != nil:
+		return sc.corrupt(k, s, 0, prob.reason, -1)
 	case h.first != sf.first:
-		return sc.corrupt(k, s, 0, fmt.Sprintf("the header's first index %d differs from the file name's", h.first), -1)
+		f.Close()
+		return &ForeignError{Path: l.path(sf.name), Reason: fmt.Sprintf("its header says it starts at index %d, its name says %d", h.first, sf.first)}
 	}
+	if err := sc.checkIdentity(sf, h); err != nil {
+		f.Close()
+		return err
+	}
+	s.legacy = h.version < 2
+	s.size = h.size()
 	if h.flags&segReset != 0 && len(sc.segs) > 0 {
 		if err := sc.dropBefore(); err != nil {
 			f.Close()
@@ -157,13 +190,13 @@ func (sc *scanner) scanSegment(k int) error {
 		}
 	}
 	if sc.have && h.first != sc.next {
-		return sc.corrupt(k, s, 0, fmt.Sprintf("first index %d, but the previous segment ends at index %d", h.first, sc.next-1), segHeaderSize)
+		return sc.corrupt(k, s, 0, fmt.Sprintf("first index %d, but the previous segment ends at index %d", h.first, sc.next-1), h.size())
 	}
 	s.prevTerm = h.prevTerm
 	sc.next, sc.have = h.first, true
 
 	last := k == len(sc.files)-1
-	off := int64(segHeaderSize)
+	off := h.size()
 	for off < size {
 		rh, hdrOK, _, st, err := r.record(off)
 		if err != nil {
@@ -190,12 +223,20 @@ func (sc *scanner) scanSegment(k int) error {
 				f.Close()
 				return err
 			}
+			reason := st.String()
+			if torn {
+				// It looks like a torn write; a crash explains it only
+				// beyond what log.state knows was durable.
+				if why := sc.notTorn(sf); why != "" {
+					torn, reason = false, reason+"; "+why
+				}
+			}
 			if !torn {
 				countFrom := int64(-1)
 				if hdrOK {
 					countFrom = off
 				}
-				return sc.corrupt(k, s, off, st.String(), countFrom)
+				return sc.corrupt(k, s, off, reason, countFrom)
 			}
 			if err := f.Truncate(off); err != nil {
 				f.Close()
@@ -246,6 +287,128 @@ func (sc *scanner) isTorn(r *recReader, last bool, off int64, h recHeader, hdrOK
 	return !valid, err
 }
 
+// notTorn says why a bad record at the end of the last segment, with
+// nothing valid after it, cannot be a write a crash interrupted, given
+// log.state ("" if it can be).
+func (sc *scanner) notTorn(sf segFile) string {
+	st := sc.ss.st
+	switch {
+	case st == nil:
+		return ""
+	case st.kind == stateClosed:
+		return fmt.Sprintf("the log was closed cleanly at index %d, so no write was in progress: this is damage, not a torn write", st.durable)
+	case sc.next <= st.durable:
+		return fmt.Sprintf("record %d was durable (log.state says the log was durable through index %d): a crash does not explain it", sc.next, st.durable)
+	case sf.first < st.lastSeg:
+		return fmt.Sprintf("the log had moved on to %s: a crash does not explain damage to an earlier segment", segName(st.lastSeg))
+	}
+	return ""
+}
+
+// checkIdentity checks that a segment belongs to this log: a version 2
+// segment carries the log's id; a version 1 segment (no id) is one of those
+// the log had before log.state was created. Without log.state, version 2
+// segments mean log.state was lost: refused, unless RecoverTruncate, which
+// takes the id the segments carry (they must agree).
+func (sc *scanner) checkIdentity(sf segFile, h segHeader) error {
+	l, st := sc.l, sc.ss.st
+	path := l.path(sf.name)
+	if h.version < 2 {
+		if st == nil {
+			if sc.ss.legacyHi == 0 {
+				sc.ss.legacyLo = sf.first
+			}
+			sc.ss.legacyHi = sf.first
+			return nil
+		}
+		if st.legacyHi == 0 || sf.first < st.legacyLo || sf.first > st.legacyHi {
+			return &ForeignError{Path: path, Reason: fmt.Sprintf("a version 1 segment (no log id), but this log's version 1 segments were %s", legacyRange(st))}
+		}
+		return nil
+	}
+	sc.ss.sawV2 = true
+	switch {
+	case st != nil && h.id != st.id:
+		return &ForeignError{Path: path, Reason: fmt.Sprintf("log id %s; this log's (%s) is %s", h.id, stateName, st.id)}
+	case st != nil:
+		return nil
+	case !l.opts.RecoverTruncate:
+		return &TailError{Path: l.path(stateName), Reason: fmt.Sprintf("missing, but %s was written with one (log id %s): without it the end of the log cannot be checked; restore it if it was moved", sf.name, h.id)}
+	case sc.ss.adopted == nil:
+		id := h.id
+		sc.ss.adopted = &id
+	case *sc.ss.adopted != h.id:
+		return &ForeignError{Path: path, Reason: fmt.Sprintf("log id %s, but earlier segments carry %s (and %s is missing)", h.id, *sc.ss.adopted, stateName)}
+	}
+	return nil
+}
+
+func legacyRange(st *logState) string {
+	if st.legacyHi == 0 {
+		return "none"
+	}
+	return segName(st.legacyLo) + " to " + segName(st.legacyHi)
+}
+
+// checkEnd checks, after the scan, that the log reaches where log.state
+// says it reached: the newest segment created, the durable index, and
+// after a clean close exactly its end. With RecoverTruncate a mismatch is
+// reported in Recovery.EndProblem instead of refused. Nothing is checked
+// after RecoverTruncate cut the log at a corrupt record (Dropped says
+// what went).
+func (sc *scanner) checkEnd() error {
+	st := sc.ss.st
+	if st == nil || sc.ss.cutAtOpen {
+		return nil
+	}
+	err := sc.endError(st)
+	if err == nil {
+		return nil
+	}
+	if !sc.l.opts.RecoverTruncate {
+		return err
+	}
+	sc.rec.EndProblem = err.Path + ": " + err.Reason
+	return nil
+}
+
+func (sc *scanner) endError(st *logState) *TailError {
+	l := sc.l
+	if len(sc.segs) == 0 {
+		if st.lastSeg == 0 {
+			return nil
+		}
+		return &TailError{Path: l.path(segName(st.lastSeg)), Reason: fmt.Sprintf("missing: the log directory holds no segment, but the log had created this one and was durable through index %d (%s)", st.durable, stateName)}
+	}
+	last := sc.segs[len(sc.segs)-1]
+	lastPath := l.path(last.name)
+	closed := ""
+	if st.kind == stateClosed {
+		closed = " cleanly closed"
+	}
+	if last.first < st.lastSeg {
+		return &TailError{Path: l.path(segName(st.lastSeg)), Reason: fmt.Sprintf("missing: the%s log had created it (%s), but the last segment is %s, ending at index %d; index %d was durable",
+			closed, stateName, last.name, last.last, st.durable)}
+	}
+	if last.last < st.durable {
+		return &TailError{Path: lastPath, Reason: fmt.Sprintf("the log ends at index %d (offset %d), but the%s log was durable through index %d (%s): records %d to %d are missing",
+			last.last, last.size, closed, st.durable, stateName, last.last+1, st.durable)}
+	}
+	if st.kind != stateClosed {
+		return nil
+	}
+	switch {
+	case last.first > st.lastSeg:
+		return &TailError{Path: lastPath, Reason: fmt.Sprintf("the log was closed cleanly with %s as its last segment, ending at index %d, but continues in this one: written after the close by something else?",
+			segName(st.lastSeg), st.durable)}
+	case last.last > st.durable:
+		return &TailError{Path: lastPath, Reason: fmt.Sprintf("the log was closed cleanly at index %d, but holds records up to index %d: written after the close by something else?", st.durable, last.last)}
+	case last.size != st.endOff:
+		return &TailError{Path: lastPath, Reason: fmt.Sprintf("the log was closed cleanly with index %d ending at offset %d, but it ends at offset %d", st.durable, st.endOff, last.size)}
+	}
+	return nil
+}
+
 // corrupt handles a corrupt record at off in files[k] (off 0: the segment
 // itself). Without RecoverTruncate it is Open's error. With it, the log is
 // cut there: the segment is truncated at off (removed if off is 0) and every
@@ -283,6 +446,7 @@ func (sc *scanner) corrupt(k int, s *segment, off int64, reason string, countFro
 	if err := l.fs.SyncDir(l.dir); err != nil {
 		return fmt.Errorf("txlog: recover-truncate: sync the log directory: %w", err)
 	}
+	sc.ss.cutAtOpen = true
 	sc.rec.Corruption = fmt.Sprintf("%s offset %d: %s", s.name, off, reason)
 	if known {
 		sc.rec.Dropped, sc.rec.DroppedRecords = strconv.FormatInt(n, 10), n
@@ -330,10 +494,11 @@ func countSegment(f File, name string) (int64, bool) {
 	if err != nil {
 		return 0, false
 	}
-	if _, err := decodeSegHeader(hb, name); err != nil {
+	h, prob, err := decodeSegHeader(hb, name)
+	if err != nil || prob != nil {
 		return 0, false
 	}
-	return walkCount(f, info.Size(), segHeaderSize)
+	return walkCount(f, info.Size(), h.size())
 }
 
 // walkCount counts records from off to size by their headers, without

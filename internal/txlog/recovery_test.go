@@ -42,7 +42,9 @@ func TestTornTail(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("cut=%d/zeros=%d", c.cut, c.zeros), func(t *testing.T) {
 			opts := Options{Dir: t.TempDir()}
-			want := writeLog(t, opts, n, size)
+			// A crash while the last record was being written: log.state
+			// says the records before it were durable.
+			want := writeLogCrashed(t, opts, n, size)
 			files := segFiles(t, opts.Dir)
 			path := files[len(files)-1]
 			offs := recordOffsets(t, path)
@@ -82,6 +84,9 @@ func TestTornTail(t *testing.T) {
 				}
 			}
 			l, rec := mustOpen(t, opts)
+			if rec.Clean || rec.DurableIndex != n-1 {
+				t.Fatalf("recovery %+v; want an unclean close, durable through %d", rec, n-1)
+			}
 			if rec.LastIndex != uint64(wantLast) || rec.TornBytes != wantTorn || rec.TornFile != wantFile {
 				t.Fatalf("recovery %+v; want last %d, %d torn bytes in %q", rec, wantLast, wantTorn, wantFile)
 			}
@@ -246,11 +251,11 @@ func TestNewerFormatVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	var v [2]byte
-	binary.LittleEndian.PutUint16(v[:], 2)
+	binary.LittleEndian.PutUint16(v[:], 3)
 	f.WriteAt(v[:], 8)
 	f.Close()
 	_, _, err = Open(opts)
-	want := "txlog: log-00000000000000000001.seg: format version 2 is newer than this binary supports (1)"
+	want := "txlog: log-00000000000000000001.seg: format version 3 is newer than this binary supports (2)"
 	var verr *VersionError
 	if err == nil || err.Error() != want || !errors.As(err, &verr) {
 		t.Fatalf("Open: %v\nwant: %s", err, want)

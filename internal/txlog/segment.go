@@ -14,6 +14,7 @@ type segment struct {
 	name     string // file name, without the directory
 	first    uint64 // index of its first record
 	prevTerm uint64 // term of record first-1, from the header
+	legacy   bool   // a version 1 segment: the writer moves on before appending to it
 	file     File
 	// refs counts the log's reference (while the segment is in Log.segs)
 	// and those of readers and the flusher; the last release closes file.

@@ -23,6 +23,8 @@ type counters struct {
 	preUsed     atomic.Uint64
 	overlapped  atomic.Uint64
 	heldBack    atomic.Uint64
+	marks       atomic.Uint64
+	markFails   atomic.Uint64
 }
 
 // Stats is a snapshot of the log's counters since Open. Each field is read
@@ -68,6 +70,13 @@ type Stats struct {
 	// DiskFullResumes counts ResumeAfterDiskFull calls that took the log
 	// out of a disk-full failure.
 	DiskFullResumes uint64
+	// StateWrites counts writes of log.state (its creation, Open, the
+	// durable index and new segments recorded, Close, truncations);
+	// StateWriteFailures those that failed, after which log.state is not
+	// written again until the next Open (it stays a lower bound of the
+	// log's end, so nothing is refused for it, but the end is checked
+	// less closely).
+	StateWrites, StateWriteFailures uint64
 	// WrittenLSN and DurableLSN are the log positions written to the
 	// operating system and fsynced.
 	WrittenLSN, DurableLSN uint64
@@ -77,25 +86,27 @@ type Stats struct {
 func (l *Log) Stats() Stats {
 	c := &l.st
 	return Stats{
-		Appends:          c.appends.Load(),
-		Records:          c.records.Load(),
-		Bytes:            l.reserved.Load() &^ closedBit,
-		Writes:           c.writes.Load(),
-		Fsyncs:           c.fsyncs.Load(),
-		FsyncsOverlapped: c.overlapped.Load(),
-		FsyncsHeldBack:   c.heldBack.Load(),
-		Waits:            c.waits.Load(),
-		Wakeups:          c.wakeups.Load(),
-		WakeupsDone:      c.wakeupsDone.Load(),
-		FailWakeups:      c.failWakeups.Load(),
-		SpaceWaits:       c.spaceWaits.Load(),
-		Compressed:       c.compressed.Load(),
-		SegmentsCreated:  c.segments.Load(),
-		Preallocated:     c.prealloc.Load(),
-		PreallocUsed:     c.preUsed.Load(),
-		PreallocFailures: c.preFailed.Load(),
-		DiskFullResumes:  c.resumes.Load(),
-		WrittenLSN:       l.written.Load(),
-		DurableLSN:       l.durable.Load(),
+		Appends:            c.appends.Load(),
+		Records:            c.records.Load(),
+		Bytes:              l.reserved.Load() &^ closedBit,
+		Writes:             c.writes.Load(),
+		Fsyncs:             c.fsyncs.Load(),
+		FsyncsOverlapped:   c.overlapped.Load(),
+		FsyncsHeldBack:     c.heldBack.Load(),
+		Waits:              c.waits.Load(),
+		Wakeups:            c.wakeups.Load(),
+		WakeupsDone:        c.wakeupsDone.Load(),
+		FailWakeups:        c.failWakeups.Load(),
+		SpaceWaits:         c.spaceWaits.Load(),
+		Compressed:         c.compressed.Load(),
+		SegmentsCreated:    c.segments.Load(),
+		Preallocated:       c.prealloc.Load(),
+		PreallocUsed:       c.preUsed.Load(),
+		PreallocFailures:   c.preFailed.Load(),
+		DiskFullResumes:    c.resumes.Load(),
+		StateWrites:        c.marks.Load(),
+		StateWriteFailures: c.markFails.Load(),
+		WrittenLSN:         l.written.Load(),
+		DurableLSN:         l.durable.Load(),
 	}
 }

@@ -63,6 +63,10 @@ func (l *Log) truncateSuffix(from uint64) error {
 	if err != nil {
 		return err
 	}
+	// log.state first: it must not say the log reaches what is removed.
+	if err := l.lowerMark(from-1, s.first); err != nil {
+		return err
+	}
 	// Newest first: every intermediate state is a dense log.
 	for j := len(segs) - 1; j > k; j-- {
 		if err := l.fs.Remove(l.path(segs[j].name)); err != nil {
@@ -234,6 +238,10 @@ func (l *Log) reset(next, prevTerm uint64) error {
 	for k > 0 && old[k-1].first >= next {
 		k--
 	}
+	// log.state first: until the reset segment exists, it claims nothing.
+	if err := l.lowerMark(0, 0); err != nil {
+		return err
+	}
 	if k < len(old) {
 		for j := len(old) - 1; j >= k; j-- {
 			if err := l.fs.Remove(l.path(old[j].name)); err != nil {
@@ -262,6 +270,7 @@ func (l *Log) reset(next, prevTerm uint64) error {
 	w.cur, w.stampSeg = s, s
 	s.baseLSN, s.baseOff = w.written, segHeaderSize
 	w.nextIndex, w.stampCount, w.lastTerm = next, 0, prevTerm
+	merr := l.setMark(next-1, next) // a failure leaves log.state claiming nothing
 
 	var rerr error
 	for j, o := range old {
@@ -276,6 +285,9 @@ func (l *Log) reset(next, prevTerm uint64) error {
 		if e := l.fs.SyncDir(l.dir); e != nil {
 			rerr = fmt.Errorf("txlog: Reset: sync the log directory: %w", e)
 		}
+	}
+	if rerr == nil {
+		rerr = merr
 	}
 	return rerr
 }

@@ -258,6 +258,10 @@ func (l *Log) rotate(s *segment) error {
 	l.segs = append(l.segs, s)
 	l.segMu.Unlock()
 	l.w.cur = s
+	// log.state will say the log reaches this segment (the mark loop
+	// writes it): a crash does not explain its loss.
+	l.newestSeg.Store(s.first)
+	l.kickMark()
 	return nil
 }
 
@@ -284,6 +288,9 @@ func (l *Log) publish(from uint64) {
 	if last != 0 {
 		l.lastIndex.Store(last)
 	}
+	// Under segMu with lastIndex: the flusher reads the pair together
+	// (the index it may record as durable once its fsync of written ends).
+	l.written.Store(w.written)
 	l.segMu.Unlock()
 	if w.qhead == len(w.queue) {
 		w.queue, w.qhead = w.queue[:0], 0
@@ -292,7 +299,6 @@ func (l *Log) publish(from uint64) {
 		w.qhead = 0
 	}
 
-	l.written.Store(w.written)
 	l.writtenWaits.notify(from, w.written)
 	if l.opts.SyncMode == SyncAlways {
 		select {
