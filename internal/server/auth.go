@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"unicode/utf8"
 
 	gmsserver "github.com/dolthub/go-mysql-server/server"
 	"github.com/dolthub/vitess/go/mysql"
@@ -22,11 +23,13 @@ import (
 // refuses them with 1045.
 //
 // Every method is wrapped in authMethod (below): TLS, MySQL's wording of
-// 1045, and the account a connection logged in as.
+// 1045, the connection limits (connlimit.go) and the account a connection
+// logged in as.
 
 type authServer struct {
 	mysql.AuthServer
-	loggedIn func(c *mysql.Conn, user string) // a login succeeded; may be nil
+	loggedIn func(c *mysql.Conn, user string)                   // a login succeeded; may be nil
+	admit    func(c *mysql.Conn, user string, a net.Addr) error // may the login become a session? may be nil
 }
 
 func (a authServer) AuthMethods() []mysql.AuthMethod {
@@ -36,7 +39,7 @@ func (a authServer) AuthMethods() []mysql.AuthMethod {
 	}
 	out := make([]mysql.AuthMethod, len(ms))
 	for i, m := range ms {
-		out[i] = authMethod{AuthMethod: m, loggedIn: a.loggedIn}
+		out[i] = authMethod{AuthMethod: m, loggedIn: a.loggedIn, admit: a.admit}
 	}
 	all := append([]mysql.AuthMethod(nil), out...)
 	out[0] = unknownUsers{AuthMethod: all[0], all: all}
@@ -47,10 +50,13 @@ func (a authServer) AuthMethods() []mysql.AuthMethod {
 // adds around it: it tells the protocol layer whether the connection is
 // encrypted before any account check (TLS is ended below it, tlsterm.go,
 // and every check starts with HandleUser), refuses a login in MySQL's
-// words, and reports a login that succeeded (processlist.go).
+// words, refuses one beyond max_connections (connlimit.go's admit, which
+// counts only logins that succeeded), and reports a login that succeeded
+// (processlist.go).
 type authMethod struct {
 	mysql.AuthMethod
 	loggedIn func(c *mysql.Conn, user string)
+	admit    func(c *mysql.Conn, user string, a net.Addr) error
 }
 
 func (m authMethod) HandleUser(c *mysql.Conn, user string) bool {
@@ -65,6 +71,11 @@ func (m authMethod) HandleAuthPluginData(c *mysql.Conn, user string, serverData,
 		password := len(clientData) > 0 && !(len(clientData) == 1 && clientData[0] == 0)
 		return nil, mysql.NewSQLError(mysql.ERAccessDeniedError, mysql.SSAccessDeniedError, "%s", accessDenied(user, addr, password))
 	}
+	if err == nil && m.admit != nil {
+		if aerr := m.admit(c, user, addr); aerr != nil {
+			return nil, aerr
+		}
+	}
 	if err == nil && m.loggedIn != nil {
 		m.loggedIn(c, user)
 	}
@@ -72,15 +83,33 @@ func (m authMethod) HandleAuthPluginData(c *mysql.Conn, user string, serverData,
 }
 
 // accessDenied is MySQL's 1045 message: the account as the server saw it
-// (a loopback client is 'localhost', as MySQL resolves it) and whether a
-// password was given.
+// (a loopback client is 'localhost', as MySQL resolves it; the name cut as
+// MySQL reads it, userNameBytes) and whether a password was given.
 func accessDenied(user string, addr net.Addr, password bool) string {
 	host := sqlfront.ClientHost(addr)
 	using := "NO"
 	if password {
 		using = "YES"
 	}
-	return fmt.Sprintf("Access denied for user '%s'@'%s' (using password: %s)", user, host, using)
+	return fmt.Sprintf("Access denied for user '%s'@'%s' (using password: %s)", cutUserName(user), host, using)
+}
+
+// userNameBytes is MySQL's USERNAME_LENGTH: 32 characters of up to 3
+// bytes. MySQL reads no more of the name a client sends (an account's
+// name is at most 32 characters), so its 1045 echoes no more: a user name
+// of a megabyte came back whole.
+const userNameBytes = 32 * 3
+
+// cutUserName is user cut to userNameBytes, at a character boundary.
+func cutUserName(user string) string {
+	if len(user) <= userNameBytes {
+		return user
+	}
+	n := userNameBytes
+	for n > 0 && !utf8.RuneStart(user[n]) {
+		n--
+	}
+	return user[:n]
 }
 
 // unknownUsers is an auth method that also claims the users no method
@@ -100,10 +129,11 @@ func (u unknownUsers) HandleUser(c *mysql.Conn, user string) bool {
 }
 
 // withUnknownUsers is the protocol listener factory that installs
-// authServer; loggedIn hears of every successful login.
-func withUnknownUsers(loggedIn func(c *mysql.Conn, user string)) gmsserver.ProtocolListenerFunc {
+// authServer; admit decides whether a successful login may become a
+// session, and loggedIn hears of every one that does.
+func withUnknownUsers(loggedIn func(c *mysql.Conn, user string), admit func(c *mysql.Conn, user string, a net.Addr) error) gmsserver.ProtocolListenerFunc {
 	return func(cfg gmsserver.Config, lc mysql.ListenerConfig, sel gmsserver.ServerEventListener) (gmsserver.ProtocolListener, error) {
-		lc.AuthServer = authServer{AuthServer: lc.AuthServer, loggedIn: loggedIn}
+		lc.AuthServer = authServer{AuthServer: lc.AuthServer, loggedIn: loggedIn, admit: admit}
 		return gmsserver.MySQLProtocolListenerFactory(cfg, lc, sel)
 	}
 }

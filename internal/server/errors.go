@@ -77,6 +77,7 @@ type errContext struct {
 	col     string // the column a value did not convert for, if known
 	val     string // and that value
 	colType string // and the column's type ("date", "datetime(6)")
+	host    string // the client's host as MySQL names it ("localhost"), if known
 }
 
 // qualifiedTable is a missing table's (or function's) name as MySQL
@@ -281,6 +282,11 @@ func mysqlErrorIn(query string, ec errContext, err error) error {
 		// parser hook returned): unwrap it.
 		if n, err := strconv.Atoi(m[2]); err == nil {
 			num, state, msg = n, m[3], m[1]
+		}
+	}
+	if num == mysql.ERUnknownError {
+		if n, st, m, ok := refusedStatement(query, msg, ec); ok { // accessdenied.go
+			num, state, msg = n, st, m
 		}
 	}
 	if num == mysql.ERUnknownError {

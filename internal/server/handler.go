@@ -19,11 +19,12 @@ import (
 // the seam where a statement fast path will sit.
 type handler struct {
 	mysql.Handler
-	fe *sqlfront.Frontend
+	fe   *sqlfront.Frontend
+	stop *stopper // SHUTDOWN (shutdown.go); nil: refused
 }
 
-func wrapHandlerFor(fe *sqlfront.Frontend) func(mysql.Handler) (mysql.Handler, error) {
-	return func(h mysql.Handler) (mysql.Handler, error) { return &handler{Handler: h, fe: fe}, nil }
+func wrapHandlerFor(fe *sqlfront.Frontend, stop *stopper) func(mysql.Handler) (mysql.Handler, error) {
+	return func(h mysql.Handler) (mysql.Handler, error) { return &handler{Handler: h, fe: fe, stop: stop}, nil }
 }
 
 // NewConnection sets the status flags the handshake carries. MySQL sends
@@ -50,7 +51,14 @@ func (h *handler) hook(c *mysql.Conn) *execHook {
 
 // ComResetConnection (mysql_reset_connection) returns the session to its
 // initial state: autocommit as the global value says, no transaction.
+// go-mysql-server makes a connection's session at its first statement, and
+// its reset read the session of a connection that had none yet (a reset
+// as the first command: a nil dereference, a panic the protocol layer
+// caught): the session is made first.
 func (h *handler) ComResetConnection(c *mysql.Conn) error {
+	if _, err := h.Handler.ParserOptionsForConnection(c); err != nil {
+		return err
+	}
 	err := h.Handler.ComResetConnection(c)
 	if err == nil {
 		h.resetFlags(c)
@@ -147,6 +155,9 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 			return h.mysqlError(c, query, err) // kill.go
 		}
 	}
+	if isShutdown(query) {
+		return h.mysqlError(c, query, h.shutdown(ctx, c, cb)) // shutdown.go
+	}
 	res, handled, err, learn := h.fe.FastQuery(ctx, c.ConnectionID, query)
 	if handled {
 		return h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
@@ -175,6 +186,9 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		if sent, err := h.kill(ctx, c, query, cb); sent {
 			return "", h.mysqlError(c, query, err) // kill.go
 		}
+	}
+	if isShutdown(query) {
+		return "", h.mysqlError(c, query, h.shutdown(ctx, c, cb)) // shutdown.go
 	}
 	// The fast path takes single statements only (normaliseText refuses a
 	// text with a second statement), so nothing remains after it.
@@ -371,7 +385,11 @@ func (h *handler) mapError(c *mysql.Conn, query string, err error) error {
 		return nil
 	}
 	db, row, col, val, colType := h.fe.ErrorContext(c.ConnectionID)
-	return mysqlErrorIn(query, errContext{db: db, row: row, col: col, val: val, colType: colType}, h.fe.ForeignKeyError(c.ConnectionID, query, err))
+	ec := errContext{db: db, row: row, col: col, val: val, colType: colType}
+	if c.Conn != nil {
+		ec.host = sqlfront.ClientHost(c.RemoteAddr())
+	}
+	return mysqlErrorIn(query, ec, h.fe.ForeignKeyError(c.ConnectionID, query, err))
 }
 
 // noteError puts the error a statement fails with into the session's

@@ -33,7 +33,11 @@ func (c *wireConn) countPacket(size int, seq byte) (over bool) {
 		c.cmdBytes = int64(size)
 	}
 	c.continued = size == maxPacketPayload
-	return c.maxPacket > 0 && c.cmdBytes > c.maxPacket
+	limit := c.maxPacket
+	if c.pendingLogin && (limit == 0 || limit > maxPendingPacket) {
+		limit = maxPendingPacket // protoguard.go
+	}
+	return limit > 0 && c.cmdBytes > limit
 }
 
 // refuseTooLarge answers the packet with sequence number seq that took its

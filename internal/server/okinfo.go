@@ -40,6 +40,7 @@ func (h *handler) sendOK(c *mysql.Conn, r *sqltypes.Result, send func() error) e
 // Write sends the server's bytes; an OK packet with the info string
 // sendOK expects goes with the string's length in place of vitess's '#'.
 func (c *wireConn) Write(p []byte) (int, error) {
+	c.out.track(p) // protoguard.go
 	if c.hs != nil {
 		return c.handshakeWrite(p) // tlsterm.go
 	}

@@ -131,6 +131,7 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 		procs = &processList{ProcessList: fe.Engine.ProcessList}
 		fe.Engine.ProcessList = procs
 	}
+	stop := newStopper() // SHUTDOWN (shutdown.go)
 	srv, err := gmsserver.NewServerWithHandler(gmsserver.Config{
 		// TLS is ended below the protocol layer (tlsterm.go)
 		Protocol: "tcp",
@@ -139,7 +140,7 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 		Version:  ServerVersion,
 		// unknown users get 1045 as in MySQL (auth.go)
 		ProtocolListenerFactory: withUnknownUsers(procs.loggedIn, limited.admit),
-	}, fe.Engine, sql.NewContext, withTLSStatus(fe.NewSession), nil, wrapHandlerFor(fe))
+	}, fe.Engine, sql.NewContext, withTLSStatus(fe.NewSession), nil, wrapHandlerFor(fe, stop))
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("start server: %w", err)
@@ -151,6 +152,11 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 	}
 	select {
 	case <-ctx.Done():
+		_ = srv.Close()
+		<-errc
+		return nil
+	case <-stop.c:
+		fmt.Fprintln(os.Stderr, "lockstep: SHUTDOWN received, shutting down")
 		_ = srv.Close()
 		<-errc
 		return nil

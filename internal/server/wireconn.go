@@ -53,6 +53,19 @@ type wireConn struct {
 	maxPacket int64
 	cmdBytes  int64
 	continued bool
+
+	// pendingLogin: the connection has not logged in yet (connlimit.go's
+	// admit clears it): its packets may be at most maxPendingPacket bytes,
+	// and a command sent before the login is over waits for it.
+	// awaitResponse: the client's handshake response is still to come; it
+	// is checked before the protocol layer reads it (protoguard.go).
+	pendingLogin  bool
+	awaitResponse bool
+
+	// out follows the server's packets (protoguard.go): after a LOCAL
+	// INFILE request the client's packets are the file, not commands.
+	out      outTracker
+	fileDone int // out.count when the last file ended
 }
 
 // commandHook is what wireConn asks about prepared-statement commands.
@@ -92,14 +105,18 @@ func (c *wireConn) Read(p []byte) (int, error) {
 			}
 			c.buf = c.back[:0]
 		case len(c.buf) == cap(c.buf):
+			if c.pendingLogin && len(c.buf) >= maxPendingPacket+4 {
+				return 0, c.refuseHandshake(0) // commands piling up before the login
+			}
 			c.buf = append(make([]byte, 0, 2*cap(c.buf)), c.buf...)
 		}
 		n, err := c.conn().Read(c.buf[len(c.buf):cap(c.buf)])
 		c.buf = c.buf[:len(c.buf)+n]
 		if err != nil && n == 0 {
-			if len(c.buf) > 0 {
+			if len(c.buf) > 0 && !c.inFile() {
 				// A partial packet at the end of the stream: hand it on,
-				// the protocol layer reports the short read.
+				// the protocol layer reports the short read (a file's is
+				// dropped: see parse).
 				c.ready, c.through = len(c.buf), true
 				continue
 			}
@@ -127,10 +144,19 @@ func (c *wireConn) parse() error {
 			continue
 		case len(rest) < 4:
 			return nil // a header still arriving
+		case c.ready > 0:
+			// One packet at a time: what the next one is depends on what
+			// the protocol layer does with this one (a LOCAL INFILE
+			// request makes it the file's; vitess's state decides the
+			// guards' answers).
+			return nil
 		}
 		size := int(rest[0]) | int(rest[1])<<8 | int(rest[2])<<16
 		seq := rest[3]
 		if c.countPacket(size, seq) {
+			if c.pendingLogin {
+				return c.refuseHandshake(seq) // protoguard.go
+			}
 			return c.refuseTooLarge(seq) // maxpacket.go
 		}
 		if c.hs != nil && c.hs.step == stepRequest {
@@ -150,11 +176,44 @@ func (c *wireConn) parse() error {
 			}
 			c.hs = nil
 		}
-		if seq == 0 && size == 1 {
+		if c.awaitResponse {
+			// The handshake response: refused here if the protocol layer
+			// could not read it (protoguard.go).
+			if len(rest) < 4+size {
+				return nil
+			}
+			c.awaitResponse = false
+			if handshakeFault(rest[4:4+size]) != "" {
+				return c.refuseHandshake(seq)
+			}
+		} else if seq == 0 && c.pendingLogin {
+			return nil // a command before the login is over: after it
+		}
+		// A command starts at sequence number 0, but the packets of a file
+		// the server asked for (LOAD DATA LOCAL INFILE), up to an empty
+		// one, are the file's whatever their numbers. They are handed on
+		// whole: the protocol layer reads the file on a goroutine of its
+		// own, and a packet cut short by the end of the stream left the
+		// connection in a state that made the error after it panic.
+		command := seq == 0
+		if c.inFile() {
+			if len(rest) < 4+size {
+				return nil
+			}
+			command = false
+			if size == 0 {
+				c.fileDone = c.out.count
+			}
+		}
+		if command && size == 1 {
 			if len(rest) < 5 {
 				return nil
 			}
-			if rest[4] == comStatistics {
+			if rest[4] == comShutdown {
+				// COM_SHUTDOWN becomes the SHUTDOWN statement (shutdown.go).
+				size = c.replacePacket(5, append([]byte{comQuery}, shutdownQuery...))
+				rest = c.buf[c.ready:]
+			} else if rest[4] == comStatistics {
 				if c.ready > 0 {
 					return nil // earlier commands first
 				}
@@ -165,18 +224,21 @@ func (c *wireConn) parse() error {
 				continue
 			}
 		}
-		if seq == 0 && size == 2 {
+		if command && size == 2 {
 			if len(rest) < 6 {
 				return nil
 			}
-			if rest[4] == comRefresh {
+			if rest[4] == comShutdown { // with its shutdown level
+				size = c.replacePacket(6, append([]byte{comQuery}, shutdownQuery...))
+				rest = c.buf[c.ready:]
+			} else if rest[4] == comRefresh {
 				// COM_REFRESH becomes the FLUSH statement it stands for
 				// (comrefresh.go): the protocol layer does not know it.
 				size = c.replacePacket(6, append([]byte{comQuery}, refreshQuery(rest[5])...))
 				rest = c.buf[c.ready:]
 			}
 		}
-		if seq == 0 && c.hook != nil && size > 0 && size < maxPacketPayload {
+		if command && c.hook != nil && size > 0 && size < maxPacketPayload {
 			if len(rest) < 5 {
 				return nil // the command byte first
 			}
@@ -204,6 +266,24 @@ func (c *wireConn) parse() error {
 				}
 			}
 		}
+		if command && !c.pendingLogin {
+			if c.ready > 0 && (size == 0 || len(rest) < 5 || guarded(rest[4])) {
+				return nil // earlier commands first: the answer depends on them
+			}
+			answer, wait := c.guard(rest, size) // protoguard.go
+			if wait || (answer != nil && len(rest) < 4+size) {
+				return nil // more of it first
+			}
+			if answer != nil {
+				w := packetWriter{seq: 1}
+				w.errPacket(answer)
+				if _, err := c.conn().Write(w.b); err != nil {
+					return err
+				}
+				c.dropAnswered(4 + size)
+				continue
+			}
+		}
 		if c.hs != nil && c.hs.step == stepShifted {
 			rest[3]-- // the protocol layer did not see the SSLRequest
 		}
@@ -211,6 +291,12 @@ func (c *wireConn) parse() error {
 		c.pending = size
 	}
 	return nil
+}
+
+// inFile reports whether the client is sending a file the server asked
+// for (protoguard.go's outTracker).
+func (c *wireConn) inFile() bool {
+	return c.out.fileRequested() && c.out.count != c.fileDone
 }
 
 // dropAnswered removes the n bytes of the packet answered here from the

@@ -3,6 +3,8 @@ package integration
 import (
 	"context"
 	"database/sql"
+	"io"
+	"net"
 	"testing"
 	"time"
 
@@ -10,8 +12,8 @@ import (
 )
 
 // TestMaxConnections: @@max_connections is enforced as MySQL enforces it —
-// max_connections + 1 connections (the extra one is an administrator's;
-// root is one) are let in, the next is refused at once with 1040 "Too many
+// max_connections + 1 sessions (the extra one is an administrator's;
+// root is one) are let in, the next login is refused with 1040 "Too many
 // connections" (it was let in: the variable said 151 and limited nothing),
 // Connection_errors_max_connections counts it, and a closed connection
 // frees its slot. The limit is the server's own (SET GLOBAL on one server
@@ -104,5 +106,74 @@ func TestMaxConnections(t *testing.T) {
 	var otherMax int64
 	if err := other.DB(t, "").QueryRowContext(ctx, "SELECT @@global.max_connections").Scan(&otherMax); err != nil || otherMax != 151 {
 		t.Fatalf("a second server's max_connections = %d (%v), want 151", otherMax, err)
+	}
+}
+
+// TestIdleSocketsHoldNoSlots: connections that never log in do not count
+// against max_connections (eleven idle sockets used to hold
+// max_connections=10 and the administrator's slot: root got 1040), and
+// connect_timeout closes them (they were never closed), counted in
+// Aborted_connects and Lockstep_connect_timeouts.
+func TestIdleSocketsHoldNoSlots(t *testing.T) {
+	srv := testutil.StartServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	db := srv.DB(t, "")
+	db.SetMaxOpenConns(1)
+	for _, q := range []string{"SET GLOBAL max_connections = 10", "SET GLOBAL connect_timeout = 2"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var idle []net.Conn
+	for i := 0; i < 11; i++ {
+		c, err := net.Dial("tcp", srv.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		idle = append(idle, c)
+	}
+	accepted := time.Now()
+
+	// db's one session and ten more: nine ordinary, the tenth root's in
+	// the administrator's slot; then 1040.
+	root, err := sql.Open("mysql", srv.DSN(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for i := 0; i < 10; i++ {
+		c, err := root.Conn(ctx)
+		if err == nil {
+			err = c.PingContext(ctx)
+		}
+		if err != nil {
+			t.Fatalf("session %d of 11 with 11 idle sockets: %v", i+2, err)
+		}
+		defer c.Close()
+	}
+	c, err := root.Conn(ctx)
+	if err == nil {
+		err = c.PingContext(ctx)
+		c.Close()
+	}
+	expectErrno(t, err, 1040, "a twelfth session with max_connections = 10")
+
+	for i, c := range idle {
+		_ = c.SetReadDeadline(accepted.Add(8 * time.Second))
+		if _, err := c.Read(make([]byte, 256)); err != nil {
+			t.Fatalf("idle socket %d: %v before its greeting", i, err)
+		}
+		if _, err := io.Copy(io.Discard, c); err != nil { // EOF: the server closed it
+			t.Fatalf("idle socket %d not closed %v after it was accepted (connect_timeout = 2): %v", i, time.Since(accepted), err)
+		}
+	}
+	for name, least := range map[string]int64{"Aborted_connects": 11, "Lockstep_connect_timeouts": 11, "Connection_errors_max_connections": 1} {
+		var k string
+		var n int64
+		if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE '"+name+"'").Scan(&k, &n); err != nil || n < least {
+			t.Errorf("%s = %d (%v), want >= %d", name, n, err, least)
+		}
 	}
 }

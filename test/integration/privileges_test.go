@@ -541,3 +541,39 @@ func runLockstep(t *testing.T, bin string, args ...string) (string, error) {
 	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
 	return string(out), err
 }
+
+// TestPrivilegeErrors: a refused statement gets MySQL's number and words
+// (go-mysql-server's were 1105 "Access denied for user 'u'@'%' to
+// database 'x'" and 1142 "command denied to user 'u'@'%'", naming neither
+// command nor table).
+func TestPrivilegeErrors(t *testing.T) {
+	p := newPrivEnv(t)
+	for _, q := range []string{"CREATE DATABASE other", "CREATE TABLE other.o (a INT PRIMARY KEY)"} {
+		if _, err := p.root.ExecContext(p.ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pu := p.as("pu")
+	for _, c := range []struct {
+		q    string
+		code uint16
+		msg  string
+	}{
+		{"SELECT * FROM other.o", 1142, "SELECT command denied to user 'pu'@'localhost' for table 'o'"},
+		{"SELECT a FROM t, other.o", 1142, "SELECT command denied to user 'pu'@'localhost' for table 'o'"},
+		{"INSERT INTO other.o VALUES (1)", 1142, "INSERT command denied to user 'pu'@'localhost' for table 'o'"},
+		{"DELETE FROM other.o", 1142, "DELETE command denied to user 'pu'@'localhost' for table 'o'"},
+		{"UPDATE t SET b = 'x'", 1142, "UPDATE command denied to user 'pu'@'localhost' for table 't'"},
+		{"DROP TABLE other.o", 1142, "DROP command denied to user 'pu'@'localhost' for table 'o'"},
+		{"CREATE TABLE other.n (a INT)", 1142, "CREATE command denied to user 'pu'@'localhost' for table 'n'"},
+		{"SHOW CREATE TABLE other.o", 1142, "SHOW command denied to user 'pu'@'localhost' for table 'o'"},
+		{"USE other", 1044, "Access denied for user 'pu'@'%' to database 'other'"},
+		{"GRANT SELECT ON other.* TO pu", 1044, "Access denied for user 'pu'@'%' to database 'other'"},
+		{"CREATE USER x1", 1227, "you need (at least one of) the CREATE USER privilege(s)"},
+		{"DROP USER pf", 1227, "CREATE USER privilege(s)"},
+		{"SHUTDOWN", 1227, "SHUTDOWN privilege(s)"},
+	} {
+		_, err := pu.ExecContext(p.ctx, c.q)
+		wantErr(t, "pu: "+c.q, err, c.code, c.msg)
+	}
+}

@@ -1,0 +1,285 @@
+package server
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"reflect"
+
+	"github.com/dolthub/vitess/go/mysql"
+)
+
+// Packets the protocol layer (vitess) mishandles, answered or refused in
+// wireConn before it reads them, as MySQL answers them.
+//
+// Found by TestProtocolFuzz: each of these made vitess panic (caught in
+// its connection handler, logged with the stack, the connection dropped
+// without an answer) or drop the connection without one:
+//
+//   - a handshake response vitess cannot parse: one shorter than its
+//     fixed part panicked (readNullString's slice bounds), others were
+//     dropped (a NUL inside a user name: the name ends at it, and the rest
+//     no longer parses). MySQL answers ER_HANDSHAKE_ERROR (1043, 08S01,
+//     "Bad handshake"): handshakeFault below mirrors vitess's parser;
+//   - an empty command packet (vitess reads its command byte from
+//     data[0]). MySQL reads it as COM_SLEEP and answers
+//     ER_UNKNOWN_COM_ERROR (1047, 08S01, "Unknown command");
+//   - COM_STMT_RESET of a statement that does not exist, or too short to
+//     name one (vitess dereferenced a nil statement). MySQL:
+//     ER_UNKNOWN_STMT_HANDLER (1243) or ER_MALFORMED_PACKET (1835);
+//   - COM_REGISTER_SLAVE and COM_BINLOG_DUMP_GTID: vitess hands them to a
+//     handler that implements its BinlogReplicaHandler, and lockstep's
+//     does not: it then neither answered nor released the packet, and the
+//     next read panicked. Answered 1047 here, as vitess answers the
+//     commands it does not know (COM_BINLOG_DUMP among them): lockstep is
+//     not a replication source yet;
+//   - COM_STMT_EXECUTE while vitess has a cursor open (vitess allows one
+//     per connection; its refusal left the packet unreleased, and the
+//     next read panicked: "readEphemeralPacket: unexpected
+//     currentEphemeralPolicy"). Refused here with the error vitess meant
+//     (1047); MySQL would run it (a known limit: one open cursor).
+//
+// A command is answered here only at the head of the stream, with nothing
+// read before it still waiting for vitess (as COM_STATISTICS is), so
+// vitess's state (its prepared statements, its cursor) is what it will be
+// when it would read the command.
+
+var (
+	errBadHandshake   = mysql.NewSQLError(1043, "08S01", "Bad handshake")
+	errUnknownCommand = mysql.NewSQLError(mysql.ERUnknownComError, mysql.SSUnknownComError, "Unknown command")
+	errMalformed      = mysql.NewSQLError(1835, "HY000", "Malformed communication packet.")
+	errCursorOpen     = mysql.NewSQLError(mysql.ERUnknownComError, mysql.SSUnknownComError,
+		"error handling ComStmtExecute packet: a cursor is open (fetch it to its end, or reset or close its statement, first)")
+
+	errHandshakeRefused = errors.New("lockstep: bad handshake; connection closed")
+)
+
+// maxPendingPacket bounds the packets of a connection that has not logged
+// in: a handshake response holds a user name (at most 32 characters), an
+// auth response, a database name and connection attributes (MySQL refuses
+// more than 64 KiB of them). Refused with 1043 beyond it.
+const maxPendingPacket = 68 << 10
+
+// handshakeFault reports why vitess could not read payload as a protocol
+// 4.1 handshake response (its parseClientHandshakePacket, step by step),
+// or "".
+func handshakeFault(p []byte) string {
+	if len(p) < 4 {
+		return "no capability flags"
+	}
+	flags := binary.LittleEndian.Uint32(p)
+	if flags&mysql.CapabilityClientProtocol41 == 0 {
+		return "not protocol 4.1"
+	}
+	pos := 4 + 4 + 1 + 23 // flags, max packet size, character set, filler
+	if len(p) < pos {
+		return "short fixed part"
+	}
+	nullString := func() bool {
+		end := bytes.IndexByte(p[pos:], 0)
+		if end < 0 {
+			return false
+		}
+		pos += end + 1
+		return true
+	}
+	if !nullString() {
+		return "user name"
+	}
+	switch {
+	case flags&mysql.CapabilityClientPluginAuthLenencClientData != 0:
+		n, k, ok := lenEncInt(p[pos:])
+		if !ok || n > uint64(len(p)-pos-k) {
+			return "auth response"
+		}
+		pos += k + int(n)
+	case flags&mysql.CapabilityClientSecureConnection != 0:
+		if pos >= len(p) || int(p[pos]) > len(p)-pos-1 {
+			return "auth response"
+		}
+		pos += 1 + int(p[pos])
+	default:
+		if !nullString() {
+			return "auth response"
+		}
+	}
+	if flags&mysql.CapabilityClientConnectWithDB != 0 && !nullString() {
+		return "database name"
+	}
+	if flags&mysql.CapabilityClientPluginAuth != 0 && !nullString() {
+		return "auth plugin name"
+	}
+	return ""
+}
+
+// lenEncInt reads a length-encoded integer from the start of b: its value
+// and its size.
+func lenEncInt(b []byte) (uint64, int, bool) {
+	if len(b) == 0 {
+		return 0, 0, false
+	}
+	k := 1
+	switch b[0] {
+	case 0xfc:
+		k = 3
+	case 0xfd:
+		k = 4
+	case 0xfe:
+		k = 9
+	case 0xfb, 0xff:
+		return 0, 0, false
+	default:
+		return uint64(b[0]), 1, true
+	}
+	if len(b) < k {
+		return 0, 0, false
+	}
+	var v uint64
+	for i := k - 1; i >= 1; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v, k, true
+}
+
+// refuseHandshake answers a client's handshake packet with sequence
+// number seq with 1043 and ends the stream.
+func (c *wireConn) refuseHandshake(seq byte) error {
+	w := packetWriter{seq: seq + 1}
+	w.errPacket(errBadHandshake)
+	_, _ = c.conn().Write(w.b)
+	return errHandshakeRefused
+}
+
+// guard returns the error to answer a command with instead of handing it
+// to vitess (nil: hand it on); rest starts at the packet's header, size
+// is its payload's size. wait: more of the packet is needed to tell.
+func (c *wireConn) guard(rest []byte, size int) (answer *mysql.SQLError, wait bool) {
+	if size == 0 {
+		return errUnknownCommand, false
+	}
+	if len(rest) < 5 {
+		return nil, true
+	}
+	switch rest[4] {
+	case comStmtReset:
+		if size < 5 {
+			return errMalformed, false
+		}
+		if len(rest) < 9 {
+			return nil, true
+		}
+		id := binary.LittleEndian.Uint32(rest[5:9])
+		if vc := c.vitessConn(); vc != nil {
+			if _, ok := vc.PrepareData[id]; !ok {
+				return mysql.NewSQLError(1243, "HY000", "Unknown prepared statement handler (%d) given to mysqld_stmt_reset", id), false
+			}
+		}
+	case comStmtExecute:
+		if vc := c.vitessConn(); vc != nil && vitessCursorOpen(vc) {
+			return errCursorOpen, false
+		}
+	case comRegisterReplica, comBinlogDumpGTID:
+		if !replicaHandler {
+			return mysql.NewSQLError(mysql.ERUnknownComError, mysql.SSUnknownComError, "command handling not implemented yet: %d", rest[4]), false
+		}
+	}
+	return nil, false
+}
+
+const (
+	comRegisterReplica = 0x15
+	comStmtReset       = 0x1a
+	comBinlogDumpGTID  = 0x1e
+)
+
+// guarded reports whether guard may answer a command starting with cmd
+// from vitess's state: it decides only at the head of the stream.
+func guarded(cmd byte) bool {
+	switch cmd {
+	case comStmtReset, comStmtExecute, comRegisterReplica, comBinlogDumpGTID:
+		return true
+	}
+	return false
+}
+
+// replicaHandler: lockstep's protocol handler takes the replication
+// commands (it does not).
+var replicaHandler = func() bool {
+	_, ok := any(&handler{}).(mysql.BinlogReplicaHandler)
+	return ok
+}()
+
+// vitessConn is the protocol layer's connection over c (known once the
+// handler has seen it: handler.NewConnection), or nil.
+func (c *wireConn) vitessConn() *mysql.Conn {
+	if x, ok := c.hook.(*execHook); ok {
+		return x.vc
+	}
+	return nil
+}
+
+// vitessCursorField is the index of mysql.Conn's unexported cursor state
+// (cs, a pointer: nil when no cursor is open), or -1 if this vitess has
+// none (TestVitessCursorField fails then).
+var vitessCursorField = func() int {
+	f, ok := reflect.TypeOf(mysql.Conn{}).FieldByName("cs")
+	if !ok || f.Type.Kind() != reflect.Pointer || len(f.Index) != 1 {
+		return -1
+	}
+	return f.Index[0]
+}()
+
+// vitessCursorOpen reports whether vitess has a cursor open on vc. Only
+// the connection's own goroutine may ask (the one reading from it).
+func vitessCursorOpen(vc *mysql.Conn) bool {
+	if vitessCursorField < 0 {
+		return false
+	}
+	return !reflect.ValueOf(vc).Elem().Field(vitessCursorField).IsNil()
+}
+
+// outTracker follows the server's packets as they are written, to know
+// whether the last one asked the client for a file (LOAD DATA LOCAL
+// INFILE): the client's packets then carry the file, whatever their
+// first bytes, up to an empty one.
+type outTracker struct {
+	hdr   [4]byte
+	n     int  // header bytes seen
+	left  int  // payload bytes of the current packet still to come
+	first bool // the current packet's first payload byte still to come
+	last  int  // the first payload byte of the last packet; -1: empty
+	count int  // packets begun
+}
+
+func (t *outTracker) track(p []byte) {
+	for len(p) > 0 {
+		if t.left > 0 {
+			if t.first {
+				t.last, t.first = int(p[0]), false
+			}
+			k := min(t.left, len(p))
+			t.left -= k
+			p = p[k:]
+			continue
+		}
+		k := copy(t.hdr[t.n:], p)
+		t.n += k
+		p = p[k:]
+		if t.n < 4 {
+			return
+		}
+		t.n = 0
+		t.count++
+		t.left = int(t.hdr[0]) | int(t.hdr[1])<<8 | int(t.hdr[2])<<16
+		t.first = t.left > 0
+		if t.left == 0 {
+			t.last = -1
+		}
+	}
+}
+
+// fileRequested reports whether the last packet written, whole, asked for
+// a file.
+func (t *outTracker) fileRequested() bool {
+	return t.left == 0 && t.n == 0 && t.last == 0xfb
+}
