@@ -56,6 +56,7 @@ var errRules = []errRule{
 	{regexp.MustCompile(`^number has no digits$|^can't convert .* to decimal`), 1366, "HY000"},
 	{regexp.MustCompile(`^Check constraint ".*" violated$`), 3819, "HY000"},
 	{regexp.MustCompile(`^no database selected$`), mysql.ERNoDb, "3D000"},
+	{regexp.MustCompile(`^Result consisted of more than one row$`), 1172, "42000"},
 	// A statement KILL QUERY stopped.
 	{regexp.MustCompile(`^context canceled$`), 1317, "70100"},
 	{regexp.MustCompile(`^table ".*" does not have column ".*"$`), mysql.ERBadFieldError, mysql.SSBadFieldError},

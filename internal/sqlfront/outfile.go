@@ -8,7 +8,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
-	"github.com/dolthub/vitess/go/mysql"
 )
 
 // SELECT ... INTO OUTFILE and INTO DUMPFILE, in place of
@@ -34,7 +33,7 @@ func (fe *Frontend) buildInto(ctx *sql.Context, n *plan.Into, row sql.Row) (sql.
 	}
 	name := n.Outfile
 	if name == "" {
-		name = n.Dumpfile
+		return fe.buildDumpfile(ctx, n, row)
 	}
 	f, err := fe.openServerFile(name, true)
 	if err != nil {
@@ -179,7 +178,7 @@ func writeDumpfile(ctx *sql.Context, w io.Writer, n *plan.Into, iter sql.RowIter
 		}
 		count++
 		if count > 1 {
-			return count, mysql.NewSQLError(mysql.ERTooManyRows, "42000", "Result consisted of more than one row")
+			return count, sql.ErrMoreThanOneRow.New() // 1172 by the server's error map
 		}
 		for i, v := range r {
 			if v == nil {
@@ -198,4 +197,33 @@ func writeDumpfile(ctx *sql.Context, w io.Writer, n *plan.Into, iter sql.RowIter
 	}
 	_, err := w.Write(buf.Bytes())
 	return count, err
+}
+
+// buildDumpfile runs an INTO DUMPFILE: the one row is read first, so a
+// second row is 1172 before any file is made.
+func (fe *Frontend) buildDumpfile(ctx *sql.Context, n *plan.Into, row sql.Row) (sql.RowIter, error) {
+	iter, err := fe.exec.Build(ctx, n.Child, row)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	count, err := writeDumpfile(ctx, &buf, n, iter)
+	if cerr := iter.Close(ctx); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	f, err := fe.openServerFile(n.Dumpfile, true)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		return nil, errCantOpen(n.Dumpfile, true, err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, errCantOpen(n.Dumpfile, true, err)
+	}
+	return sql.RowsToRowIter(sql.Row{types.NewOkResult(count)}), nil
 }
