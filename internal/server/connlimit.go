@@ -30,7 +30,8 @@ import (
 //     accept: eleven idle sockets held max_connections=10 and the extra
 //     slot, and root got 1040.)
 //   - connect_timeout (MySQL's default 10 s; SET GLOBAL applies to
-//     connections accepted after it): a connection still pending that long
+//     connections accepted after it; go-mysql-server's variable, one for
+//     the process): a connection still pending that long
 //     after its accept is closed, whatever it is doing (idle, or sending
 //     its handshake a byte at a time), as MySQL closes it.
 //   - pending connections are capped at pendingCap (the larger of 1024
@@ -42,8 +43,8 @@ import (
 //     descriptors that idle sockets hold.
 //
 // Before its login a connection's packets may be at most
-// maxPendingPacket bytes (wireconn.go): what a pending connection makes
-// the server hold stays small.
+// maxPendingPacket bytes (protoguard.go, enforced in wireConn): what a
+// pending connection makes the server hold stays small.
 //
 // Counters (SHOW GLOBAL STATUS): Connection_errors_max_connections (the
 // 1040s), Aborted_connects (connections closed before their login

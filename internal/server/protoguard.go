@@ -192,16 +192,6 @@ const (
 	comBinlogDumpGTID  = 0x1e
 )
 
-// guarded reports whether guard may answer a command starting with cmd
-// from vitess's state: it decides only at the head of the stream.
-func guarded(cmd byte) bool {
-	switch cmd {
-	case comStmtReset, comStmtExecute, comRegisterReplica, comBinlogDumpGTID:
-		return true
-	}
-	return false
-}
-
 // replicaHandler: lockstep's protocol handler takes the replication
 // commands (it does not).
 var replicaHandler = func() bool {

@@ -17,9 +17,13 @@ import (
 // COM_STMT_PREPARE packets to the execute hook (execproto.go), and passes
 // everything else unchanged. Writing, it gives OK packets' info strings
 // their length (okinfo.go). It ends TLS itself, so all of this works over
-// TLS too (tlsterm.go). A packet it answers is taken only at the head of
-// the stream, with nothing read before it still waiting for vitess, so
-// replies keep the commands' order.
+// TLS too (tlsterm.go). It refuses handshakes vitess could not read,
+// answers the commands vitess would mishandle, and bounds what a
+// connection may send before its login (protoguard.go, connlimit.go). It
+// hands vitess one packet at a time, so a packet it answers is at the head
+// of the stream, with nothing read before it still waiting for vitess:
+// replies keep the commands' order, and vitess's state is what it will be
+// when it reads the packet.
 
 // wireConn is a connection the protocol layer reads and writes through.
 type wireConn struct {
@@ -267,9 +271,7 @@ func (c *wireConn) parse() error {
 			}
 		}
 		if command && !c.pendingLogin {
-			if c.ready > 0 && (size == 0 || len(rest) < 5 || guarded(rest[4])) {
-				return nil // earlier commands first: the answer depends on them
-			}
+			// (at the head of the stream: one packet at a time, above)
 			answer, wait := c.guard(rest, size) // protoguard.go
 			if wait || (answer != nil && len(rest) < 4+size) {
 				return nil // more of it first
