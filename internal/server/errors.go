@@ -54,6 +54,8 @@ var errRules = []errRule{
 	{regexp.MustCompile(`^function: '.*' not found$`), 1305, "42000"},
 	// A DECIMAL column given a non-number (the message says neither).
 	{regexp.MustCompile(`^number has no digits$|^can't convert .* to decimal`), 1366, "HY000"},
+	// Bytes that are not text in the column's character set.
+	{invalidString, 1366, "HY000"},
 	{regexp.MustCompile(`^Check constraint ".*" violated$`), 3819, "HY000"},
 	{regexp.MustCompile(`^no database selected$`), mysql.ERNoDb, "3D000"},
 	{regexp.MustCompile(`^Result consisted of more than one row$`), 1172, "42000"},
@@ -151,6 +153,13 @@ var wordingRules = []msgRule{
 		func([]string, errContext) string { return "No database selected" }},
 	{1068, regexp.MustCompile(`^error: Multiple primary keys defined$`),
 		func([]string, errContext) string { return "Multiple primary key defined" }},
+	{1366, invalidString, func(m []string, ec errContext) string {
+		v := badBytes(m[2])
+		if ec.col == "" {
+			return fmt.Sprintf("Incorrect string value: '%s'", v)
+		}
+		return fmt.Sprintf("Incorrect string value: '%s' for column '%s' at row %d", v, ec.col, ec.row)
+	}},
 	// Conversion errors name the column when the session noted it
 	// (sqlfront/errcolumn.go).
 	{1366, regexp.MustCompile(`^error: '((?s:.*))' is not a valid value for '(.*)'$`),
@@ -333,4 +342,47 @@ func mysqlErrorIn(query string, ec errContext, err error) error {
 		return err // nothing recognised: leave the error as it was
 	}
 	return mysql.NewSQLError(num, state, "%s", msg)
+}
+
+// invalidString is go-mysql-server's refusal of bytes that are not valid
+// in a character set, with the bytes as a Go byte slice.
+var invalidString = regexp.MustCompile(`^invalid string for charset (\w+): '\[([0-9 ]*)\]'$`)
+
+// badBytes is the part of a value MySQL's 1366 shows: from the first byte
+// that is not valid UTF-8, at most six bytes, each non-ASCII or control
+// byte as \xHH, then "..." if more follow.
+func badBytes(list string) string {
+	var b []byte
+	for _, f := range strings.Fields(list) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 0 || n > 255 {
+			return list
+		}
+		b = append(b, byte(n))
+	}
+	i := 0
+	for i < len(b) {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		i += size
+	}
+	if i == len(b) {
+		i = 0
+	}
+	rest := b[i:]
+	var sb strings.Builder
+	for k, c := range rest {
+		if k == 6 {
+			sb.WriteString("...")
+			break
+		}
+		if c >= 0x80 || c < 0x20 {
+			fmt.Fprintf(&sb, "\\x%02X", c)
+		} else {
+			sb.WriteByte(c)
+		}
+	}
+	return sb.String()
 }

@@ -54,6 +54,8 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) err
 		loadDataAuth(st) // loaddata.go
 	case *ast.Show, *ast.Kill:
 		processAuth(st) // procpriv.go
+	case *ast.Delete:
+		deleteDatabase(ctx, st) // deletedb.go
 	case *ast.Set:
 		if maySetScopeList(query) {
 			carrySetScope(query, st) // setscope.go

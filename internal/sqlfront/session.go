@@ -32,6 +32,9 @@ type Session struct {
 	// (routinedb.go).
 	viewDB       bool
 	viewLookupDB string
+	// deleteDB is the current database a DELETE FROM db.t replaced for
+	// the statement (deletedb.go); nil when none.
+	deleteDB *string
 
 	tx       *storage.Tx // nil until the transaction first touches data
 	iso      txn.Isolation
@@ -281,6 +284,7 @@ func (s *Session) CommandBegin() error {
 // so its locks do not outlive the statement.
 func (s *Session) CommandEnd() {
 	s.endViewDatabase()
+	s.endDeleteDatabase()
 	s.undoFailedDDL()
 	s.endDDL()
 	s.finishNextTxSet()

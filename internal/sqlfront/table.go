@@ -308,6 +308,14 @@ func (t *Table) deleteAll(ctx *sql.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if s.readOnly && !t.entry.temp {
+		return 0, sql.ErrReadOnlyTransaction.New()
+	}
+	if s.fe.readOnlyActive() && !t.entry.temp { // readonly.go
+		if err := s.fe.readOnlyError(ctx); err != nil {
+			return 0, err
+		}
+	}
 	tx := s.storageTx(ctx)
 	mark := tx.Savepoint()
 	store, ver := t.entry.store, t.meta.version

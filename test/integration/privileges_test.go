@@ -421,6 +421,7 @@ func TestPrivilegeReadOnly(t *testing.T) {
 		"INSERT INTO t SELECT 24, 'r' FROM dual",
 		"UPDATE t SET b = 'r' WHERE a = 1",
 		"DELETE FROM t WHERE a = 1",
+		"DELETE FROM t", // no WHERE: planned as a truncate, deleted row by row
 		"CREATE TABLE pdb.made_sro (a INT)",
 		"DROP TABLE pdb.made_ro",
 		"CREATE USER nobody",

@@ -32,6 +32,14 @@ CREATE TABLE t (x INT);
 SELECT 1 FROM t WHERE;
 DROP TABLE nosuch;
 INSERT INTO t (id, email, n) VALUES (6, 'e@x', 99999999999);
+-- mysql8: 1366 is SQLSTATE HY000 in MySQL 8 and names the bare column; MariaDB says 22007 and `db`.`t`.`email` (lockstep said 1105 "invalid string for charset")
+-- expect: error 1366 (HY000): Incorrect string value: '\xFF\xFE' for column 'email' at row 1
+-- expect: status: 
+INSERT INTO t VALUES (7, X'FFFE', 7, NULL);
+-- mysql8: as above; the value is shown from its first bad byte, six bytes at most
+-- expect: error 1366 (HY000): Incorrect string value: '\xFFBCDEF...' for column 'email' at row 1
+-- expect: status: 
+INSERT INTO t VALUES (8, X'41FF424344454647', 8, NULL);
 SELECT * FROM t ORDER BY id;
 -- mysql8: MariaDB's 1064 text says 'MariaDB server version'
 -- expect: error 1064 (42000): You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near 'FORM t' at line 1
