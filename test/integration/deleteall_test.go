@@ -31,7 +31,7 @@ func TestDeleteAllIsTransactional(t *testing.T) {
 
 // TestDeleteAllOtherDatabase: DELETE FROM db.t without a WHERE from a
 // session with no current database deletes (it was 1049 Unknown database
-// ''), and from a session in another database fires db.t's ON DELETE
+// ”), and from a session in another database fires db.t's ON DELETE
 // trigger for each row (go-mysql-server looked the triggers up in the
 // current database); the session's database is the same afterwards.
 func TestDeleteAllOtherDatabase(t *testing.T) {
