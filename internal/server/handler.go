@@ -162,13 +162,17 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 	if handled {
 		return h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
 	}
+	rs := resultStream{c: c} // resultbuf.go
 	err = h.Handler.ComQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
-		h.fixResult(c, query, r)
-		learnFields(&learn, r)
-		h.syncInTrans(c)
-		h.explain(c, query, r)
-		return h.sendOK(c, r, func() error { return cb(r, more) })
+		return rs.batch(func() error {
+			h.fixResult(c, query, r)
+			learnFields(&learn, r)
+			h.syncInTrans(c)
+			h.explain(c, query, r)
+			return h.sendOK(c, r, func() error { return cb(r, more) })
+		})
 	})
+	rs.end()
 	if sent, serr := h.explainPlan(c, query, err, cb); sent {
 		return serr
 	}
@@ -196,13 +200,17 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	if handled {
 		return "", h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
 	}
+	rs := resultStream{c: c} // resultbuf.go
 	rest, err := h.Handler.ComMultiQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
-		h.fixResult(c, query, r)
-		learnFields(&learn, r)
-		h.syncInTrans(c)
-		h.explain(c, query, r)
-		return h.sendOK(c, r, func() error { return cb(r, more) })
+		return rs.batch(func() error {
+			h.fixResult(c, query, r)
+			learnFields(&learn, r)
+			h.syncInTrans(c)
+			h.explain(c, query, r)
+			return h.sendOK(c, r, func() error { return cb(r, more) })
+		})
 	})
+	rs.end()
 	if sent, serr := h.explainPlan(c, query, err, cb); sent {
 		return "", serr
 	}
@@ -363,12 +371,16 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.Pr
 			return h.fastResult(c, p.PrepareStmt, res, err, cb)
 		}
 	}
+	rs := resultStream{c: c} // resultbuf.go
 	err := h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error {
-		h.fe.FixFields(c.ConnectionID, r.Fields)
-		h.syncInTrans(c)
-		fixExplainNulls(r)
-		return cb(r)
+		return rs.batch(func() error {
+			h.fe.FixFields(c.ConnectionID, r.Fields)
+			h.syncInTrans(c)
+			fixExplainNulls(r)
+			return cb(r)
+		})
 	})
+	rs.end()
 	h.syncInTrans(c)
 	return h.mysqlError(c, p.PrepareStmt, err)
 }

@@ -388,6 +388,9 @@ func (s *Server) DB(t testing.TB, db string) *sql.DB {
 	return h
 }
 
+// PID is the server process's id.
+func (s *Server) PID() int { return s.cmd.Process.Pid }
+
 // Kill ends the server with SIGKILL, as a crash would, and waits for it.
 func (s *Server) Kill() {
 	s.mu.Lock()

@@ -15,7 +15,18 @@ import (
 // mariadb is a throwaway MariaDB server for the test: its own data directory
 // under t.TempDir(), loopback TCP on a free port, stopped when the test ends.
 type mariadb struct {
-	addr string
+	addr   string
+	client string // the mariadb CLI
+	sock   string // root's Unix socket
+}
+
+// root runs statements as MariaDB's root (over the socket), failing the
+// test on an error.
+func (m *mariadb) root(t *testing.T, q string) {
+	t.Helper()
+	if out, err := exec.Command(m.client, "--no-defaults", "-S", m.sock, "-uroot", "-e", q).CombinedOutput(); err != nil {
+		t.Fatalf("MariaDB root: %s: %v\n%s", q, err, out)
+	}
 }
 
 // findTool looks a MariaDB program up on PATH and in the sbin directories
@@ -39,7 +50,7 @@ func findTool(t *testing.T, name string) string {
 
 // startMariaDB installs a fresh data directory and starts mariadbd with an
 // account diff@127.0.0.1 (no password, every privilege).
-func startMariaDB(t *testing.T) *mariadb {
+func startMariaDB(t *testing.T, extra ...string) *mariadb {
 	t.Helper()
 	mariadbd := findTool(t, "mariadbd")
 	installDB := findTool(t, "mariadb-install-db")
@@ -67,6 +78,7 @@ start:
 			"--user="+currentUser(), "--pid-file="+filepath.Join(dir, "mdb.pid"),
 			"--log-error="+filepath.Join(dir, "mdb.err"), "--innodb-buffer-pool-size=64M",
 			"--skip-log-bin")
+		cmd.Args = append(cmd.Args, extra...)
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("mariadbd: %v", err)
 		}
@@ -85,7 +97,7 @@ start:
 			out, err := exec.Command(client, "--no-defaults", "-S", sock, "-uroot", "-e",
 				"CREATE USER IF NOT EXISTS 'diff'@'127.0.0.1'; GRANT ALL PRIVILEGES ON *.* TO 'diff'@'127.0.0.1'").CombinedOutput()
 			if err == nil {
-				return &mariadb{addr: "127.0.0.1:" + strconv.Itoa(port)}
+				return &mariadb{addr: "127.0.0.1:" + strconv.Itoa(port), client: client, sock: sock}
 			}
 			logTail, _ := os.ReadFile(filepath.Join(dir, "mdb.err"))
 			select {
