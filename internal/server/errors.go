@@ -56,6 +56,7 @@ var errRules = []errRule{
 	{regexp.MustCompile(`^number has no digits$|^can't convert .* to decimal`), 1366, "HY000"},
 	// Bytes that are not text in the column's character set.
 	{invalidString, 1366, "HY000"},
+	{generatedValue, 3105, "HY000"},
 	{regexp.MustCompile(`^Check constraint ".*" violated$`), 3819, "HY000"},
 	{regexp.MustCompile(`^no database selected$`), mysql.ERNoDb, "3D000"},
 	{regexp.MustCompile(`^Result consisted of more than one row$`), 1172, "42000"},
@@ -153,6 +154,9 @@ var wordingRules = []msgRule{
 		func([]string, errContext) string { return "No database selected" }},
 	{1068, regexp.MustCompile(`^error: Multiple primary keys defined$`),
 		func([]string, errContext) string { return "Multiple primary key defined" }},
+	{3105, generatedValue, func(m []string, _ errContext) string {
+		return fmt.Sprintf("The value specified for generated column '%s' in table '%s' is not allowed.", m[1], m[2])
+	}},
 	{1366, invalidString, func(m []string, ec errContext) string {
 		v := badBytes(m[2])
 		if ec.col == "" {
@@ -386,3 +390,7 @@ func badBytes(list string) string {
 	}
 	return sb.String()
 }
+
+// generatedValue is go-mysql-server's refusal of a value for a generated
+// column (MySQL 8's 3105, names in single quotes).
+var generatedValue = regexp.MustCompile(`^The value specified for generated column "(.*)" in table "(.*)" is not allowed\.$`)

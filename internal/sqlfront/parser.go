@@ -56,6 +56,10 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) err
 		processAuth(st) // procpriv.go
 	case *ast.Delete:
 		deleteDatabase(ctx, st) // deletedb.go
+	case *ast.Insert:
+		if mayHaveGenerated(query) {
+			generatedValues(ctx, st) // genvalues.go
+		}
 	case *ast.Set:
 		if maySetScopeList(query) {
 			carrySetScope(query, st) // setscope.go

@@ -166,6 +166,9 @@ func (o execOverride) build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 		s, _ := ctx.Session.(*Session)
 		return &updateErrIter{RowIter: iter, s: s, schema: n.Child.Schema()}, nil
 	case *plan.InsertInto:
+		if s, ok := ctx.Session.(*Session); ok && len(s.genWarnings) > 0 {
+			s.giveGeneratedWarnings() // genvalues.go
+		}
 		if out := withConvCheck(n); out != nil {
 			iter, err := o.fe.exec.Build(ctx, out, row)
 			if err != nil {

@@ -35,6 +35,9 @@ type Session struct {
 	// deleteDB is the current database a DELETE FROM db.t replaced for
 	// the statement (deletedb.go); nil when none.
 	deleteDB *string
+	// genWarnings are the 1906 warnings of the INSERT being run
+	// (genvalues.go).
+	genWarnings []*sql.Warning
 
 	tx       *storage.Tx // nil until the transaction first touches data
 	iso      txn.Isolation
@@ -285,6 +288,7 @@ func (s *Session) CommandBegin() error {
 func (s *Session) CommandEnd() {
 	s.endViewDatabase()
 	s.endDeleteDatabase()
+	s.genWarnings = nil
 	s.undoFailedDDL()
 	s.endDDL()
 	s.finishNextTxSet()
