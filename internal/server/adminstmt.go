@@ -136,6 +136,7 @@ func (h *handler) tableOp(ctx context.Context, c *mysql.Conn, op, list string, c
 // inner runs q through go-mysql-server for the connection, handing each
 // result to keep (nil: drop them).
 func (h *handler) inner(ctx context.Context, c *mysql.Conn, q string, keep func(*sqltypes.Result)) error {
+	defer h.fe.InternalStatement(c.ConnectionID)() // not under max_execution_time
 	return h.Handler.ComQuery(ctx, c, q, func(r *sqltypes.Result, _ bool) error {
 		if keep != nil {
 			keep(r)

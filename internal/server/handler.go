@@ -388,7 +388,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.Pr
 // mysqlError maps a statement's error as mysqlError does, foreign key
 // errors first: sqlfront knows the keys MySQL's messages describe.
 func (h *handler) mysqlError(c *mysql.Conn, query string, err error) error {
-	return h.noteError(c, h.mapError(c, query, err))
+	return h.noteError(c, h.timedOut(c, h.mapError(c, query, err)))
 }
 
 // mapError is mysqlError without the diagnostics.

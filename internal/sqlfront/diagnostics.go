@@ -17,6 +17,7 @@ import "github.com/dolthub/go-mysql-server/sql"
 func (fe *Frontend) BeginStatement(connID uint32) {
 	if s := fe.session(connID); s != nil {
 		s.cleared = false
+		s.timer.reset() // interrupt.go
 	}
 }
 

@@ -99,6 +99,7 @@ func New(opts Options) (*Frontend, error) {
 	if err := triggersInOwnDatabase(sql.NewEmptyContext(), a.Catalog); err != nil {
 		return nil, err
 	}
+	interruptibleAnalysis(a) // interrupt.go
 	a.ExecBuilder = newExecOverride(fe, nil)
 	fe.exec = a.ExecBuilder
 	fe.Engine = sqle.New(a, &sqle.Config{})

@@ -37,6 +37,9 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) err
 	if mayHaveRowIn(query) {
 		expandRowIn(stmt)
 	}
+	if mayHaveUnion(query) {
+		balanceUnions(stmt) // longunion.go
+	}
 	if mayHaveBitNot(query) {
 		rewriteBitNot(stmt) // bitnot.go
 	}
@@ -138,6 +141,9 @@ func (p *parser) ParseSimple(query string) (ast.Statement, error) {
 	st, err := p.Parser.ParseSimple(parserText(query))
 	if st != nil && mayHaveRowIn(query) {
 		expandRowIn(st)
+	}
+	if st != nil && mayHaveUnion(query) {
+		balanceUnions(st)
 	}
 	return st, err
 }

@@ -138,6 +138,8 @@ func (o execOverride) build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 		}
 	case *plan.ShowCreateTable:
 		return showCreateTable(ctx, n, row)
+	case *plan.RecursiveCte:
+		return o.buildRecursiveCte(ctx, n, row) // recursivecte.go
 	case *plan.Update:
 		// Single-table UPDATEs skip the post-analysis rules: integer
 		// arithmetic as MySQL's (intarith.go) and the exact-comparison

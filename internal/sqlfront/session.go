@@ -82,6 +82,16 @@ type Session struct {
 
 	nextTx nextTxState // SET TRANSACTION for the next transaction only (settx.go)
 
+	timer stmtTimer // max_execution_time of the running statement (interrupt.go)
+	// orderText: whether statement pid's text orders its rows
+	// (indexrule.go textOrdered).
+	orderText struct {
+		pid     uint64
+		text    uintptr // the text's address and length
+		n       int
+		ordered bool
+	}
+
 	// createComment is the COMMENT of the CREATE TABLE being run, read
 	// from its parse: go-mysql-server does not pass it on for a table
 	// whose primary key is declared as a clause (catalog.go).

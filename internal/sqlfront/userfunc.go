@@ -30,6 +30,9 @@ func (p *provider) Function(_ *sql.Context, name string) (sql.Function, bool) {
 	if lower == "load_file" {
 		return sql.Function1{Name: lower, Fn: newLoadFile}, true // loadfile.go
 	}
+	if f, ok := limitedFunctions[lower]; ok {
+		return f, true // packetlimit.go
+	}
 	if !userFunctions[lower] {
 		return nil, false
 	}
