@@ -17,17 +17,21 @@
 //
 // Encoding (all integers unsigned varints unless noted):
 //
-//	kind byte (1 = transaction, 2 = DDL, 3 = accounts), format byte (1)
+//	kind byte (1 = transaction, 2 = DDL, 3 = accounts), format byte (2)
 //	seq, gno, last_committed
 //	transaction: flags byte (bit 0: minimal before-images)
 //	             n changes, each: op byte, table id, table version,
 //	                              pk, before (omitted for inserts, and for
 //	                              minimal images), after (omitted for deletes)
 //	             n writeset hashes, each 8 bytes little-endian
+//	             format 2 on: n AUTO_INCREMENT counters, each: table id,
+//	                          next value
 //	DDL:         next table id, database, query
 //	accounts:    the serialised user and grant tables
 //
-// byte strings are a varint length and the bytes.
+// byte strings are a varint length and the bytes. Format 1 records (no
+// counters; otherwise the same bytes) are still read; a new field means a
+// new format.
 package record
 
 import (
@@ -47,7 +51,12 @@ const (
 	KindAccounts Kind = 3
 )
 
-const formatVersion = 1
+// formatVersion is the format written; minFormatVersion..formatVersion are
+// read. Format 2 added the AUTO_INCREMENT counters of a transaction.
+const (
+	formatVersion    = 2
+	minFormatVersion = 1
+)
 
 // Op is what a change did to its row.
 type Op byte
@@ -84,6 +93,24 @@ type Txn struct {
 	Minimal  bool // before-images omitted (row_image = minimal)
 	Changes  []Change
 	Writeset []uint64
+	// AutoInc: AUTO_INCREMENT counters as they stood when the transaction
+	// committed — of every table it wrote that has one, and of tables
+	// whose counter a rollback moved since a record last carried it
+	// (storage/autoinc.go). Format 2 on; nil in format 1 records.
+	AutoInc []AutoInc
+}
+
+// AutoInc is a table's AUTO_INCREMENT counter — its high-water mark, as
+// MySQL 8 writes it to the redo log — carried in a commit record: when the
+// transaction committed, every value below Next had been handed out (to
+// this transaction, to others, including ones rolled back since) or
+// skipped. Recovery and a replica's applier raise the table's counter to
+// at least Next (storage.Engine.ApplyAutoInc); since it only ever raises
+// the counter, records can apply it in any order (TRUNCATE, which resets
+// the counter, is DDL and serial).
+type AutoInc struct {
+	Table uint64 // durable table id
+	Next  uint64 // the next value the counter hands out
 }
 
 // DDL is a DDL statement, replayed by running Query in Database.
@@ -132,6 +159,11 @@ func AppendTxn(dst []byte, t *Txn) []byte {
 	for _, h := range t.Writeset {
 		dst = binary.LittleEndian.AppendUint64(dst, h)
 	}
+	dst = binary.AppendUvarint(dst, uint64(len(t.AutoInc)))
+	for _, a := range t.AutoInc {
+		dst = binary.AppendUvarint(dst, a.Table)
+		dst = binary.AppendUvarint(dst, a.Next)
+	}
 	return dst
 }
 
@@ -169,8 +201,8 @@ func PeekKind(b []byte) (Kind, error) {
 	if len(b) < 2 {
 		return 0, fmt.Errorf("%w: %d bytes", ErrCorrupt, len(b))
 	}
-	if b[1] != formatVersion {
-		return 0, fmt.Errorf("%w: format %d (this binary reads %d)", ErrCorrupt, b[1], formatVersion)
+	if b[1] < minFormatVersion || b[1] > formatVersion {
+		return 0, fmt.Errorf("%w: format %d (this binary reads %d-%d)", ErrCorrupt, b[1], minFormatVersion, formatVersion)
 	}
 	switch k := Kind(b[0]); k {
 	case KindTxn, KindDDL, KindAccounts:
@@ -218,6 +250,15 @@ func DecodeTxn(b []byte) (*Txn, error) {
 		t.Writeset = make([]uint64, n)
 		for i := range t.Writeset {
 			t.Writeset[i] = d.u64()
+		}
+	}
+	if b[1] >= 2 {
+		n = d.count(2)
+		if d.err == nil && n > 0 {
+			t.AutoInc = make([]AutoInc, n)
+			for i := range t.AutoInc {
+				t.AutoInc[i] = AutoInc{Table: d.uvarint(), Next: d.uvarint()}
+			}
 		}
 	}
 	return t, d.finish()

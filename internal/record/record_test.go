@@ -123,6 +123,7 @@ func TestDecodeRejectsDamage(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	f.Add(AppendTxn(nil, &Txn{Position: Position{Seq: 3}, Changes: []Change{{Op: OpUpdate, Table: 2, PK: []byte("a"), Before: []byte("b"), After: []byte("c")}}}))
 	f.Add(AppendDDL(nil, &DDL{Database: "d", Query: "DROP TABLE t"}))
+	f.Add(AppendTxn(nil, &Txn{Position: Position{Seq: 4}, Changes: []Change{{Op: OpInsert, Table: 2, PK: []byte("a"), After: []byte("c")}}, AutoInc: []AutoInc{{Table: 2, Next: 9}}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		// Must never panic; what decodes must survive a re-encoding (varints
 		// need not be canonical in b, so compare decoded values).

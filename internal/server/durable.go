@@ -65,6 +65,7 @@ func (d *durable) Commit(rec *storage.CommitRecord, publish func()) error {
 			*buf = logrec.AppendTxn((*buf)[:0], &logrec.Txn{
 				Position: logrec.Position{Seq: seq, GNO: seq, LastCommitted: lastCommitted},
 				Minimal:  rec.Minimal, Changes: rec.Changes, Writeset: rec.Writeset,
+				AutoInc: rec.AutoInc,
 			})
 			return *buf, nil
 		},
@@ -424,6 +425,11 @@ func applyRecord(fe *sqlfront.Frontend, b []byte) (seq int64, ddlErr, err error)
 		return 0, nil, err
 	}
 	if _, err := fe.Storage().ApplyTxn(t.Changes); err != nil {
+		return 0, nil, err
+	}
+	// The counters the transaction left (format 2 records): a replica's
+	// applier applies the same field (storage.Engine.ApplyAutoInc).
+	if err := fe.Storage().ApplyAutoInc(t.AutoInc); err != nil {
 		return 0, nil, err
 	}
 	return t.Seq, nil, nil

@@ -285,11 +285,15 @@ func (t *Table) editor(ctx *sql.Context) *editor {
 }
 
 func (t *Table) Truncate(ctx *sql.Context) (int, error) {
-	if !isDDLText(ctx.Query()) {
+	if q := ctx.Query(); q != "" && !isDDLText(q) {
 		// go-mysql-server turns DELETE FROM t without a WHERE into a
 		// truncate. In MySQL that DELETE is an ordinary transactional
 		// statement (it can be rolled back, and it is logged as row
-		// changes), so it is run as one.
+		// changes), so it is run as one. A statement without its text is
+		// a TRUNCATE TABLE replayed from the log (ReplayDDL runs the
+		// logged text in a context that does not carry it; a DELETE is
+		// never replayed as SQL): run as a DELETE, it left the definition
+		// version behind, and the records after it failed to apply.
 		return t.deleteAll(ctx)
 	}
 	if err := t.logDDL(ctx); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -14,14 +15,17 @@ import (
 // buildRecord fills rec with the transaction's changes — per changed row
 // its durable table id, the table's definition version, the primary key,
 // the image before the transaction (unless minimal) and the final image —
-// and its writeset: a 64-bit hash of every primary key and every non-NULL
-// unique key the transaction wrote or removed. It reads the chains under
+// its writeset: a 64-bit hash of every primary key and every non-NULL
+// unique key the transaction wrote or removed — and the AUTO_INCREMENT
+// counter of every table it wrote that has one. It reads the chains under
 // each table's latch; the transaction still holds all its row locks, so
 // its versions are the newest of each row.
 func (tx *Tx) buildRecord(rec *CommitRecord, minimal bool) {
 	my := tx.trx.ID()
 	seen := make(map[*record]struct{}, len(tx.undo))
 	var scratch []byte
+	var tabBuf [4]*Table
+	tables := tabBuf[:0] // tables written, for their counters
 	for _, u := range tx.undo {
 		if _, ok := seen[u.rec]; ok {
 			continue
@@ -30,6 +34,9 @@ func (tx *Tx) buildRecord(rec *CommitRecord, minimal bool) {
 		t, r := u.t, u.rec
 		if t.temp {
 			continue
+		}
+		if !slices.Contains(tables, t) {
+			tables = append(tables, t)
 		}
 		t.mu.RLock()
 		head := r.head
@@ -78,6 +85,13 @@ func (tx *Tx) buildRecord(rec *CommitRecord, minimal bool) {
 		}
 		t.mu.RUnlock()
 		rec.Changes = append(rec.Changes, c)
+	}
+	// The counters, read after the transaction's last insert: each is past
+	// every value this transaction used, and past those others (committed
+	// or rolled back) reserved before now. A table whose rows this
+	// transaction inserted and deleted again is included too.
+	for _, t := range tables {
+		rec.addCounter(t)
 	}
 }
 

@@ -19,6 +19,10 @@ type CommitRecord struct {
 	Minimal  bool // Changes carry no before-images (row_image = minimal)
 	Changes  []logrec.Change
 	Writeset []uint64
+	// AutoInc: AUTO_INCREMENT counters as they stood at commit, of the
+	// tables the transaction wrote and of those rollbacks moved
+	// (autoinc.go; record.Txn.AutoInc).
+	AutoInc []logrec.AutoInc
 }
 
 // Committer is the commit point seam. Commit is called for every
@@ -77,6 +81,8 @@ type Engine struct {
 	stats Stats
 
 	batches sync.Pool // *[]cand of capacity scanBatch, for cursors
+
+	counters unloggedCounters // AUTO_INCREMENT counters moved by rollbacks (autoinc.go)
 }
 
 // New starts an engine (and its purge goroutine; Close stops it).

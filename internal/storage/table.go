@@ -127,7 +127,8 @@ func (t *Table) PeekAutoIncrement() uint64 {
 }
 
 // SetAutoIncrement sets the next AUTO_INCREMENT value (ALTER TABLE ...
-// AUTO_INCREMENT=n); it never moves the counter below a value already used.
+// AUTO_INCREMENT=n, and the counters commit records carry); it never moves
+// the counter below a value already used.
 func (t *Table) SetAutoIncrement(next uint64) {
 	for {
 		cur := t.autoInc.Load()

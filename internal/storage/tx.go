@@ -425,6 +425,11 @@ func (tx *Tx) Savepoint() int { return len(tx.undo) }
 
 // RollbackTo undoes every change made after mark. Locks stay held.
 func (tx *Tx) RollbackTo(mark int) {
+	if mark < len(tx.undo) {
+		// The values the undone inserts took are not handed out again:
+		// the next commit record carries their tables' counters.
+		tx.e.counters.note(tx.undo[mark:])
+	}
 	for i := len(tx.undo) - 1; i >= mark; i-- {
 		tx.undoOne(tx.undo[i])
 	}
@@ -502,15 +507,20 @@ func (tx *Tx) Commit() error {
 	var err error
 	if len(rec.Changes) == 0 {
 		// Only temporary tables, or rows inserted and deleted again:
-		// nothing for the log.
+		// nothing for the log (a counter this moved goes with the next
+		// record).
+		tx.e.counters.note(tx.undo)
 		tx.finish()
 	} else {
+		// Counters rollbacks moved since a record last carried them.
+		taken := tx.e.counters.take(rec)
 		published := false
 		err = tx.e.committer.Load().c.Commit(rec, func() {
 			published = true
 			tx.finish()
 		})
 		if err != nil && !published {
+			tx.e.counters.put(taken) // not in the log: the next record
 			return tx.failCommit(err)
 		}
 	}
