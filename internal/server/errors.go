@@ -154,6 +154,11 @@ var wordingRules = []msgRule{
 		func([]string, errContext) string { return "No database selected" }},
 	{1068, regexp.MustCompile(`^error: Multiple primary keys defined$`),
 		func([]string, errContext) string { return "Multiple primary key defined" }},
+	// go-mysql-server's 1007 text is lower-case and leaves the name bare.
+	{mysql.ERDbCreateExists, regexp.MustCompile(`^can't create database (.*); database exists$`),
+		func(m []string, _ errContext) string {
+			return fmt.Sprintf("Can't create database '%s'; database exists", m[1])
+		}},
 	{3105, generatedValue, func(m []string, _ errContext) string {
 		return fmt.Sprintf("The value specified for generated column '%s' in table '%s' is not allowed.", m[1], m[2])
 	}},

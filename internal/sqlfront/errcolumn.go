@@ -74,7 +74,9 @@ func (it *convCheckIter) Next(ctx *sql.Context) (sql.Row, error) {
 	if err == nil && it.s != nil {
 		it.s.insertRows++
 		if len(row) >= len(it.dest) {
-			it.s.conv.newRow(it.dest, row[len(row)-len(it.dest):])
+			vals := row[len(row)-len(it.dest):]
+			it.s.conv.newRow(it.dest, vals)
+			decimalRounding(ctx, it.dest, vals, it.s.insertRows) // numfields.go
 		}
 	}
 	return row, err

@@ -25,6 +25,7 @@ func (fe *Frontend) FixFields(connID uint32, fields []*querypb.Field) {
 	fe.addKeyFlags(connID, fields)
 	computedStringTypes(fields)
 	diagnosticsTypes(fields)
+	binaryFields(fields) // numfields.go
 }
 
 // diagnosticsTypes: SHOW WARNINGS' (and SHOW ERRORS') Code column is

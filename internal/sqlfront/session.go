@@ -286,6 +286,7 @@ func (s *Session) ReleaseSavepoint(ctx *sql.Context, _ sql.Transaction, name str
 // CommandBegin implements sql.LifecycleAwareSession.
 func (s *Session) CommandBegin() error {
 	s.rowsWritten = 0
+	s.insertRows = 0 // the row numbers of this statement's messages
 	s.conv.reset()
 	return nil
 }

@@ -36,6 +36,7 @@ INSERT INTO t (id, email, n) VALUES (6, 'e@x', 99999999999);
 -- expect: error 1366 (HY000): Incorrect string value: '\xFF\xFE' for column 'email' at row 1
 -- expect: status: 
 INSERT INTO t VALUES (7, X'FFFE', 7, NULL);
+CREATE DATABASE diff_errors;
 -- mysql8: as above; the value is shown from its first bad byte, six bytes at most
 -- expect: error 1366 (HY000): Incorrect string value: '\xFFBCDEF...' for column 'email' at row 1
 -- expect: status: 

@@ -26,9 +26,6 @@ SELECT id, en + 0, st + 0, bt + 0, HEX(bt), yr + 1 FROM t WHERE id = 1;
 INSERT INTO t (id, ti) VALUES (3, 128);
 INSERT INTO t (id, ub) VALUES (3, -1);
 INSERT INTO t (id, de) VALUES (3, 123456789.123);
--- lockstep: no Note 1265 when a DECIMAL value is rounded to the column's scale
--- expect: ok affected=1 insert_id=0
--- expect: status: autocommit
 INSERT INTO t (id, de) VALUES (3, 1.005);
 SELECT de FROM t WHERE id = 3;
 INSERT INTO t (id, en) VALUES (4, 'q');
@@ -83,3 +80,7 @@ SELECT CAST(1.5 AS SIGNED), CAST(-1 AS UNSIGNED), CAST('2024-01-01' AS DATE) + 0
 -- expect: status: autocommit
 -- expect: warning: Warning 1365 Division by 0
 SELECT 1.0 / 3, 10 DIV 3, 10 % 3, -7 % 3, 7 / 0;
+# DECIMAL columns round a value with more fractional digits, with Note 1265.
+CREATE TABLE dround (x DECIMAL(10,0), y DECIMAL(5,2));
+INSERT INTO dround VALUES (9.99, 1.005), (2, '3.14159'), (1.0, 2.50);
+SELECT * FROM dround;
