@@ -21,7 +21,8 @@ import (
 // length of the part of it used (MySQL's byte counts), what the key is
 // compared with (const, or the columns of a lookup join), an estimate of
 // the rows read, and Extra's "Using where" (a filter over the access),
-// "Using filesort" (a sort over the result) and "No tables used".
+// "Using filesort" (a sort over the result), "Using temporary" (GROUP BY)
+// and "No tables used".
 //
 // What it does not do: possible_keys lists the key chosen only (lockstep
 // has no index statistics to weigh others); rows is an estimate (1 for a
@@ -137,6 +138,15 @@ func (w *explainWalk) walk(n sql.Node, id int, selectType string, filtered, sort
 	case *plan.TableAlias:
 		w.walk(x.Child, id, selectType, filtered, sorted, x.Name())
 		return
+	case *plan.GroupBy:
+		// GROUP BY aggregates in a temporary table (go-mysql-server
+		// hashes the groups): MySQL marks the first table it reads.
+		first := len(w.rows)
+		w.walk(x.Child, id, selectType, filtered, sorted, alias)
+		if len(x.GroupByExprs) > 0 && first < len(w.rows) {
+			w.rows[first].addExtra("Using temporary")
+		}
+		return
 	case *plan.SubqueryAlias:
 		w.derived++
 		did := id + w.derived
@@ -216,6 +226,10 @@ func (w *explainWalk) indexRow(ita *plan.IndexedTableAccess, id int, selectType,
 				}
 			}
 			switch {
+			case len(ranges) == 1 && bounded == 0:
+				// No bound at all: the whole index is read in its order
+				// (the sides of a merge join, an ordered scan).
+				r.access, r.rows, used = "index", total, ncols
 			case len(ranges) == 1 && fixed == ncols && unique:
 				r.access, r.rows, used = "const", 1, ncols
 				r.ref = constRefs(ncols)
@@ -286,6 +300,9 @@ func tableRows(t sql.Table) uint64 {
 				return uint64(n)
 			}
 			return 1
+		case *indexedTable: // an index access's table
+			t = x.Table
+			continue
 		case sql.TableWrapper:
 			t = x.Underlying()
 			continue

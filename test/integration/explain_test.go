@@ -32,6 +32,14 @@ func TestExplainTabular(t *testing.T) {
 		{"EXPLAIN SELECT * FROM (SELECT id FROM o) t",
 			"1:SIMPLE:<derived2>:NULL:ALL:NULL:NULL:NULL:NULL:1:100:NULL 2:DERIVED:o:NULL:ALL:NULL:NULL:NULL:NULL:2:100:NULL"},
 		{"DESCRIBE SELECT v FROM o WHERE id = 2", "1:SIMPLE:o:NULL:const:PRIMARY:PRIMARY:4:const:1:100:Using where"},
+		// GROUP BY aggregates in a temporary table: MySQL marks the first
+		// table (issue 30: no "Using temporary", and both sides of a merge
+		// join said range with 1 row).
+		{"EXPLAIN SELECT cid, COUNT(*) FROM o GROUP BY cid", "1:SIMPLE:o:NULL:ALL:NULL:NULL:NULL:NULL:2:100:Using temporary"},
+		// The sides of a merge join read their whole index in order: index,
+		// every row.
+		{"EXPLAIN SELECT p.v, SUM(o.v) FROM o p JOIN o ON o.cid = p.id GROUP BY p.v",
+			"1:SIMPLE:p:NULL:index:PRIMARY:PRIMARY:4:NULL:2:100:Using temporary 1:SIMPLE:o:NULL:index:kc:kc:5:NULL:2:100:NULL"},
 	} {
 		s.wantRows(c.want, c.q)
 	}
