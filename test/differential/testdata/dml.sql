@@ -176,3 +176,15 @@ DELETE IGNORE FROM mo_p;
 -- expect: row: '2'
 -- expect: status: autocommit
 SELECT id FROM mo_p ORDER BY id;
+# Generated columns: DEFAULT is their only value; under a non-strict
+# sql_mode (mariadb-dump's) a value is ignored with warning 1906.
+CREATE TABLE gen (a INT PRIMARY KEY, b INT, s INT AS (a + b) STORED, v INT AS (a * b) VIRTUAL);
+INSERT INTO gen VALUES (1, 2, DEFAULT, DEFAULT);
+-- mysql8: MySQL 8 refuses a generated column's value with 3105 in every mode; MariaDB's strict mode says 1906 as an error
+-- expect: error 3105 (HY000): The value specified for generated column 's' in table 'gen' is not allowed.
+-- expect: status: 
+INSERT INTO gen VALUES (2, 3, 0, 0);
+SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO';
+INSERT INTO gen VALUES (3, 4, 0, 0);
+SELECT * FROM gen ORDER BY a;
+SET SESSION sql_mode = 'ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
