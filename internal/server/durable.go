@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/sirupsen/logrus"
 
 	"lockstep/internal/checkpoint"
 	"lockstep/internal/commit"
@@ -85,8 +86,8 @@ const maxPooledRecord = 256 << 10
 
 // LogDDL implements sqlfront.DDLLogger: the statement is durable when it
 // returns.
-func (d *durable) LogDDL(database, query string, nextTableID uint64) error {
-	_, err := d.p.Commit(&commit.Txn{
+func (d *durable) LogDDL(database, query string, nextTableID uint64) (int64, error) {
+	seq, err := d.p.Commit(&commit.Txn{
 		Encode: func(seq, lastCommitted int64) ([]byte, error) {
 			return logrec.AppendDDL(nil, &logrec.DDL{
 				Position:    logrec.Position{Seq: seq, GNO: seq, LastCommitted: lastCommitted},
@@ -95,7 +96,18 @@ func (d *durable) LogDDL(database, query string, nextTableID uint64) error {
 		},
 		Publish: func() {},
 	})
-	return commitError(err)
+	return seq, commitError(err)
+}
+
+// LogDDLFailed implements sqlfront.DDLLogger: a DDL record whose text is
+// the failure mark of the statement logged at index. If it cannot be
+// written (the log failed, the disk is full), the operator hears of it: a
+// restart then replays the statement without knowing it failed (it
+// normally fails again, and recovery says so).
+func (d *durable) LogDDLFailed(index int64, nextTableID uint64) {
+	if _, err := d.LogDDL("", sqlfront.FailedDDLMark(index), nextTableID); err != nil {
+		logrus.WithField("log_index", index).Errorf("lockstep: could not log that the DDL statement at log index %d failed: %v", index, err)
+	}
 }
 
 // LogAccounts implements sqlfront.AccountsLogger: the accounts are durable
@@ -359,7 +371,7 @@ func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, from int64) (int64
 	total := last - first + 1
 	start, lastReport := time.Now(), time.Now()
 	lastSeq := from
-	var ddlErrs int
+	var ddl ddlReplay
 	for lo := first; lo <= last; {
 		entries, err := l.Read(lo, last+1, 8<<20)
 		if err != nil {
@@ -369,13 +381,9 @@ func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, from int64) (int64
 			return 0, fmt.Errorf("log read at index %d returned nothing", lo)
 		}
 		for _, e := range entries {
-			seq, derr, err := applyRecord(fe, e.Payload)
+			seq, err := applyRecord(fe, e.Payload, e.Index, &ddl, w)
 			if err != nil {
 				return 0, fmt.Errorf("log index %d: %w", e.Index, err)
-			}
-			if derr != nil {
-				ddlErrs++
-				fmt.Fprintf(w, "lockstep: recovery: log index %d: DDL failed again as when it was logged: %v\n", e.Index, derr)
 			}
 			if seq != lastSeq+1 || uint64(seq) != e.Index {
 				return 0, fmt.Errorf("log index %d: sequence number %d follows %d", e.Index, seq, lastSeq)
@@ -390,49 +398,47 @@ func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, from int64) (int64
 			fmt.Fprintf(w, "lockstep: recovery: %d of %d records (%.0f%%), %.0f records/s\n", done, total, 100*float64(done)/float64(total), rate)
 		}
 	}
+	ddl.settle(w)
 	fmt.Fprintf(w, "lockstep: recovery: replayed %d log records in %v (last sequence number %d)\n",
 		total, time.Since(start).Round(time.Millisecond), lastSeq)
 	return lastSeq, nil
 }
 
-// applyRecord applies one encoded record and returns its sequence number.
-// ddlErr is a replayed DDL statement's own error (not fatal).
-func applyRecord(fe *sqlfront.Frontend, b []byte) (seq int64, ddlErr, err error) {
+// applyRecord applies the encoded record at log index index and returns
+// its sequence number; ddl follows the DDL statements replayed, notes go
+// to w.
+func applyRecord(fe *sqlfront.Frontend, b []byte, index uint64, ddl *ddlReplay, w io.Writer) (seq int64, err error) {
 	kind, err := logrec.PeekKind(b)
 	if err != nil {
-		return 0, nil, err
+		return 0, err
 	}
 	if kind == logrec.KindAccounts {
 		a, err := logrec.DecodeAccounts(b)
 		if err != nil {
-			return 0, nil, err
+			return 0, err
 		}
-		return a.Seq, nil, fe.LoadAccounts(a.Data)
+		return a.Seq, fe.LoadAccounts(a.Data)
 	}
 	if kind == logrec.KindDDL {
 		d, err := logrec.DecodeDDL(b)
 		if err != nil {
-			return 0, nil, err
+			return 0, err
 		}
-		if d.Query == "" {
-			return d.Seq, nil, nil // a checkpoint marker
-		}
-		ddlErr, err = fe.ReplayDDL(d.Database, d.Query, d.NextTableID)
-		return d.Seq, ddlErr, err
+		return d.Seq, ddl.apply(fe, d, index, w)
 	}
 	t, err := logrec.DecodeTxn(b)
 	if err != nil {
-		return 0, nil, err
+		return 0, err
 	}
 	if _, err := fe.Storage().ApplyTxn(t.Changes); err != nil {
-		return 0, nil, err
+		return 0, err
 	}
 	// The counters the transaction left (format 2 records): a replica's
 	// applier applies the same field (storage.Engine.ApplyAutoInc).
 	if err := fe.Storage().ApplyAutoInc(t.AutoInc); err != nil {
-		return 0, nil, err
+		return 0, err
 	}
-	return t.Seq, nil, nil
+	return t.Seq, nil
 }
 
 // loadServerUUID reads @@server_uuid from DATADIR/auto.cnf (MySQL's file

@@ -48,7 +48,17 @@ func (p *provider) AllDatabases(ctx *sql.Context) []sql.Database {
 	return out
 }
 
+// A catalog call takes the DDL latch (beginDDL), checks what it can know
+// will fail, and logs the statement (logDDL) only then: a statement that
+// fails such a check is not in the log (ddllog.go).
+
 func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
+	if err := p.fe.beginDDL(ctx); err != nil {
+		return err
+	}
+	if p.HasDatabase(ctx, name) {
+		return sql.ErrDatabaseExists.New(name)
+	}
 	if err := p.fe.logDDL(ctx); err != nil {
 		return err
 	}
@@ -63,6 +73,12 @@ func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
 }
 
 func (p *provider) DropDatabase(ctx *sql.Context, name string) error {
+	if err := p.fe.beginDDL(ctx); err != nil {
+		return err
+	}
+	if !p.HasDatabase(ctx, name) {
+		return sql.ErrDatabaseNotFound.New(name)
+	}
 	if err := p.fe.logDDL(ctx); err != nil {
 		return err
 	}
@@ -160,13 +176,11 @@ func (d *Database) CreateIndexedTable(ctx *sql.Context, name string, schema sql.
 }
 
 func (d *Database) createTable(ctx *sql.Context, name string, schema sql.PrimaryKeySchema, collation sql.CollationID, comment string, idx *sql.IndexDef) error {
-	if err := d.fe.logDDL(ctx); err != nil {
+	if err := d.fe.beginDDL(ctx); err != nil {
 		return err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	key := strings.ToLower(name)
-	if _, ok := d.tables[key]; ok {
+	if d.hasTable(key) {
 		return sql.ErrTableAlreadyExists.New(name)
 	}
 	if s, ok := ctx.Session.(*Session); ok && idx != nil && comment == "" && strings.EqualFold(s.createComment.table, name) {
@@ -179,6 +193,14 @@ func (d *Database) createTable(ctx *sql.Context, name string, schema sql.Primary
 	desc, err := m.tableDesc()
 	if err != nil {
 		return err
+	}
+	if err := d.fe.logDDL(ctx); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.tables[key]; ok {
+		return sql.ErrTableAlreadyExists.New(name)
 	}
 	store, err := d.fe.store.NewTable(name, desc)
 	if err != nil {
@@ -195,6 +217,14 @@ func (d *Database) createTable(ctx *sql.Context, name string, schema sql.Primary
 		s.onFailedDDL(ctx, func() { d.undoCreate(key, te) })
 	}
 	return nil
+}
+
+// hasTable reports whether d has a permanent table of lower-cased name key.
+func (d *Database) hasTable(key string) bool {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	_, ok := d.tables[key]
+	return ok
 }
 
 // newTableMeta is the first definition of a new table; idx is the
@@ -238,6 +268,12 @@ func (d *Database) DropTable(ctx *sql.Context, name string) error {
 	if d.dropTemp(ctx, name) {
 		return nil // a temporary table hides the permanent one
 	}
+	if err := d.fe.beginDDL(ctx); err != nil {
+		return err
+	}
+	if !d.hasTable(strings.ToLower(name)) {
+		return sql.ErrTableNotFound.New(name)
+	}
 	if err := d.fe.logDDL(ctx); err != nil {
 		return err
 	}
@@ -258,6 +294,15 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 	if s, ok := ctx.Session.(*Session); ok && s.tempTable(d.name, oldName) != nil {
 		// Never rename the permanent table a temporary one hides.
 		return fmt.Errorf("lockstep does not support renaming a TEMPORARY table")
+	}
+	if err := d.fe.beginDDL(ctx); err != nil {
+		return err
+	}
+	if !d.hasTable(strings.ToLower(oldName)) {
+		return sql.ErrTableNotFound.New(oldName)
+	}
+	if d.hasTable(strings.ToLower(newName)) {
+		return sql.ErrTableAlreadyExists.New(newName)
 	}
 	if err := d.fe.logDDL(ctx); err != nil {
 		return err

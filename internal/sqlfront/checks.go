@@ -30,7 +30,7 @@ func (t *Table) GetChecks(*sql.Context) ([]sql.CheckDefinition, error) {
 // CreateCheck implements sql.CheckAlterableTable. Check names are unique
 // in a database (MySQL's 3822 "Duplicate check constraint name").
 func (t *Table) CreateCheck(ctx *sql.Context, check *sql.CheckDefinition) error {
-	if err := t.logDDL(ctx); err != nil {
+	if err := t.logDDLChecked(ctx, func() error { return t.checkNewCheck(check.Name) }); err != nil {
 		return err
 	}
 	if check.Name == "" {
@@ -57,7 +57,7 @@ func (t *Table) CreateCheck(ctx *sql.Context, check *sql.CheckDefinition) error 
 
 // DropCheck implements sql.CheckAlterableTable.
 func (t *Table) DropCheck(ctx *sql.Context, name string) error {
-	if err := t.logDDL(ctx); err != nil {
+	if err := t.logDDLChecked(ctx, func() error { return t.checkCheck(name) }); err != nil {
 		return err
 	}
 	return t.editFKs(func(m *tableMeta) error {

@@ -8,12 +8,17 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 )
 
-// recordingLogger keeps the DDL texts a Frontend logs.
+// recordingLogger keeps the DDL texts a Frontend logs (a failure as its
+// mark's text).
 type recordingLogger struct{ texts []string }
 
-func (r *recordingLogger) LogDDL(_, query string, _ uint64) error {
+func (r *recordingLogger) LogDDL(_, query string, _ uint64) (int64, error) {
 	r.texts = append(r.texts, query)
-	return nil
+	return int64(len(r.texts)), nil
+}
+
+func (r *recordingLogger) LogDDLFailed(index int64, _ uint64) {
+	r.texts = append(r.texts, FailedDDLMark(index))
 }
 
 // TestDefaultCollationReplay: databases are created with collation_server

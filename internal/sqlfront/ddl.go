@@ -18,7 +18,7 @@ import (
 // definition fail with ER_TABLE_DEF_CHANGED.
 
 func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.ColumnOrder) error {
-	if err := t.logDDL(ctx); err != nil {
+	if err := t.logDDLChecked(ctx, func() error { return t.checkNewColumn(column, order) }); err != nil {
 		return err
 	}
 	if !storable(column.Type) {
@@ -104,7 +104,7 @@ func shiftOrdinals(ords []int, from, by int) []int {
 }
 
 func (t *Table) DropColumn(ctx *sql.Context, name string) error {
-	if err := t.logDDL(ctx); err != nil {
+	if err := t.logDDLChecked(ctx, func() error { return t.checkDropColumn(name) }); err != nil {
 		return err
 	}
 	old := t.entry.load()
@@ -130,7 +130,7 @@ func (t *Table) DropColumn(ctx *sql.Context, name string) error {
 }
 
 func (t *Table) ModifyColumn(ctx *sql.Context, name string, column *sql.Column, order *sql.ColumnOrder) error {
-	if err := t.logDDL(ctx); err != nil {
+	if err := t.logDDLChecked(ctx, func() error { return t.checkModifyColumn(name, column, order) }); err != nil {
 		return err
 	}
 	old := t.entry.load()
@@ -327,7 +327,7 @@ func (t *Table) alter(ctx *sql.Context, old *tableMeta, newSchema sql.PrimaryKey
 }
 
 func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
-	if err := t.logDDL(ctx); err != nil {
+	if err := t.logDDLChecked(ctx, func() error { return t.checkNewIndex(def) }); err != nil {
 		return err
 	}
 	te := t.entry
@@ -375,7 +375,7 @@ func (t *Table) CreateIndex(ctx *sql.Context, def sql.IndexDef) error {
 }
 
 func (t *Table) DropIndex(ctx *sql.Context, name string) error {
-	if err := t.logDDL(ctx); err != nil {
+	if err := t.logDDLChecked(ctx, func() error { return t.checkIndex(name) }); err != nil {
 		return err
 	}
 	te := t.entry
@@ -396,7 +396,7 @@ func (t *Table) DropIndex(ctx *sql.Context, name string) error {
 }
 
 func (t *Table) RenameIndex(ctx *sql.Context, from, to string) error {
-	if err := t.logDDL(ctx); err != nil {
+	if err := t.logDDLChecked(ctx, func() error { return t.checkIndex(from) }); err != nil {
 		return err
 	}
 	te := t.entry

@@ -12,9 +12,11 @@ import "github.com/dolthub/go-mysql-server/sql"
 // statement still holds the DDL latch, so no checkpoint or other DDL sees
 // the partial change.
 //
-// The statement is logged before its first change, failing or not, and
-// recovery replays it: it fails again in the same way (same catalog, same
-// foreign_key_checks, see fkChecksOffMark) and its undo runs again.
+// A statement that failed after it was logged is followed in the log by a
+// failure mark (ddllog.go, endDDL). Recovery runs the statement again: it
+// fails again in the same way (same catalog, same session state, see
+// ddlmarks.go) and its undo runs again; if it succeeds instead, the undo
+// it registered is kept and run at the mark (Frontend.ReplayFailedDDL).
 
 // onFailedDDL registers fn to undo a change of the running DDL statement
 // should the statement fail.
@@ -26,8 +28,16 @@ func (s *Session) onFailedDDL(ctx *sql.Context, fn func()) {
 	s.ddlUndo = append(s.ddlUndo, fn)
 }
 
-// ddlSucceeded forgets the undo of a statement that committed.
-func (s *Session) ddlSucceeded() { s.ddlUndo = s.ddlUndo[:0] }
+// ddlSucceeded notes that the running statement committed and forgets its
+// undo — or, for a statement being replayed, keeps it (ddlStatement).
+func (s *Session) ddlSucceeded() {
+	s.ddl.committed = true
+	if s.ddl.keepUndo {
+		s.ddl.doneUndo = append(s.ddl.doneUndo[:0], s.ddlUndo...)
+	}
+	clear(s.ddlUndo)
+	s.ddlUndo = s.ddlUndo[:0]
+}
 
 // undoFailedDDL undoes, newest first, what a statement that did not
 // commit changed.
@@ -35,5 +45,6 @@ func (s *Session) undoFailedDDL() {
 	for i := len(s.ddlUndo) - 1; i >= 0; i-- {
 		s.ddlUndo[i]()
 	}
+	clear(s.ddlUndo)
 	s.ddlUndo = s.ddlUndo[:0]
 }

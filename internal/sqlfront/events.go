@@ -29,7 +29,7 @@ func (d *Database) GetEvents(ctx *sql.Context) ([]sql.EventDefinition, interface
 }
 
 func (d *Database) SaveEvent(ctx *sql.Context, ed sql.EventDefinition) (bool, error) {
-	if err := d.fe.logDDL(ctx); err != nil {
+	if err := d.fe.logDDLChecked(ctx, func() error { return d.checkNewEvent(ed.Name) }); err != nil {
 		return false, err
 	}
 	d.mu.Lock()
@@ -42,7 +42,7 @@ func (d *Database) SaveEvent(ctx *sql.Context, ed sql.EventDefinition) (bool, er
 }
 
 func (d *Database) DropEvent(ctx *sql.Context, name string) error {
-	if err := d.fe.logDDL(ctx); err != nil {
+	if err := d.fe.logDDLChecked(ctx, func() error { return d.checkEvent(name) }); err != nil {
 		return err
 	}
 	d.mu.Lock()
@@ -56,7 +56,7 @@ func (d *Database) DropEvent(ctx *sql.Context, name string) error {
 }
 
 func (d *Database) UpdateEvent(ctx *sql.Context, originalName string, ed sql.EventDefinition) (bool, error) {
-	if err := d.fe.logDDL(ctx); err != nil {
+	if err := d.fe.logDDLChecked(ctx, func() error { return d.checkEvent(originalName) }); err != nil {
 		return false, err
 	}
 	d.mu.Lock()

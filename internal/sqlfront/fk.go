@@ -172,7 +172,7 @@ func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) err
 	if fk.OnDelete == sql.ForeignKeyReferentialAction_SetDefault || fk.OnUpdate == sql.ForeignKeyReferentialAction_SetDefault {
 		return sql.ErrForeignKeySetDefault.New() // InnoDB refuses SET DEFAULT
 	}
-	if err := t.logDDL(ctx); err != nil {
+	if err := t.logDDLChecked(ctx, func() error { return t.checkNewFK(fk.Name) }); err != nil {
 		return err
 	}
 	if t.db.fkNameTaken(fk.Name, nil) {
@@ -187,7 +187,7 @@ func (t *Table) AddForeignKey(ctx *sql.Context, fk sql.ForeignKeyConstraint) err
 }
 
 func (t *Table) DropForeignKey(ctx *sql.Context, fkName string) error {
-	if err := t.logDDL(ctx); err != nil {
+	if err := t.logDDLChecked(ctx, func() error { return t.checkFK(fkName) }); err != nil {
 		return err
 	}
 	return t.editFKs(func(m *tableMeta) error {

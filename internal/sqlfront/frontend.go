@@ -46,6 +46,9 @@ type Frontend struct {
 	// holding it stops pacing itself while one waits; DDLWaiting).
 	ddlWaiting atomic.Int32
 	ddlLog     DDLLogger
+	// replayUndo undoes the DDL statement recovery replayed last, should
+	// a failure mark follow it (ReplayDDL, ReplayFailedDDL).
+	replayUndo []func()
 
 	extraStatus atomic.Pointer[[]func(map[string]int64)]
 	vars        serverVars   // this server's values of per-server variables (servervars.go)

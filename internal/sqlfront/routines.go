@@ -23,7 +23,7 @@ func (d *Database) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error
 }
 
 func (d *Database) CreateTrigger(ctx *sql.Context, def sql.TriggerDefinition) error {
-	if err := d.fe.logDDL(ctx); err != nil {
+	if err := d.fe.logDDLChecked(ctx, func() error { return d.checkNewTrigger(def.Name) }); err != nil {
 		return err
 	}
 	d.mu.Lock()
@@ -37,7 +37,7 @@ func (d *Database) CreateTrigger(ctx *sql.Context, def sql.TriggerDefinition) er
 }
 
 func (d *Database) DropTrigger(ctx *sql.Context, name string) error {
-	if err := d.fe.logDDL(ctx); err != nil {
+	if err := d.fe.logDDLChecked(ctx, func() error { return d.checkTrigger(name) }); err != nil {
 		return err
 	}
 	d.mu.Lock()
@@ -66,7 +66,7 @@ func (d *Database) GetStoredProcedures(ctx *sql.Context) ([]sql.StoredProcedureD
 }
 
 func (d *Database) SaveStoredProcedure(ctx *sql.Context, spd sql.StoredProcedureDetails) error {
-	if err := d.fe.logDDL(ctx); err != nil {
+	if err := d.fe.logDDLChecked(ctx, func() error { return d.checkNewProc(spd.Name) }); err != nil {
 		return err
 	}
 	d.mu.Lock()
@@ -79,7 +79,7 @@ func (d *Database) SaveStoredProcedure(ctx *sql.Context, spd sql.StoredProcedure
 }
 
 func (d *Database) DropStoredProcedure(ctx *sql.Context, name string) error {
-	if err := d.fe.logDDL(ctx); err != nil {
+	if err := d.fe.logDDLChecked(ctx, func() error { return d.checkProc(name) }); err != nil {
 		return err
 	}
 	d.mu.Lock()

@@ -73,7 +73,7 @@ type Session struct {
 	// (ClearWarnings); BeginStatement resets it (diagnostics.go).
 	cleared bool
 
-	ddlHeld bool // the running statement is logged DDL and holds fe.ddlMu
+	ddl ddlStatement // the running statement's DDL latch and log record (ddllog.go)
 
 	// ddlUndo undoes what the DDL statement ddlUndoPid changed, should it
 	// fail (ddlundo.go).

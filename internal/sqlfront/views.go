@@ -12,7 +12,7 @@ import (
 var _ sql.ViewDatabase = (*Database)(nil)
 
 func (d *Database) CreateView(ctx *sql.Context, name string, selectStatement, createViewStmt string) error {
-	if err := d.fe.logDDL(ctx); err != nil {
+	if err := d.fe.logDDLChecked(ctx, func() error { return d.checkNewView(name) }); err != nil {
 		return err
 	}
 	d.mu.Lock()
@@ -30,7 +30,7 @@ func (d *Database) CreateView(ctx *sql.Context, name string, selectStatement, cr
 }
 
 func (d *Database) DropView(ctx *sql.Context, name string) error {
-	if err := d.fe.logDDL(ctx); err != nil {
+	if err := d.fe.logDDLChecked(ctx, func() error { return d.checkView(name) }); err != nil {
 		return err
 	}
 	d.mu.Lock()

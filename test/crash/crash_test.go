@@ -100,6 +100,7 @@ func TestCrashRecovery(t *testing.T) {
 			c.setup(conn)
 		}
 		c.verify(conn)
+		c.checkRecoveryReport(s.Stderr())
 		recovered := time.Since(start)
 		if c.round == rounds+1 {
 			conn.Close()
@@ -188,6 +189,9 @@ func (c *crashTest) exec(conn *sql.Conn, stmts ...string) {
 func (c *crashTest) workloadAndKill(s *testutil.Server, run time.Duration) (nAcked, nUnknown int) {
 	return c.workload(s.DSN("bank"), run, func() {
 		c.preallocUsed += statusValue(s.DSN(""), "Lockstep_log_segments_preallocated_used")
+		if c.round%3 == 1 {
+			c.failingDDL(s.DSN(""))
+		}
 		s.Kill()
 	})
 }
