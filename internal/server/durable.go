@@ -217,8 +217,12 @@ func (d *durable) status(m map[string]int64) {
 // then starts the commit pipeline and installs it as storage's Committer
 // and sqlfront's DDL logger. Progress goes to w.
 func openDurable(cfg config.Config, fe *sqlfront.Frontend, w io.Writer) (*durable, error) {
-	return openDurableFS(cfg, fe, w, nil)
+	return openDurableFS(cfg, fe, w, runLogFS)
 }
+
+// runLogFS is the log's file layer of the servers Run starts: nil, the
+// operating system's (tests inject faults through it).
+var runLogFS txlog.FS
 
 // openDurableFS is openDurable with the log's file layer (nil: the
 // operating system's); tests inject faults through it.

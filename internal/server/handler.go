@@ -412,6 +412,7 @@ func (h *handler) noteError(c *mysql.Conn, err error) error {
 	if errors.As(err, &se) {
 		h.fe.NoteError(c.ConnectionID, se.Num, se.Message)
 	}
+	logStatementError(c.ConnectionID, err) // clientlog.go
 	return err
 }
 

@@ -119,6 +119,9 @@ type limitedLog struct {
 }
 
 func (l *limitedLog) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil // a line the formatter left out (clientlog.go)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()

@@ -40,7 +40,9 @@ const ServerVersion = sqlfront.ServerVersion
 // commit pipeline, and only then the listener. Progress and problems go to
 // stderr.
 func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error {
-	logrus.SetLevel(logrus.ErrorLevel) // GMS logs every client mistake at Info/Warn
+	// Error level: what an operator must act on; a client's mistakes are
+	// at debug level or below (clientlog.go).
+	logrus.SetLevel(logrus.ErrorLevel)
 	store := storage.New(storage.Options{})
 	fe, err := sqlfront.New(sqlfront.Options{User: cfg.User, Password: cfg.Password, Store: store})
 	if err != nil {
