@@ -55,7 +55,7 @@ func benchCommit(b *testing.B, fsync time.Duration) {
 						sets[i][j] = ws
 					}
 				}
-				encode := func(seq, lc int64) ([]byte, error) { return payload(seq, lc), nil }
+				encode := func(pos Position) ([]byte, error) { return payload(pos.Seq, pos.LastCommitted), nil }
 				var next atomic.Int64
 				var wg sync.WaitGroup
 				b.ReportAllocs()

@@ -34,18 +34,32 @@ type Txn struct {
 	// Empty means DDL: the transaction is serial (last_committed = seq-1)
 	// and every later one depends on it.
 	Writeset []uint64
-	// Encode builds the log payload once the sequence number and
-	// last_committed are known. The leader calls it in sequence order, in the
+	// Encode builds the log payload once the record's position (sequence
+	// number, GTID number, last_committed) is known. The leader calls it in sequence order, in the
 	// flush stage, so it should be quick. An error fails this transaction
 	// only: it is not appended and gets no sequence number. The payload must
 	// not be modified after Encode returns until Commit returns; after
 	// that neither the pipeline nor the log holds a reference to it, so
 	// the caller may reuse its buffer.
-	Encode func(seq, lastCommitted int64) ([]byte, error)
+	Encode func(pos Position) ([]byte, error)
 	// Publish makes the transaction visible and releases its locks. It is
 	// called exactly once, in sequence order, after the transaction is
 	// durable, and never if Commit returns an error. May be nil.
 	Publish func()
+}
+
+// Position is what the pipeline assigns a transaction: its sequence
+// number (dense, in commit order), its GTID number (dense, server_uuid:GNO)
+// and its last_committed (the highest sequence number it depends on). The
+// record carries all three (internal/record.Position). None of them is the
+// log index the record lands at: the log numbers its entries itself, and
+// an entry may hold several records (a commit group, under raft) or none
+// (raft's own entries). Standalone the pipeline appends one record per
+// entry, but nothing may rely on that.
+type Position struct {
+	Seq           int64
+	GNO           int64
+	LastCommitted int64
 }
 
 // WakeupMode chooses how followers wait for their leader.
@@ -100,6 +114,12 @@ type Options struct {
 	// NextSeq is the first sequence number to assign: 1 for a new log, the
 	// last recovered sequence number plus one after recovery. 0 means 1.
 	NextSeq int64
+	// NextGNO is the first GTID number to assign (0 means NextSeq): the
+	// last GNO recovered plus one. GNOs advance with sequence numbers, one
+	// per transaction that reaches the log, but they are separate numbers:
+	// a log started again after a checkpoint, or a source whose numbering
+	// differs, has them apart.
+	NextGNO int64
 	// Term is the term passed to Log.Append until SetTerm changes it.
 	Term uint64
 	// SyncDelay and SyncNoDelayCount are the initial
@@ -229,6 +249,9 @@ func New(opts Options) (*Pipeline, error) {
 		log:  opts.Log,
 		cert: opts.Certifier,
 		seq:  newSequencer(opts.Certifier, opts.NextSeq),
+	}
+	if opts.NextGNO > 0 {
+		p.seq.gnoOffset = opts.NextGNO - opts.NextSeq
 	}
 	p.wakeup.Store(int32(opts.Wakeup))
 	p.term.Store(opts.Term)

@@ -77,7 +77,8 @@ func (r *recorder) txn(ws []uint64, encErr error) *Txn {
 	var seq int64
 	return &Txn{
 		Writeset: ws,
-		Encode: func(s, lc int64) ([]byte, error) {
+		Encode: func(pos Position) ([]byte, error) {
+			s, lc := pos.Seq, pos.LastCommitted
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			r.encodes = append(r.encodes, s)
@@ -798,7 +799,7 @@ func TestCommitAllocs(t *testing.T) {
 	buf := make([]byte, 16)
 	tx := &Txn{
 		Writeset: []uint64{mix(1), mix(2)},
-		Encode:   func(int64, int64) ([]byte, error) { return buf, nil },
+		Encode:   func(Position) ([]byte, error) { return buf, nil },
 		Publish:  func() {},
 	}
 	p.Commit(tx)

@@ -42,6 +42,9 @@ type sequencer struct {
 	cert     certify.Certifier
 	nextSeq  int64 // next sequence number to give to a transaction that reaches the log
 	nextCert int64 // next certifier number
+	// gnoOffset: a member's GNO is its sequence number plus gnoOffset
+	// (both dense over the transactions that reach the log).
+	gnoOffset int64
 
 	holes     []span // certifier numbers without a sequence number, sorted, disjoint
 	skipped   int64  // all holes ever, including those no longer in holes
@@ -102,7 +105,7 @@ func (s *sequencer) assign(slots []slot) (ok int) {
 		if sl.txn.Encode == nil {
 			err = errNoEncode
 		} else {
-			payload, err = sl.txn.Encode(seq, lc)
+			payload, err = sl.txn.Encode(Position{Seq: seq, GNO: seq + s.gnoOffset, LastCommitted: lc})
 		}
 		if err != nil {
 			sl.seq, sl.lastCommitted, sl.payload = 0, 0, nil

@@ -22,7 +22,8 @@ func mustStatic(t testing.TB, cfg certify.Config) *certify.Static {
 
 // seqTxn is a Txn for sequencer tests; fail makes its Encode fail.
 func seqTxn(ws []uint64, fail bool) *Txn {
-	return &Txn{Writeset: ws, Encode: func(seq, lc int64) ([]byte, error) {
+	return &Txn{Writeset: ws, Encode: func(pos Position) ([]byte, error) {
+		seq, lc := pos.Seq, pos.LastCommitted
 		if fail {
 			return nil, errEncode
 		}

@@ -64,6 +64,8 @@ type Stats struct {
 	TurnWaits int64
 	// LastSeq is the highest sequence number published (NextSeq-1 at start).
 	LastSeq int64
+	// LastGNO is the GTID number of the transaction at LastSeq.
+	LastGNO int64
 	// Certify is the certifier's counters.
 	Certify certify.Stats
 }
@@ -147,6 +149,7 @@ func (p *Pipeline) Stats() Stats {
 		WakeupsDone:    c.wakeupsDone.Load(),
 		DoneBeforeWait: c.doneBeforeWait.Load(),
 		LastSeq:        c.lastSeq.Load(),
+		LastGNO:        c.lastSeq.Load() + p.seq.gnoOffset,
 		Delays:         c.delays.Load(),
 		DelaysCut:      c.delaysCut.Load(),
 		DelaysSkipped:  c.delaysSkipped.Load(),

@@ -79,7 +79,7 @@ func (s *syncGroups) commit(key uint64, name string) chan error {
 	go func() {
 		_, err := s.p.Commit(&Txn{
 			Writeset: []uint64{mix(key)},
-			Encode:   func(seq, lc int64) ([]byte, error) { return payload(seq, lc), nil },
+			Encode:   func(pos Position) ([]byte, error) { return payload(pos.Seq, pos.LastCommitted), nil },
 			Publish: func() {
 				s.mu.Lock()
 				s.published = append(s.published, name)
@@ -183,7 +183,7 @@ func TestSyncGroupsEarlierFails(t *testing.T) {
 	if published := s.publishedNames(); len(published) != 0 {
 		t.Fatalf("published %v after the first group failed", published)
 	}
-	if _, err := s.p.Commit(&Txn{Writeset: []uint64{9}, Encode: func(seq, lc int64) ([]byte, error) { return payload(seq, lc), nil }}); !errors.Is(err, ErrUncertain) {
+	if _, err := s.p.Commit(&Txn{Writeset: []uint64{9}, Encode: func(pos Position) ([]byte, error) { return payload(pos.Seq, pos.LastCommitted), nil }}); !errors.Is(err, ErrUncertain) {
 		t.Fatalf("a commit after the failure: %v", err)
 	}
 }

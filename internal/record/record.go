@@ -32,6 +32,22 @@
 // byte strings are a varint length and the bytes. Format 1 records (no
 // counters; otherwise the same bytes) are still read; a new field means a
 // new format.
+//
+// Log entries. A log entry's payload (internal/txlog addresses entries by
+// index) holds records in one of three forms (EntryRecords):
+//
+//	empty:            no record (raft's empty entry at a new term; other
+//	                  entries of the log's own get a kind of their own)
+//	one record:       its encoding, as above (every entry written before
+//	                  batches existed, and the standalone pipeline's)
+//	a batch:          kind byte 4, batch format byte (1), n records, each
+//	                  a byte string holding one record's encoding (a
+//	                  commit group carried by one raft entry)
+//
+// A reader that predates batches refuses a batch entry as corrupt (unknown
+// kind 4) rather than misread it. The three numbers — a record's sequence
+// number and GTID number (in the record) and its entry's log index — are
+// never assumed equal.
 package record
 
 import (
@@ -49,7 +65,13 @@ const (
 	// KindAccounts: the accounts after CREATE USER, GRANT, ... (a full
 	// snapshot: replaying the last one restores them).
 	KindAccounts Kind = 3
+	// KindBatch is not a record: it starts a log entry holding several
+	// records (EntryRecords, AppendBatch).
+	KindBatch Kind = 4
 )
+
+// batchFormat is the format of a batch entry.
+const batchFormat = 1
 
 // formatVersion is the format written; minFormatVersion..formatVersion are
 // read. Format 2 added the AUTO_INCREMENT counters of a transaction.
@@ -194,6 +216,68 @@ func DecodeAccounts(b []byte) (*Accounts, error) {
 	a := &Accounts{Position: d.pos()}
 	a.Data = d.bytes()
 	return a, d.finish()
+}
+
+// AppendBatch appends to dst a log entry payload holding the encoded
+// records recs, in order (a commit group in one entry).
+func AppendBatch(dst []byte, recs ...[]byte) []byte {
+	dst = append(dst, byte(KindBatch), batchFormat)
+	dst = binary.AppendUvarint(dst, uint64(len(recs)))
+	for _, r := range recs {
+		dst = appendBytes(dst, r)
+	}
+	return dst
+}
+
+// EntryRecords returns the encoded records a log entry's payload holds, in
+// order: none for an empty payload, the payload itself for a single record,
+// each record of a batch. The results alias payload; each is checked to
+// start like a record (PeekKind), not decoded.
+func EntryRecords(payload []byte) ([][]byte, error) {
+	if len(payload) == 0 {
+		return nil, nil
+	}
+	if Kind(payload[0]) != KindBatch {
+		if _, err := PeekKind(payload); err != nil {
+			return nil, err
+		}
+		return [][]byte{payload}, nil
+	}
+	if len(payload) < 2 || payload[1] != batchFormat {
+		return nil, fmt.Errorf("%w: batch entry of an unknown format", ErrCorrupt)
+	}
+	d := decoder{b: payload[2:]}
+	n := d.count(3)
+	if d.err != nil {
+		return nil, d.err
+	}
+	recs := make([][]byte, 0, n)
+	for i := 0; i < n && d.err == nil; i++ {
+		r := d.bytes()
+		if d.err != nil {
+			break
+		}
+		if _, err := PeekKind(r); err != nil {
+			return nil, fmt.Errorf("record %d of a batch entry: %w", i, err)
+		}
+		recs = append(recs, r)
+	}
+	if err := d.finish(); err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// PeekPosition returns the kind and position of an encoded record without
+// decoding the rest (to skip a record whose GTID is already executed).
+func PeekPosition(b []byte) (Kind, Position, error) {
+	k, err := PeekKind(b)
+	if err != nil {
+		return 0, Position{}, err
+	}
+	d := decoder{b: b[2:]}
+	p := d.pos()
+	return k, p, d.err
 }
 
 // PeekKind returns the kind of an encoded record.

@@ -51,13 +51,20 @@ func (d *durable) checkpoint(fe *sqlfront.Frontend) (string, error) {
 	fe.LockDDL()
 	defer fe.UnlockDDL()
 	store := fe.Storage()
-	var seq int64
+	var seq, gno int64
+	var covered uint64 // log index through which the checkpoint covers the log
 	var snap *storage.Tx
 	_, err := d.p.Commit(&commit.Txn{
-		Encode: func(s, lastCommitted int64) ([]byte, error) {
-			seq = s
+		Encode: func(pos commit.Position) ([]byte, error) {
+			seq, gno = pos.Seq, pos.GNO
+			// Every entry the log has written so far comes before the
+			// marker (the pipeline is the log's only appender and this
+			// runs in its flush stage): what the checkpoint covers. A
+			// lower bound of the marker's own index, which the log
+			// assigns.
+			covered = d.log.LastIndex()
 			return logrec.AppendDDL(nil, &logrec.DDL{
-				Position:    logrec.Position{Seq: s, GNO: s, LastCommitted: lastCommitted},
+				Position:    recordPos(pos),
 				NextTableID: store.NextTableID(),
 			}), nil
 		},
@@ -74,7 +81,7 @@ func (d *durable) checkpoint(fe *sqlfront.Frontend) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	w, err := checkpoint.Create(d.checkpointDir(), checkpoint.Header{Seq: seq, GTID: d.uuid + ":1-" + strconv.FormatInt(seq, 10)},
+	w, err := checkpoint.Create(d.checkpointDir(), checkpoint.Header{Seq: seq, GTID: d.uuid + ":1-" + strconv.FormatInt(gno, 10)},
 		checkpoint.Options{FsyncThreshold: d.ckptFsync, RateLimit: d.ckptRate, Stop: d.ckptStop, Hurry: fe.DDLWaiting})
 	if err != nil {
 		return "", err
@@ -121,7 +128,7 @@ func (d *durable) checkpoint(fe *sqlfront.Frontend) (string, error) {
 	if err := checkpoint.RemoveOlder(d.checkpointDir(), path); err != nil {
 		return path, err
 	}
-	if err := d.log.TruncatePrefix(retainFrom(d.log.Segments(), uint64(seq)+1, d.retain)); err != nil {
+	if err := d.log.TruncatePrefix(retainFrom(d.log.Segments(), covered+1, d.retain)); err != nil {
 		return path, fmt.Errorf("checkpoint: truncating the log: %w", err)
 	}
 	d.ckpt.count.Add(1)

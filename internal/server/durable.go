@@ -62,9 +62,9 @@ func (d *durable) Commit(rec *storage.CommitRecord, publish func()) error {
 	}
 	_, err := d.p.Commit(&commit.Txn{
 		Writeset: rec.Writeset,
-		Encode: func(seq, lastCommitted int64) ([]byte, error) {
+		Encode: func(pos commit.Position) ([]byte, error) {
 			*buf = logrec.AppendTxn((*buf)[:0], &logrec.Txn{
-				Position: logrec.Position{Seq: seq, GNO: seq, LastCommitted: lastCommitted},
+				Position: recordPos(pos),
 				Minimal:  rec.Minimal, Changes: rec.Changes, Writeset: rec.Writeset,
 				AutoInc: rec.AutoInc,
 			})
@@ -80,6 +80,13 @@ func (d *durable) Commit(rec *storage.CommitRecord, publish func()) error {
 	return commitError(err)
 }
 
+// recordPos is the position the pipeline assigned, as the record carries
+// it: sequence number, GTID number and last_committed, each its own number
+// (none of them is the log index).
+func recordPos(p commit.Position) logrec.Position {
+	return logrec.Position{Seq: p.Seq, GNO: p.GNO, LastCommitted: p.LastCommitted}
+}
+
 // maxPooledRecord: larger record buffers are left to the GC rather than
 // kept for the next commit.
 const maxPooledRecord = 256 << 10
@@ -88,9 +95,9 @@ const maxPooledRecord = 256 << 10
 // returns.
 func (d *durable) LogDDL(database, query string, nextTableID uint64) (int64, error) {
 	seq, err := d.p.Commit(&commit.Txn{
-		Encode: func(seq, lastCommitted int64) ([]byte, error) {
+		Encode: func(pos commit.Position) ([]byte, error) {
 			return logrec.AppendDDL(nil, &logrec.DDL{
-				Position:    logrec.Position{Seq: seq, GNO: seq, LastCommitted: lastCommitted},
+				Position:    recordPos(pos),
 				NextTableID: nextTableID, Database: database, Query: query,
 			}), nil
 		},
@@ -115,9 +122,9 @@ func (d *durable) LogDDLFailed(index int64, nextTableID uint64) {
 // writeset).
 func (d *durable) LogAccounts(data []byte) error {
 	_, err := d.p.Commit(&commit.Txn{
-		Encode: func(seq, lastCommitted int64) ([]byte, error) {
+		Encode: func(pos commit.Position) ([]byte, error) {
 			return logrec.AppendAccounts(nil, &logrec.Accounts{
-				Position: logrec.Position{Seq: seq, GNO: seq, LastCommitted: lastCommitted},
+				Position: recordPos(pos),
 				Data:     data,
 			}), nil
 		},
@@ -145,7 +152,7 @@ func commitError(err error) error {
 
 // gtidExecuted is @@gtid_executed: every GNO up to the last committed.
 func (d *durable) gtidExecuted() string {
-	n := d.p.Stats().LastSeq
+	n := d.p.Stats().LastGNO
 	if n == 0 {
 		return ""
 	}
