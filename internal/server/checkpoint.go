@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -189,11 +190,11 @@ func (d *durable) checkpointLoop(fe *sqlfront.Frontend, every int64, w io.Writer
 }
 
 // loadCheckpoint loads the newest checkpoint into fe (an empty engine) and
-// returns its sequence number (0: none).
-func loadCheckpoint(dir string, fe *sqlfront.Frontend, w io.Writer) (int64, error) {
+// returns its sequence number and last GNO (0: none).
+func loadCheckpoint(dir string, fe *sqlfront.Frontend, w io.Writer) (seq, gno int64, err error) {
 	path, err := checkpoint.Latest(dir)
 	if err != nil || path == "" {
-		return 0, err
+		return 0, 0, err
 	}
 	start := time.Now()
 	store := fe.Storage()
@@ -234,11 +235,25 @@ func loadCheckpoint(dir string, fe *sqlfront.Frontend, w io.Writer) (int64, erro
 		},
 	})
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	fmt.Fprintf(w, "lockstep: recovery: loaded checkpoint at sequence number %d (%d rows) in %v\n",
 		h.Seq, rows, time.Since(start).Round(time.Millisecond))
-	return h.Seq, nil
+	return h.Seq, checkpointGNO(h), nil
+}
+
+// checkpointGNO is the last GNO a checkpoint holds, from its GTID set
+// (server_uuid:1-N); a checkpoint whose set says nothing usable (written
+// when GNOs were sequence numbers) holds GNOs 1..Seq.
+func checkpointGNO(h checkpoint.Header) int64 {
+	if _, iv, ok := strings.Cut(h.GTID, ":"); ok {
+		if _, hi, ok := strings.Cut(iv, "-"); ok {
+			if n, err := strconv.ParseInt(hi, 10, 64); err == nil && n >= 0 {
+				return n
+			}
+		}
+	}
+	return h.Seq
 }
 
 // checkRestoredDesc checks that table t, just recreated from its catalog

@@ -15,6 +15,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/sirupsen/logrus"
 
+	"lockstep/internal/apply"
 	"lockstep/internal/checkpoint"
 	"lockstep/internal/commit"
 	"lockstep/internal/config"
@@ -264,7 +265,7 @@ func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txl
 		return nil, err
 	}
 	ckptDir := filepath.Join(cfg.Datadir, "checkpoint")
-	ckptSeq, err := loadCheckpoint(ckptDir, fe, w)
+	ckptSeq, ckptGNO, err := loadCheckpoint(ckptDir, fe, w)
 	if err != nil {
 		l.Close()
 		return nil, fmt.Errorf("recovery: %w", err)
@@ -273,7 +274,7 @@ func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txl
 		l.Close()
 		return nil, fmt.Errorf("recovery: %w", err)
 	}
-	lastSeq, err := replay(l, fe, w, ckptSeq)
+	lastSeq, lastGNO, err := replay(l, fe, w, ckptSeq, ckptGNO)
 	if err != nil {
 		l.Close()
 		return nil, fmt.Errorf("recovery: %w", err)
@@ -286,7 +287,7 @@ func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txl
 	if cfg.GroupCommitWakeup == "broadcast" {
 		wake = commit.Broadcast
 	}
-	p, err := commit.New(commit.Options{Log: durableLog{l}, Wakeup: wake, NextSeq: lastSeq + 1,
+	p, err := commit.New(commit.Options{Log: durableLog{l}, Wakeup: wake, NextSeq: lastSeq + 1, NextGNO: lastGNO + 1,
 		SyncGroups: cfg.LogSyncsInFlight})
 	if err != nil {
 		l.Close()
@@ -321,28 +322,64 @@ func (d *durable) close() error {
 
 // logReachesCheckpoint checks that the log reaches the newest
 // checkpoint's sequence number: the checkpoint's marker record was durable
-// in the log before the checkpoint was written, so a log that ends before
-// it has lost acknowledged records (whatever came after the checkpoint).
-// With --recover-truncate the log is started again just after the
-// checkpoint instead, so that the next sequence number is the next log
-// index.
+// in the log before the checkpoint was written, so a log whose last record
+// has a lower sequence number has lost acknowledged records (whatever came
+// after the checkpoint). A log that holds no record but has held some
+// (LastIndex > 0: it was started again by Reset, as below) is accepted.
+// With --recover-truncate the log is started again (empty, at the next
+// index) instead.
 func logReachesCheckpoint(l *txlog.Log, ckptDir string, ckptSeq int64, recoverTruncate bool, w io.Writer) error {
+	if ckptSeq <= 0 {
+		return nil
+	}
 	last := l.LastIndex()
-	if ckptSeq <= 0 || last >= uint64(ckptSeq) {
+	lastSeq, found, err := lastLoggedSeq(l)
+	if err != nil {
+		return err
+	}
+	if (found && lastSeq >= ckptSeq) || (!found && last > 0) {
 		return nil
 	}
 	ckpt, _ := checkpoint.Latest(ckptDir)
 	if !recoverTruncate {
-		return fmt.Errorf("the log in %s ends at record %d, but the checkpoint %s is at sequence number %d, whose record the log held durably: records are missing from the end of the log; start with --recover-truncate to start from the checkpoint and lose what the log held after it",
-			l.Dir(), last, ckpt, ckptSeq)
+		return fmt.Errorf("the log in %s ends at record %d (sequence number %d), but the checkpoint %s is at sequence number %d, whose record the log held durably: records are missing from the end of the log; start with --recover-truncate to start from the checkpoint and lose what the log held after it",
+			l.Dir(), last, lastSeq, ckpt, ckptSeq)
 	}
 	term, _ := l.Term(last)
-	if err := l.Reset(uint64(ckptSeq)+1, term); err != nil {
+	if err := l.Reset(last+1, term); err != nil {
 		return fmt.Errorf("--recover-truncate: restart the log after the checkpoint at %d: %w", ckptSeq, err)
 	}
 	fmt.Fprintf(w, "lockstep: log: --recover-truncate: the log ended at record %d, before the checkpoint at sequence number %d; the log starts again at %d (anything it held after the checkpoint is lost)\n",
-		last, ckptSeq, ckptSeq+1)
+		last, ckptSeq, last+1)
 	return nil
+}
+
+// lastLoggedSeq is the sequence number of the last record in the log: the
+// last record of the last entry that holds any (entries may hold none).
+func lastLoggedSeq(l *txlog.Log) (seq int64, found bool, err error) {
+	first := l.FirstIndex()
+	for i := l.LastIndex(); i >= first && i > 0; i-- {
+		ents, err := l.Read(i, i+1, -1)
+		if err != nil {
+			return 0, false, err
+		}
+		if len(ents) == 0 {
+			break
+		}
+		recs, err := logrec.EntryRecords(ents[0].Payload)
+		if err != nil {
+			return 0, false, fmt.Errorf("log index %d: %w", i, err)
+		}
+		if len(recs) == 0 {
+			continue
+		}
+		_, pos, err := logrec.PeekPosition(recs[len(recs)-1])
+		if err != nil {
+			return 0, false, fmt.Errorf("log index %d: %w", i, err)
+		}
+		return pos.Seq, true, nil
+	}
+	return 0, false, nil
 }
 
 // report prints what opening the log found.
@@ -365,92 +402,91 @@ func report(w io.Writer, rec *txlog.Recovery) {
 	}
 }
 
-// replay applies the records in the log after sequence number from (the
-// checkpoint's), in order: transactions through storage's apply call, DDL
-// by running its statement again. A record's log index is its sequence
-// number (both dense, one record per sequence number). It returns the last
-// sequence number.
-func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, from int64) (int64, error) {
+// replay applies the log to the data loaded from the checkpoint at
+// sequence number from (GNOs 1..fromGNO executed) through the apply state
+// machine (internal/apply), in order: transactions through storage's apply
+// call, DDL by running its statement again, accounts by installing them. A
+// record whose GNO the checkpoint holds is skipped, so replay reads the log
+// from its first entry; nothing assumes that an entry holds one record, or
+// that a sequence number is a log index. It returns the last sequence
+// number and the last GNO.
+func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, from, fromGNO int64) (lastSeq, lastGNO int64, err error) {
+	m := apply.New(apply.Options{
+		Applied:     apply.Position{Seq: from},
+		ExecutedGNO: fromGNO,
+		FailedDDL:   sqlfront.FailedDDLIndex,
+	})
 	first, last := l.FirstIndex(), l.LastIndex()
-	if last == 0 || last < first || last <= uint64(from) {
-		return from, nil
+	if last == 0 || last < first {
+		return from, fromGNO, nil
 	}
-	if first > uint64(from)+1 {
-		return 0, fmt.Errorf("the log starts at record %d but the checkpoint ends at %d: records are missing", first, from)
-	}
-	first = uint64(from) + 1
+	x := &recoveryExec{fe: fe, w: w}
 	total := last - first + 1
 	start, lastReport := time.Now(), time.Now()
-	lastSeq := from
-	var ddl ddlReplay
 	for lo := first; lo <= last; {
 		entries, err := l.Read(lo, last+1, 8<<20)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		if len(entries) == 0 {
-			return 0, fmt.Errorf("log read at index %d returned nothing", lo)
+			return 0, 0, fmt.Errorf("log read at index %d returned nothing", lo)
 		}
 		for _, e := range entries {
-			seq, err := applyRecord(fe, e.Payload, e.Index, &ddl, w)
-			if err != nil {
-				return 0, fmt.Errorf("log index %d: %w", e.Index, err)
+			if err := m.Entry(e.Index, e.Payload); err != nil {
+				return 0, 0, err
 			}
-			if seq != lastSeq+1 || uint64(seq) != e.Index {
-				return 0, fmt.Errorf("log index %d: sequence number %d follows %d", e.Index, seq, lastSeq)
+			if err := apply.Drain(m, x); err != nil {
+				return 0, 0, err
 			}
-			lastSeq = seq
 			lo = e.Index + 1
 		}
 		if time.Since(lastReport) >= time.Second {
 			lastReport = time.Now()
 			done := lo - first
 			rate := float64(done) / time.Since(start).Seconds()
-			fmt.Fprintf(w, "lockstep: recovery: %d of %d records (%.0f%%), %.0f records/s\n", done, total, 100*float64(done)/float64(total), rate)
+			fmt.Fprintf(w, "lockstep: recovery: %d of %d log entries (%.0f%%), %.0f entries/s\n", done, total, 100*float64(done)/float64(total), rate)
 		}
 	}
-	ddl.settle(w)
+	if note := m.Settle(); note != "" {
+		x.Note(note)
+	}
+	st := m.Stats()
+	ap := m.Applied()
 	fmt.Fprintf(w, "lockstep: recovery: replayed %d log records in %v (last sequence number %d)\n",
-		total, time.Since(start).Round(time.Millisecond), lastSeq)
-	return lastSeq, nil
+		st.Applied, time.Since(start).Round(time.Millisecond), ap.Seq)
+	return ap.Seq, max(m.LastGNO(), fromGNO), nil
 }
 
-// applyRecord applies the encoded record at log index index and returns
-// its sequence number; ddl follows the DDL statements replayed, notes go
-// to w.
-func applyRecord(fe *sqlfront.Frontend, b []byte, index uint64, ddl *ddlReplay, w io.Writer) (seq int64, err error) {
-	kind, err := logrec.PeekKind(b)
-	if err != nil {
-		return 0, err
-	}
-	if kind == logrec.KindAccounts {
-		a, err := logrec.DecodeAccounts(b)
-		if err != nil {
-			return 0, err
-		}
-		return a.Seq, fe.LoadAccounts(a.Data)
-	}
-	if kind == logrec.KindDDL {
-		d, err := logrec.DecodeDDL(b)
-		if err != nil {
-			return 0, err
-		}
-		return d.Seq, ddl.apply(fe, d, index, w)
-	}
-	t, err := logrec.DecodeTxn(b)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := fe.Storage().ApplyTxn(t.Changes); err != nil {
-		return 0, err
-	}
-	// The counters the transaction left (format 2 records): a replica's
-	// applier applies the same field (storage.Engine.ApplyAutoInc).
-	if err := fe.Storage().ApplyAutoInc(t.AutoInc); err != nil {
-		return 0, err
-	}
-	return t.Seq, nil
+// recoveryExec is the apply state machine's executor at recovery: the
+// server's storage and SQL layer.
+type recoveryExec struct {
+	fe *sqlfront.Frontend
+	w  io.Writer
 }
+
+func (x *recoveryExec) Txn(t *logrec.Txn) error {
+	if _, err := x.fe.Storage().ApplyTxn(t.Changes); err != nil {
+		return err
+	}
+	// The counters the transaction left (format 2 records), only ever
+	// raised: after ApplyTxn, as a replica's applier does.
+	return x.fe.Storage().ApplyAutoInc(t.AutoInc)
+}
+
+func (x *recoveryExec) DDL(d *logrec.DDL) (error, error) {
+	return x.fe.ReplayDDL(d.Database, d.Query, d.NextTableID)
+}
+
+func (x *recoveryExec) UndoDDL(mark *logrec.DDL) error {
+	if err := x.fe.ReplayFailedDDL(mark.NextTableID); err != nil {
+		return fmt.Errorf("the failure mark %q: %w", mark.Query, err)
+	}
+	return nil
+}
+
+func (x *recoveryExec) Accounts(a *logrec.Accounts) error { return x.fe.LoadAccounts(a.Data) }
+
+func (x *recoveryExec) Note(line string) { fmt.Fprintln(x.w, line) }
 
 // loadServerUUID reads @@server_uuid from DATADIR/auto.cnf (MySQL's file
 // and format), creating it on first start.

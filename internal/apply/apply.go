@@ -1,0 +1,357 @@
+// Package apply is the state machine that installs committed records into
+// a server: crash recovery uses it today, a raft follower and `lockstep
+// bench replay` are to use it next (docs/apply.md).
+//
+// It is a pure state machine in etcd raft's style: it is fed events —
+// a log entry (Entry), the outcome of a step it handed out (Done), the end
+// of the input (Settle) — and hands out steps to perform (Next). It does
+// no I/O and calls nothing: reading the log, running row changes through
+// storage, running DDL through the SQL layer and printing notes are the
+// driver's (Run, with an Executor the server wires).
+//
+// Three numbers, never assumed equal: a record's sequence number and GTID
+// number (GNO), which the primary's pipeline assigned and the record
+// carries, and the log index of the entry that holds it, which the log
+// assigned. An entry holds one record, a batch of records (a commit group
+// in one raft entry) or none (raft's own entries).
+//
+// What it tracks:
+//   - the applied position: the contiguous applied prefix, as the last
+//     entry index whose records (and every earlier entry's) are all
+//     applied, and the last sequence number applied with every earlier one;
+//   - the executed GTID numbers (one source: a set of GNO ranges). A record
+//     whose GNO is executed is skipped (a restart from a checkpoint that
+//     already holds it, or a duplicate delivery);
+//   - the DDL statement applied last, until the next DDL record says
+//     whether it failed on the source (its failure mark: undo it).
+//
+// Serial for now: Next hands out one step at a time and nothing more until
+// Done. The seam for the parallel applier is Next/Done: a scheduler may
+// hand out several transaction steps whose last_committed are applied,
+// have Done arrive out of order (the applied prefix already advances only
+// over what is contiguous), and gate commits in sequence order; DDL and
+// account steps stay alone. See docs/apply.md.
+package apply
+
+import (
+	"fmt"
+
+	"lockstep/internal/record"
+)
+
+// Position is where application stands.
+type Position struct {
+	// Index is the log index of the last entry applied with every entry
+	// before it (0: none since the start).
+	Index uint64
+	// Seq is the last sequence number applied with every one before it.
+	Seq int64
+}
+
+// StepKind says what a step asks the executor to do.
+type StepKind int
+
+const (
+	// StepTxn: apply a transaction's row changes and AUTO_INCREMENT
+	// counters (storage's apply call; no SQL).
+	StepTxn StepKind = iota + 1
+	// StepDDL: run a DDL statement; its outcome (the statement's own
+	// error, which is not a failure of the applier) goes back to Done.
+	StepDDL
+	// StepUndoDDL: the DDL statement applied last failed on the source (a
+	// failure mark follows it): undo what it changed (Undo.NextTableID).
+	StepUndoDDL
+	// StepAccounts: install the accounts.
+	StepAccounts
+	// StepNote: print Note; nothing to apply.
+	StepNote
+)
+
+// Step is one thing to do. Steps that install a record carry its entry
+// index and position.
+type Step struct {
+	Kind     StepKind
+	Index    uint64          // the entry's log index
+	Pos      record.Position // the record's sequence number, GNO, last_committed
+	Txn      *record.Txn
+	DDL      *record.DDL // StepDDL, StepUndoDDL (the failure mark)
+	Accounts *record.Accounts
+	Note     string // StepNote
+}
+
+// Options configure a Machine.
+type Options struct {
+	// Applied is where the data stands at the start: the checkpoint's
+	// sequence number (Index may be 0: a checkpoint need not know the log
+	// index; then the first entry fed may be any).
+	Applied Position
+	// ExecutedGNO: GNOs 1..ExecutedGNO are executed (a checkpoint's
+	// GTID set, server_uuid:1-N).
+	ExecutedGNO int64
+	// FailedDDL reports whether a DDL record's text is the failure mark of
+	// the statement with the sequence number it returns (sqlfront's
+	// FailedDDLIndex; the mark names the statement's sequence number,
+	// which logs written before the numbers were apart call its index).
+	// nil: no record is a mark.
+	FailedDDL func(query string) (seq int64, ok bool)
+}
+
+// Machine is the apply state machine. Not safe for concurrent use: its
+// owner feeds it and hands its steps out.
+type Machine struct {
+	applied  Position
+	executed gnoSet
+
+	nextSeq int64 // the sequence number the next record to apply must have
+
+	// entries fed and not yet applied, in index order.
+	entries []pendingEntry
+	// queue: steps handed out by Next, in order; inflight: handed out,
+	// not Done.
+	queue    []Step
+	inflight int
+	// done: sequence numbers Done above applied.Seq (out-of-order Done).
+	done map[int64]bool
+
+	ddl struct {
+		seq   int64 // the DDL statement applied last, pending its mark; 0: none
+		index uint64
+		err   error // its error at replay
+	}
+
+	failedDDL func(string) (int64, bool)
+
+	stats Stats
+}
+
+type pendingEntry struct {
+	index   uint64
+	lastSeq int64 // the highest sequence number among its records to apply (applied.Seq at feed time if none)
+}
+
+// Stats counts what the machine saw.
+type Stats struct {
+	Entries      int64 // entries fed
+	EmptyEntries int64 // entries with no record
+	Records      int64 // records fed
+	Skipped      int64 // records whose GNO was executed
+	Applied      int64 // records applied (Done)
+}
+
+// New returns a machine starting at opts.Applied.
+func New(opts Options) *Machine {
+	m := &Machine{applied: opts.Applied, nextSeq: opts.Applied.Seq + 1, done: map[int64]bool{}, failedDDL: opts.FailedDDL}
+	if m.failedDDL == nil {
+		m.failedDDL = func(string) (int64, bool) { return 0, false }
+	}
+	if opts.ExecutedGNO > 0 {
+		m.executed.add(1, opts.ExecutedGNO)
+	}
+	return m
+}
+
+// Applied returns the contiguous applied prefix.
+func (m *Machine) Applied() Position { return m.applied }
+
+// Stats returns the counters.
+func (m *Machine) Stats() Stats { return m.stats }
+
+// Executed reports whether GNO gno is executed.
+func (m *Machine) Executed(gno int64) bool { return m.executed.has(gno) }
+
+// ExecutedSet returns the executed GNOs as MySQL writes a GTID set's
+// intervals for one server: "1-5:7-9" ("" for none).
+func (m *Machine) ExecutedSet() string { return m.executed.String() }
+
+// LastGNO returns the highest executed GNO.
+func (m *Machine) LastGNO() int64 { return m.executed.max() }
+
+// Entry feeds the log entry at index. Entries must come in index order
+// without gaps once the first has been fed; an entry at or before the
+// applied index is a duplicate delivery and is ignored. Its records are
+// queued: a record whose GNO is executed is skipped, any other must have
+// the next sequence number (else records are missing, or the log is not
+// in commit order).
+func (m *Machine) Entry(index uint64, payload []byte) error {
+	if m.applied.Index != 0 && index <= m.applied.Index {
+		return nil // delivered again
+	}
+	if last := m.lastFed(); last != 0 && index != last+1 {
+		return fmt.Errorf("log index %d follows %d: entries are missing", index, last)
+	}
+	recs, err := record.EntryRecords(payload)
+	if err != nil {
+		return fmt.Errorf("log index %d: %w", index, err)
+	}
+	m.stats.Entries++
+	if len(recs) == 0 {
+		m.stats.EmptyEntries++
+	}
+	steps := make([]Step, 0, len(recs))
+	for i, b := range recs {
+		kind, pos, err := record.PeekPosition(b)
+		if err != nil {
+			return fmt.Errorf("log index %d record %d: %w", index, i, err)
+		}
+		m.stats.Records++
+		if m.executed.has(pos.GNO) {
+			m.stats.Skipped++
+			continue
+		}
+		if pos.Seq != m.nextSeq {
+			return fmt.Errorf("log index %d: sequence number %d follows %d (GNO %d not executed): records are missing or out of order", index, pos.Seq, m.nextSeq-1, pos.GNO)
+		}
+		s := Step{Index: index, Pos: pos}
+		switch kind {
+		case record.KindTxn:
+			s.Kind = StepTxn
+			s.Txn, err = record.DecodeTxn(b)
+		case record.KindDDL:
+			s.Kind = StepDDL
+			s.DDL, err = record.DecodeDDL(b)
+		case record.KindAccounts:
+			s.Kind = StepAccounts
+			s.Accounts, err = record.DecodeAccounts(b)
+		}
+		if err != nil {
+			return fmt.Errorf("log index %d record %d: %w", index, i, err)
+		}
+		m.nextSeq++
+		steps = append(steps, s)
+	}
+	m.entries = append(m.entries, pendingEntry{index: index, lastSeq: m.nextSeq - 1})
+	m.queue = append(m.queue, steps...)
+	m.advance()
+	return nil
+}
+
+func (m *Machine) lastFed() uint64 {
+	if n := len(m.entries); n > 0 {
+		return m.entries[n-1].index
+	}
+	return m.applied.Index
+}
+
+// Next returns the next step to perform, or false when there is none now:
+// the queue is empty, or (serial) a step handed out is not Done yet.
+// DDL records are turned into their steps here, in order, since what a
+// failure mark asks depends on the outcome of the statement before it.
+func (m *Machine) Next() (Step, bool) {
+	for m.inflight == 0 && len(m.queue) > 0 {
+		s := m.queue[0]
+		m.queue = m.queue[1:]
+		if s.Kind == StepDDL {
+			var note string
+			s, note = m.ddlStep(s)
+			if note != "" {
+				// The note comes first; the step (if any) after it.
+				if s.Kind != 0 {
+					m.queue = append([]Step{s}, m.queue...)
+				}
+				return Step{Kind: StepNote, Index: s.Index, Note: note}, true
+			}
+			if s.Kind == 0 {
+				continue // nothing to do (a checkpoint marker, a mark of nothing replayed)
+			}
+		}
+		m.inflight++
+		return s, true
+	}
+	return Step{}, false
+}
+
+// ddlStep decides what a DDL record asks. Kind 0: nothing (the record is
+// applied as it is decided). note: a line to print first.
+func (m *Machine) ddlStep(s Step) (Step, string) {
+	d := s.DDL
+	if at, ok := m.failedDDL(d.Query); ok {
+		if m.ddl.seq != at {
+			// The statement is not the one applied last: it is before the
+			// checkpoint the data comes from (which came after its mark,
+			// the DDL latch sees to that). Nothing to undo.
+			note := m.settleNote()
+			m.markApplied(s)
+			return Step{}, note
+		}
+		m.ddl.seq, m.ddl.index = 0, 0
+		if m.ddl.err == nil {
+			s.Kind = StepUndoDDL
+			s.Note = fmt.Sprintf("lockstep: recovery: log index %d: the DDL statement with sequence number %d failed when it ran but not at replay; what it changed is undone, as it was then", s.Index, at)
+			m.ddl.err = nil
+			return s, ""
+		}
+		m.ddl.err = nil
+		// It failed at replay too and undid itself; the undo step is
+		// still run (it moves the next table id to the mark's).
+		s.Kind = StepUndoDDL
+		return s, ""
+	}
+	note := m.settleNote()
+	if d.Query == "" {
+		m.markApplied(s) // a checkpoint marker
+		return Step{}, note
+	}
+	return s, note
+}
+
+// markApplied applies a step that needs no executor (a marker) at once.
+func (m *Machine) markApplied(s Step) {
+	m.inflight++
+	m.Done(s, nil)
+}
+
+// settleNote ends the pending DDL statement (the next record is another
+// DDL record, or the input ends: no failure mark follows it) and returns
+// the note to print if it failed at replay.
+func (m *Machine) settleNote() string {
+	var note string
+	if m.ddl.seq != 0 && m.ddl.err != nil {
+		note = fmt.Sprintf("lockstep: recovery: note: log index %d: a DDL statement fails at replay (%v) as it failed when it ran: an earlier lockstep logged failed statements too (or it was still running at a crash); nothing to do",
+			m.ddl.index, m.ddl.err)
+	}
+	m.ddl.seq, m.ddl.index, m.ddl.err = 0, 0, nil
+	return note
+}
+
+// Done reports that step s was performed. For StepDDL, outcome is the
+// statement's own error at replay (kept until the next DDL record shows
+// whether the statement failed on the source too); for other steps it is
+// ignored (a failed step stops the applier: its owner does not call Done,
+// and the applied position stays before the step).
+func (m *Machine) Done(s Step, outcome error) {
+	if s.Kind == StepNote {
+		return
+	}
+	m.inflight--
+	if s.Kind == StepDDL {
+		m.ddl.seq, m.ddl.index, m.ddl.err = s.Pos.Seq, s.Index, outcome
+	}
+	m.executed.add(s.Pos.GNO, s.Pos.GNO)
+	m.stats.Applied++
+	m.done[s.Pos.Seq] = true
+	m.advance()
+}
+
+// advance moves the applied position over the contiguous prefix of done
+// sequence numbers and of entries whose records are all applied.
+func (m *Machine) advance() {
+	for m.done[m.applied.Seq+1] {
+		delete(m.done, m.applied.Seq+1)
+		m.applied.Seq++
+	}
+	k := 0
+	for k < len(m.entries) && m.entries[k].lastSeq <= m.applied.Seq {
+		m.applied.Index = m.entries[k].index
+		k++
+	}
+	if k > 0 {
+		m.entries = m.entries[:copy(m.entries, m.entries[k:])]
+	}
+}
+
+// Settle ends the input (the end of the log at recovery): the pending DDL
+// statement gets no failure mark. It returns the note to print, if any.
+func (m *Machine) Settle() string { return m.settleNote() }
+
+// Idle reports whether every step fed has been performed.
+func (m *Machine) Idle() bool { return m.inflight == 0 && len(m.queue) == 0 }
