@@ -70,3 +70,68 @@ func TestApplyReplaysCommitRecords(t *testing.T) {
 		t.Fatalf("TableByID(dropped) = %v, %v", tb, known)
 	}
 }
+
+// TestApplyTxnHeld: a transaction applied held is invisible until it is
+// published, even to a view opened after a later transaction was
+// published; a transaction that builds on a held one (its dependant)
+// applies on top of its versions.
+func TestApplyTxnHeld(t *testing.T) {
+	fc := &fakeCommitter{}
+	src := New(Options{PurgeInterval: -1, Committer: fc})
+	defer src.Close()
+	st := newKTable(src, true)
+	seed(t, src, st, 2, func(id int) int { return id })
+	tx := src.Begin(txn.RepeatableRead)
+	upd(t, tx, st, 1, 100, "x")
+	commit(t, tx)
+	tx = src.Begin(txn.RepeatableRead)
+	upd(t, tx, st, 2, 200, "y")
+	commit(t, tx)
+	tx = src.Begin(txn.RepeatableRead)
+	upd(t, tx, st, 1, 101, "z")
+	commit(t, tx)
+	recs := fc.recs[len(fc.recs)-3:]
+
+	dst := newTestEngine(t)
+	dt := newKTable(dst, true)
+	for _, rec := range fc.recs[:len(fc.recs)-3] {
+		if _, err := dst.ApplyTxn(rec.Changes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := func() []string {
+		r := dst.Begin(txn.RepeatableRead)
+		defer r.Rollback()
+		return scan(t, r, dt, PrimaryIndex, Range{}, false, 0)
+	}
+	before := rows()
+	_, pub1, err := dst.ApplyTxnHeld(recs[0].Changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, pub2, err := dst.ApplyTxnHeld(recs[1].Changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub2()                                            // out of order on purpose: storage does not order publication
+	_, pub3, err := dst.ApplyTxnHeld(recs[2].Changes) // builds on held recs[0]
+	if err != nil {
+		t.Fatal(err)
+	}
+	mid := rows()
+	if slices.Equal(mid, before) {
+		t.Fatalf("published transaction not visible: %q", mid)
+	}
+	pub1()
+	pub3()
+	r1 := src.Begin(txn.RepeatableRead)
+	defer r1.Rollback()
+	want := scan(t, r1, st, PrimaryIndex, Range{}, false, 0)
+	if got := rows(); !slices.Equal(got, want) {
+		t.Fatalf("after publishing all: %q, want %q", got, want)
+	}
+	// Before pub1, a view saw recs[1] but neither recs[0] nor recs[2].
+	if mid[0] != before[0] || mid[1] == before[1] {
+		t.Fatalf("before publishing 1 and 3: %q (start %q)", mid, before)
+	}
+}

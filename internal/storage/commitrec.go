@@ -112,14 +112,36 @@ func (rec *CommitRecord) addHash(scratch []byte, id uint32, idx int, key []byte)
 // row that is not there) is skipped. Changes to tables that were dropped are
 // skipped; a change to a table id this engine never had fails.
 func (e *Engine) ApplyTxn(changes []logrec.Change) (applied int, err error) {
+	applied, publish, err := e.ApplyTxnHeld(changes)
+	if publish != nil {
+		publish()
+	}
+	return applied, err
+}
+
+// ApplyTxnHeld is ApplyTxn that does not make the transaction visible:
+// its versions are in place (a later ApplyTxnHeld of a transaction that
+// depends on it builds on them), but no ReadView sees them until publish
+// is called — the parallel applier's commit-order gate calls it in
+// sequence order, so a reader never sees a later transaction without
+// every earlier one. Transactions may be applied concurrently: each change
+// takes only its table's latch. publish must be called exactly once
+// (it also hands the old versions to purge); it is nil when err is not
+// (ApplyTxnHeld then published what it had applied, as ApplyTxn does).
+func (e *Engine) ApplyTxnHeld(changes []logrec.Change) (applied int, publish func(), err error) {
 	trx := e.Sys.Begin()
 	id := trx.AssignID()
 	var undo []undoEntry
-	defer func() {
+	pub := func() {
 		trx.Finish()
 		if len(undo) > 0 {
 			e.enqueuePurge(id, undo)
 			e.stats.Commits.Add(1)
+		}
+	}
+	defer func() {
+		if err != nil {
+			pub()
 		}
 	}()
 	for i := range changes {
@@ -129,18 +151,18 @@ func (e *Engine) ApplyTxn(changes []logrec.Change) (applied int, err error) {
 			if known {
 				continue // dropped since
 			}
-			return applied, fmt.Errorf("storage: apply: change %d names table id %d, which this engine never had", i, c.Table)
+			return applied, nil, fmt.Errorf("storage: apply: change %d names table id %d, which this engine never had", i, c.Table)
 		}
-		u, err := t.apply(id, c)
-		if err != nil {
-			return applied, err
+		u, aerr := t.apply(id, c)
+		if aerr != nil {
+			return applied, nil, aerr
 		}
 		if u != nil {
 			undo = append(undo, undoEntry{t: t, rec: u})
 			applied++
 		}
 	}
-	return applied, nil
+	return applied, pub, nil
 }
 
 // apply installs one change as a version by trx id; it returns the record
