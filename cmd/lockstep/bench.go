@@ -45,16 +45,18 @@ func newBenchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Run a benchmark against a MySQL-protocol server (lockstep or another)",
 		Long: "Run a benchmark client against any server that speaks the MySQL protocol.\n\n" +
-			"Benchmarks:\n  tpcc   TPC-C's five transactions, with the specification's consistency checks",
+			"Benchmarks:\n  tpcc    TPC-C's five transactions, with the specification's consistency checks\n" +
+			"  replay  replay a stopped server's log into a fresh in-memory engine (--make-log writes one)",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return errors.New("bench: name a benchmark (tpcc); see 'lockstep bench --help'")
+				return errors.New("bench: name a benchmark (tpcc, replay); see 'lockstep bench --help'")
 			}
-			return fmt.Errorf("bench: unknown benchmark %q (available: tpcc)", args[0])
+			return fmt.Errorf("bench: unknown benchmark %q (available: tpcc, replay)", args[0])
 		},
 	}
 	cmd.AddCommand(newBenchTPCCCmd())
+	cmd.AddCommand(newBenchReplayCmd())
 	return cmd
 }
 
@@ -117,6 +119,83 @@ func newBenchTPCCCmd() *cobra.Command {
 	f.IntVar(&cfg.ScaleDown, "scale-down", cfg.ScaleDown, "divide the item and customer counts by this, for tests (1: the specification's sizes)")
 	f.BoolVar(&cfg.Check, "check", cfg.Check, "run the consistency checks at the end (--check=false to skip)")
 	f.Int64Var(&seed, "seed", 0, "random seed (0: a random one)")
+	f.SortFlags = false
+	return cmd
+}
+
+func newBenchReplayCmd() *cobra.Command {
+	rc := bench.ReplayConfig{Workers: 1, ReportInterval: time.Second}
+	mc := bench.MakeLogConfig{Transactions: 100000, ConflictRate: 0.1, HotRows: 16, Rows: 10000, Threads: 16, ReportInterval: time.Second}
+	var makeLog bool
+	var seed int64
+	cmd := &cobra.Command{
+		Use:   "replay",
+		Short: "Replay a stopped server's log into a fresh in-memory engine",
+		Long: "Replay every transaction in the log of a stopped lockstep server's data\n" +
+			"directory (from its newest checkpoint, or from empty when the log reaches back\n" +
+			"to the start) into a fresh in-memory engine, through the apply state machine\n" +
+			"and the executor crash recovery uses (internal/apply, Drain). Progress goes to\n" +
+			"stderr; at the end a table (with table checksums, compared with the source's\n" +
+			"when the data directory was written by --make-log) and the line\n" +
+			"'replayed T transactions in S s: R transactions/s'. The time is reading and\n" +
+			"applying the log, not loading the checkpoint.\n\n" +
+			"--workers: only 1 (the serial applier) exists; a larger number is refused\n" +
+			"until the parallel applier is built (issue 31).\n\n" +
+			"--make-log writes a new data directory instead: a lockstep server run in\n" +
+			"process on --datadir, a sysbench table of --rows rows, then --transactions\n" +
+			"oltp_write_only-like transactions (an index update, a non-index update, a\n" +
+			"delete and an insert) from --threads connections, a --conflict-rate fraction\n" +
+			"of them on the --hot-rows first rows; then the server is stopped cleanly.\n" +
+			"The rate it committed at and the table checksums go to " + bench.SourceFile + ".",
+		Example: "  lockstep bench replay --make-log --datadir /tmp/replay-log --transactions 100000 --threads 16 --conflict-rate 0.1\n" +
+			"  lockstep bench replay --datadir /tmp/replay-log --workers 1",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if rc.Datadir == "" {
+				return errors.New("bench replay: --datadir is required")
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if makeLog {
+				mc.Datadir, mc.Seed, mc.ReportInterval = rc.Datadir, uint64(seed), rc.ReportInterval
+				mc.Out, mc.Progress = cmd.OutOrStdout(), cmd.ErrOrStderr()
+				if err := mc.Validate(); err != nil {
+					return fmt.Errorf("bench replay: %v", err)
+				}
+				if _, err := bench.MakeLog(ctx, mc); err != nil {
+					return runtimeError{fmt.Errorf("bench replay --make-log: %v", err)}
+				}
+				return nil
+			}
+			if rc.Workers < 1 {
+				return fmt.Errorf("bench replay: --workers must be at least 1, not %d", rc.Workers)
+			}
+			if rc.Workers > 1 {
+				return fmt.Errorf("bench replay: %v", bench.ErrWorkers)
+			}
+			rc.Out, rc.Progress = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			res, err := bench.Replay(ctx, rc)
+			if err != nil {
+				return runtimeError{fmt.Errorf("bench replay: %v", err)}
+			}
+			if res.Source != nil && !res.ChecksumsMatch() {
+				return runtimeError{errors.New("bench replay: the replayed tables differ from the source's (" + bench.SourceFile + ")")}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&rc.Datadir, "datadir", "", "the data directory of a stopped server (with --make-log: a new one to write)")
+	f.IntVar(&rc.Workers, "workers", rc.Workers, "apply workers (only 1, the serial applier, exists yet)")
+	f.Var(secondsFlag{&rc.ReportInterval}, "report-interval", "print a progress line this often (0: never)")
+	f.BoolVar(&makeLog, "make-log", false, "write a new data directory with a sysbench-like log instead of replaying")
+	f.IntVar(&mc.Transactions, "transactions", mc.Transactions, "--make-log: transactions after the load")
+	f.Float64Var(&mc.ConflictRate, "conflict-rate", mc.ConflictRate, "--make-log: fraction of transactions on the hot rows (0..1)")
+	f.IntVar(&mc.HotRows, "hot-rows", mc.HotRows, "--make-log: the hot set (ids 1..N)")
+	f.IntVar(&mc.Rows, "rows", mc.Rows, "--make-log: table size")
+	f.IntVar(&mc.Threads, "threads", mc.Threads, "--make-log: connections committing transactions")
+	f.Int64Var(&mc.CheckpointLogSize, "checkpoint-log-size", 0, "--make-log: the server's --checkpoint-log-size (0: no checkpoint, the log reaches back to the start)")
+	f.Int64Var(&seed, "seed", 0, "--make-log: random seed (0: a random one)")
 	f.SortFlags = false
 	return cmd
 }

@@ -1,0 +1,259 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"lockstep/internal/apply"
+	logrec "lockstep/internal/record"
+	"lockstep/internal/server"
+	"lockstep/internal/sqlfront"
+	"lockstep/internal/storage"
+	"lockstep/internal/txlog"
+)
+
+// ReplayConfig is a replay of a stopped server's data directory.
+type ReplayConfig struct {
+	Datadir        string
+	Workers        int // 1: the serial applier (apply.Drain); more is not built yet
+	ReportInterval time.Duration
+	Out            io.Writer // the table and the result line
+	Progress       io.Writer // progress lines and the applier's notes (stderr)
+}
+
+// ReplayResult is what a replay measured.
+type ReplayResult struct {
+	Transactions int64 // transaction records applied
+	OtherRecords int64 // DDL and account records applied
+	Skipped      int64 // records the checkpoint held
+	Entries      int64
+	FirstIndex   uint64
+	LastIndex    uint64
+	FromSeq      int64 // the checkpoint's sequence number (0: from empty)
+	CheckpointNs time.Duration
+	ReadNs       time.Duration // reading (and uncompressing) the log
+	Elapsed      time.Duration // reading and applying the log, not the checkpoint
+	Checksums    []TableChecksum
+	Source       *SourceInfo // the generator's record, if the data directory has one
+}
+
+// Rate is the replay rate in transactions per second.
+func (r *ReplayResult) Rate() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Transactions) / r.Elapsed.Seconds()
+}
+
+// ErrWorkers says that only the serial applier exists.
+var ErrWorkers = errors.New("--workers: only 1 (the serial applier, apply.Drain) is available: the parallel applier (issue 31 item 2) is not built yet")
+
+// countingExec counts the transactions the executor applies.
+type countingExec struct {
+	apply.Executor
+	txns, other int64
+}
+
+func (x *countingExec) Txn(t *logrec.Txn) error {
+	x.txns++
+	return x.Executor.Txn(t)
+}
+
+func (x *countingExec) DDL(d *logrec.DDL) (error, error) {
+	x.other++
+	return x.Executor.DDL(d)
+}
+
+func (x *countingExec) Accounts(a *logrec.Accounts) error {
+	x.other++
+	return x.Executor.Accounts(a)
+}
+
+// Replay loads the data directory's newest checkpoint (if any) into a
+// fresh in-memory engine and applies every record of its log after it
+// through the apply state machine and the executor crash recovery uses
+// (server.NewApplyExecutor), serially (apply.Drain). The data directory
+// is opened as a server start would open its log (a torn tail is
+// truncated); nothing else in it is written.
+func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
+	if c.Datadir == "" {
+		return nil, errors.New("--datadir is required")
+	}
+	if c.Workers < 1 {
+		return nil, fmt.Errorf("--workers must be at least 1, not %d", c.Workers)
+	}
+	if c.Workers > 1 {
+		return nil, ErrWorkers
+	}
+	out, prog := orDiscard(c.Out), orDiscard(c.Progress)
+	if _, err := os.Stat(filepath.Join(c.Datadir, "auto.cnf")); err != nil {
+		return nil, fmt.Errorf("%s is not a lockstep data directory (no auto.cnf)", c.Datadir)
+	}
+	l, _, err := txlog.Open(txlog.Options{Dir: filepath.Join(c.Datadir, "log"), MustExist: true})
+	if err != nil {
+		return nil, fmt.Errorf("open the log: %w", err)
+	}
+	defer l.Close()
+	store := storage.New(storage.Options{})
+	fe, err := sqlfront.New(sqlfront.Options{Store: store})
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	defer fe.Close()
+
+	res := &ReplayResult{FirstIndex: l.FirstIndex(), LastIndex: l.LastIndex()}
+	t0 := time.Now()
+	seq, gno, err := server.LoadDatadirCheckpoint(c.Datadir, l, fe, prog)
+	if err != nil {
+		return nil, err
+	}
+	res.FromSeq, res.CheckpointNs = seq, time.Since(t0)
+
+	m := apply.New(apply.Options{Applied: apply.Position{Seq: seq}, ExecutedGNO: gno, FailedDDL: sqlfront.FailedDDLIndex})
+	x := &countingExec{Executor: server.NewApplyExecutor(fe, prog)}
+	first, last := res.FirstIndex, res.LastIndex
+	start := time.Now()
+	lastReport := start
+	if last >= first && last > 0 {
+		total := last - first + 1
+		for lo := first; lo <= last; {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			r0 := time.Now()
+			entries, err := l.Read(lo, last+1, 8<<20)
+			res.ReadNs += time.Since(r0)
+			if err != nil {
+				return nil, err
+			}
+			if len(entries) == 0 {
+				return nil, fmt.Errorf("log read at index %d returned nothing", lo)
+			}
+			for _, e := range entries {
+				if err := m.Entry(e.Index, e.Payload); err != nil {
+					return nil, err
+				}
+				if err := apply.Drain(m, x); err != nil {
+					return nil, err
+				}
+				lo = e.Index + 1
+			}
+			if c.ReportInterval > 0 && time.Since(lastReport) >= c.ReportInterval {
+				lastReport = time.Now()
+				done := lo - first
+				fmt.Fprintf(prog, "replay: %d of %d log entries (%.0f%%), %d transactions, %.0f transactions/s\n",
+					done, total, 100*float64(done)/float64(total), x.txns, float64(x.txns)/time.Since(start).Seconds())
+			}
+		}
+	}
+	if note := m.Settle(); note != "" {
+		x.Note(note)
+	}
+	res.Elapsed = time.Since(start)
+	st := m.Stats()
+	res.Transactions, res.OtherRecords, res.Skipped, res.Entries = x.txns, x.other, st.Skipped, st.Entries
+
+	if res.Checksums, err = checksums(localQuerier(fe)); err != nil {
+		return nil, err
+	}
+	if b, err := os.ReadFile(filepath.Join(c.Datadir, SourceFile)); err == nil {
+		var si SourceInfo
+		if json.Unmarshal(b, &si) == nil {
+			res.Source = &si
+		}
+	}
+	res.print(out, c)
+	return res, nil
+}
+
+func (r *ReplayResult) print(w io.Writer, c ReplayConfig) {
+	from := "from empty (the log reaches back to the start)"
+	if r.FromSeq > 0 {
+		from = fmt.Sprintf("from the checkpoint at sequence number %d (loaded in %.3f s)", r.FromSeq, r.CheckpointNs.Seconds())
+	}
+	fmt.Fprintf(w, "replay of %s, %s\n", c.Datadir, from)
+	row := func(k, v string, a ...any) { fmt.Fprintf(w, "  %-22s %s\n", k, fmt.Sprintf(v, a...)) }
+	row("workers", "%d (serial: apply.Drain, the recovery executor)", c.Workers)
+	row("log entries", "%d (indexes %d..%d)", r.Entries, r.FirstIndex, r.LastIndex)
+	row("transactions", "%d", r.Transactions)
+	row("DDL/account records", "%d", r.OtherRecords)
+	row("skipped (checkpoint)", "%d", r.Skipped)
+	row("read log", "%.3f s", r.ReadNs.Seconds())
+	row("read and apply", "%.3f s", r.Elapsed.Seconds())
+	row("replay rate", "%.0f transactions/s", r.Rate())
+	if s := r.Source; s != nil && s.Rate > 0 {
+		row("source rate", "%.0f transactions/s (%d transactions at %d threads, conflict rate %g; %s)", s.Rate, s.Transactions, s.Threads, s.ConflictRate, SourceFile)
+		row("replay / source", "%.2fx", r.Rate()/s.Rate)
+	}
+	var src []TableChecksum
+	if r.Source != nil {
+		src = r.Source.Checksums
+	}
+	printChecksums(w, r.Checksums, src)
+	fmt.Fprintf(w, "replayed %d transactions in %.3f s: %.0f transactions/s\n", r.Transactions, r.Elapsed.Seconds(), r.Rate())
+}
+
+// ChecksumsMatch reports whether the replayed tables are the source's.
+func (r *ReplayResult) ChecksumsMatch() bool {
+	if r.Source == nil {
+		return false
+	}
+	return checksumsEqual(r.Checksums, r.Source.Checksums)
+}
+
+func checksumsEqual(a, b []TableChecksum) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// printChecksums prints a table's checksums; with src, whether each
+// matches the source's.
+func printChecksums(w io.Writer, sums, src []TableChecksum) {
+	want := map[string]TableChecksum{}
+	for _, s := range src {
+		want[s.Table] = s
+	}
+	fmt.Fprintf(w, "  %-30s %10s %20s", "table", "rows", "checksum")
+	if src != nil {
+		fmt.Fprintf(w, "  %s", "source")
+	}
+	fmt.Fprintln(w)
+	for _, s := range sums {
+		fmt.Fprintf(w, "  %-30s %10s %20s", s.Table, s.Rows, s.Checksum)
+		if src != nil {
+			v := "DIFFERS"
+			if ws, ok := want[s.Table]; !ok {
+				v = "missing at the source"
+			} else if ws == s {
+				v = "same"
+			}
+			fmt.Fprintf(w, "  %s", v)
+		}
+		fmt.Fprintln(w)
+	}
+	if src != nil {
+		have := map[string]bool{}
+		for _, s := range sums {
+			have[s.Table] = true
+		}
+		for _, s := range src {
+			if !have[s.Table] {
+				fmt.Fprintf(w, "  %-30s %10s %20s  missing after replay\n", s.Table, s.Rows, s.Checksum)
+			}
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"regexp"
+	"testing"
+)
+
+// TestReplayMakeLog: a log written by the generator (a server run in
+// process, concurrent sysbench-like transactions with conflicts) replayed
+// into a fresh engine gives the source's table checksums, and the replay
+// ends with its result line. With a small --checkpoint-log-size the
+// server checkpoints while the log is made and replay starts from the
+// checkpoint.
+func TestReplayMakeLog(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ckpt int64
+	}{{"from empty", 0}, {"from checkpoint", 64 << 10}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "data")
+			var mout bytes.Buffer
+			src, err := MakeLog(context.Background(), MakeLogConfig{Datadir: dir, Transactions: 400, ConflictRate: 0.3, HotRows: 8,
+				Rows: 300, Threads: 4, Seed: 7, CheckpointLogSize: tc.ckpt, Out: &mout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if src.Transactions != 400 || len(src.Checksums) != 1 || src.Checksums[0].Rows != "300" || src.Checksums[0].Checksum == "0" {
+				t.Fatalf("source: %+v\n%s", src, mout.String())
+			}
+			var out, prog bytes.Buffer
+			res, err := Replay(context.Background(), ReplayConfig{Datadir: dir, Workers: 1, Out: &out, Progress: &prog})
+			if err != nil {
+				t.Fatalf("%v\n%s", err, prog.String())
+			}
+			if !res.ChecksumsMatch() {
+				t.Errorf("replayed %+v, source %+v\n%s", res.Checksums, src.Checksums, out.String())
+			}
+			if tc.ckpt == 0 && (res.FromSeq != 0 || res.Transactions != int64(src.Transactions+src.LoadTxns)) {
+				t.Errorf("from seq %d, %d transactions; want 0, %d", res.FromSeq, res.Transactions, src.Transactions+src.LoadTxns)
+			}
+			if tc.ckpt > 0 && (res.FromSeq == 0 || res.Skipped == 0 && res.FirstIndex == 1) {
+				t.Errorf("from seq %d, skipped %d, first index %d: the checkpoint was not used", res.FromSeq, res.Skipped, res.FirstIndex)
+			}
+			line := regexp.MustCompile(`(?m)^replayed (\d+) transactions in [0-9.]+ s: [0-9]+ transactions/s\n\z`)
+			if m := line.FindStringSubmatch(out.String()); m == nil {
+				t.Errorf("no result line at the end:\n%s", out.String())
+			}
+			t.Logf("\n%s%s", prog.String(), out.String())
+		})
+	}
+}
+
+// TestReplayWorkers: only the serial applier exists; --workers 2 says so.
+func TestReplayWorkers(t *testing.T) {
+	_, err := Replay(context.Background(), ReplayConfig{Datadir: t.TempDir(), Workers: 2})
+	if !errors.Is(err, ErrWorkers) {
+		t.Fatalf("got %v, want ErrWorkers", err)
+	}
+}
