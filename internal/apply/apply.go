@@ -25,12 +25,14 @@
 //   - the DDL statement applied last, until the next DDL record says
 //     whether it failed on the source (its failure mark: undo it).
 //
-// Serial for now: Next hands out one step at a time and nothing more until
-// Done. The seam for the parallel applier is Next/Done: a scheduler may
-// hand out several transaction steps whose last_committed are applied,
-// have Done arrive out of order (the applied prefix already advances only
-// over what is contiguous), and gate commits in sequence order; DDL and
-// account steps stay alone. See docs/apply.md.
+// Serial by default: Next hands out one step at a time and nothing more
+// until Done. With Options.Window > 1 it hands out up to Window
+// transaction steps at once, without looking at their dependencies; the
+// driver's workers wait until a step is Ready (its last_committed is
+// applied) and, preserving commit order, until it MayPublish; Done may
+// arrive out of order (the applied prefix advances only over what is
+// contiguous). DDL, account and note steps are handed out alone. Parallel
+// is the concurrent driver. See docs/apply.md.
 package apply
 
 import (
@@ -94,6 +96,11 @@ type Options struct {
 	// which logs written before the numbers were apart call its index).
 	// nil: no record is a mark.
 	FailedDDL func(query string) (seq int64, ok bool)
+	// Window is how many transaction steps Next may hand out before the
+	// first of them is Done (the parallel applier: its workers and their
+	// queue). 0 or 1: serial, one step at a time. DDL, account and note
+	// steps are always handed out alone.
+	Window int
 }
 
 // Machine is the apply state machine. Not safe for concurrent use: its
@@ -110,6 +117,8 @@ type Machine struct {
 	// not Done.
 	queue    []Step
 	inflight int
+	alone    bool // the step in flight is a DDL, undo or account step
+	window   int
 	// done: sequence numbers Done above applied.Seq (out-of-order Done).
 	done map[int64]bool
 
@@ -136,11 +145,15 @@ type Stats struct {
 	Records      int64 // records fed
 	Skipped      int64 // records whose GNO was executed
 	Applied      int64 // records applied (Done)
+	// SerialDeps counts transactions whose last_committed was not usable
+	// (not below their sequence number, or negative): they are made to
+	// depend on their predecessor.
+	SerialDeps int64
 }
 
 // New returns a machine starting at opts.Applied.
 func New(opts Options) *Machine {
-	m := &Machine{applied: opts.Applied, nextSeq: opts.Applied.Seq + 1, done: map[int64]bool{}, failedDDL: opts.FailedDDL}
+	m := &Machine{applied: opts.Applied, nextSeq: opts.Applied.Seq + 1, done: map[int64]bool{}, failedDDL: opts.FailedDDL, window: max(opts.Window, 1)}
 	if m.failedDDL == nil {
 		m.failedDDL = func(string) (int64, bool) { return 0, false }
 	}
@@ -201,6 +214,10 @@ func (m *Machine) Entry(index uint64, payload []byte) error {
 		if pos.Seq != m.nextSeq {
 			return fmt.Errorf("log index %d: sequence number %d follows %d (GNO %d not executed): records are missing or out of order", index, pos.Seq, m.nextSeq-1, pos.GNO)
 		}
+		if pos.LastCommitted >= pos.Seq || pos.LastCommitted < 0 {
+			pos.LastCommitted = pos.Seq - 1
+			m.stats.SerialDeps++
+		}
 		s := Step{Index: index, Pos: pos}
 		switch kind {
 		case record.KindTxn:
@@ -233,11 +250,19 @@ func (m *Machine) lastFed() uint64 {
 }
 
 // Next returns the next step to perform, or false when there is none now:
-// the queue is empty, or (serial) a step handed out is not Done yet.
+// the queue is empty, or the step at its head must wait — a transaction
+// step while Window steps are in flight or a DDL, undo or account step
+// is; any other step while anything is in flight. Next never waits for a
+// transaction's dependency (its last_committed): the worker that performs
+// it does (Ready), and publishes it in sequence order (MayPublish) when
+// commit order is preserved.
 // DDL records are turned into their steps here, in order, since what a
 // failure mark asks depends on the outcome of the statement before it.
 func (m *Machine) Next() (Step, bool) {
-	for m.inflight == 0 && len(m.queue) > 0 {
+	for len(m.queue) > 0 {
+		if m.inflight > 0 && (m.alone || m.queue[0].Kind != StepTxn || m.inflight >= m.window) {
+			return Step{}, false
+		}
 		s := m.queue[0]
 		m.queue = m.queue[1:]
 		if s.Kind == StepDDL {
@@ -255,10 +280,24 @@ func (m *Machine) Next() (Step, bool) {
 			}
 		}
 		m.inflight++
+		m.alone = s.Kind != StepTxn
 		return s, true
 	}
 	return Step{}, false
 }
+
+// Ready reports whether transaction step s may start: every transaction
+// up to its last_committed is applied (the contiguous applied prefix has
+// reached it).
+func (m *Machine) Ready(s Step) bool { return s.Pos.LastCommitted <= m.applied.Seq }
+
+// MayPublish reports whether step s may become visible when commit order
+// is preserved (replica_preserve_commit_order): every earlier record is
+// applied.
+func (m *Machine) MayPublish(s Step) bool { return s.Pos.Seq == m.applied.Seq+1 }
+
+// InFlight returns how many steps are handed out and not Done.
+func (m *Machine) InFlight() int { return m.inflight }
 
 // ddlStep decides what a DDL record asks. Kind 0: nothing (the record is
 // applied as it is decided). note: a line to print first.
@@ -323,6 +362,7 @@ func (m *Machine) Done(s Step, outcome error) {
 		return
 	}
 	m.inflight--
+	m.alone = false
 	if s.Kind == StepDDL {
 		m.ddl.seq, m.ddl.index, m.ddl.err = s.Pos.Seq, s.Index, outcome
 	}

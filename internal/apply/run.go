@@ -36,21 +36,7 @@ func Drain(m *Machine, x Executor) error {
 		if !ok {
 			return nil
 		}
-		var outcome, err error
-		switch s.Kind {
-		case StepNote:
-			x.Note(s.Note)
-		case StepTxn:
-			err = x.Txn(s.Txn)
-		case StepDDL:
-			outcome, err = x.DDL(s.DDL)
-		case StepUndoDDL:
-			if err = x.UndoDDL(s.DDL); err == nil && s.Note != "" {
-				x.Note(s.Note)
-			}
-		case StepAccounts:
-			err = x.Accounts(s.Accounts)
-		}
+		outcome, err := perform(x, s)
 		if err != nil {
 			return fmt.Errorf("log index %d (sequence number %d, GNO %d): %w", s.Index, s.Pos.Seq, s.Pos.GNO, err)
 		}

@@ -1,0 +1,250 @@
+package apply
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"lockstep/internal/record"
+)
+
+// HeldExecutor is an Executor that can apply a transaction without making
+// it visible (storage.Engine.ApplyTxnHeld): publish makes it visible. The
+// commit-order gate calls publish in sequence order. An Executor without
+// it has its Txn calls serialized by the gate (the transaction is applied
+// and visible in one call, so it is the whole call that waits its turn).
+type HeldExecutor interface {
+	Executor
+	// TxnHeld applies t's row changes without publishing them, then its
+	// AUTO_INCREMENT counters (raise only, order-free). publish is nil
+	// when err is not.
+	TxnHeld(t *record.Txn) (publish func(), err error)
+}
+
+// ParallelOptions configure the concurrent driver.
+type ParallelOptions struct {
+	// Workers is the number of worker goroutines
+	// (replica_parallel_workers). At least 1.
+	Workers int
+	// PreserveCommitOrder (replica_preserve_commit_order, ON in MySQL 8
+	// and here by default for callers that take the zero value through
+	// DefaultParallel) makes a transaction visible only after every
+	// earlier one.
+	PreserveCommitOrder bool
+	// QueuePerWorker is how many transaction steps may be handed out per
+	// worker (in flight or queued for a worker). Default 4.
+	QueuePerWorker int
+}
+
+// Parallel is the concurrent driver: it owns a Machine (whose Window it
+// sets from the options), feeds it entries and hands its steps to worker
+// goroutines. The scheduler (dispatch, run by whoever feeds an entry or
+// finishes a step) never waits for a dependency: it hands transaction
+// steps out in sequence order as long as the machine's window allows;
+// each worker waits until its transaction's last_committed is applied,
+// applies it, and (commit order preserved) waits for its turn at the gate
+// to publish it. DDL, undo and account steps are handed out alone (the
+// machine sees to it) and run by a worker like the others.
+type Parallel struct {
+	m   *Machine
+	x   Executor
+	hx  HeldExecutor // nil: x cannot hold publication
+	opt ParallelOptions
+
+	mu     sync.Mutex
+	cond   *sync.Cond // signalled on every Done and on failure
+	err    error
+	errSeq int64 // the sequence number of the step that failed (steps before it still finish)
+	closed bool
+	work   chan Step
+	wg     sync.WaitGroup
+}
+
+// NewParallel starts opts.Workers workers applying m's steps through x.
+// m must be new (nothing fed) and is owned by the driver from now on: use
+// the driver's Entry, Wait and Close, and the machine's read-only calls
+// (Applied, ExecutedSet, Stats) only after Wait.
+func NewParallel(m *Machine, x Executor, opts ParallelOptions) *Parallel {
+	if opts.Workers < 1 {
+		opts.Workers = 1
+	}
+	if opts.QueuePerWorker < 1 {
+		opts.QueuePerWorker = 4
+	}
+	window := opts.Workers * opts.QueuePerWorker
+	m.window = window
+	p := &Parallel{m: m, x: x, opt: opts, work: make(chan Step, window)}
+	p.hx, _ = x.(HeldExecutor)
+	p.cond = sync.NewCond(&p.mu)
+	for range opts.Workers {
+		p.wg.Add(1)
+		go p.worker()
+	}
+	return p
+}
+
+// Entry feeds the log entry at index (Machine.Entry) and hands out what
+// became ready. It returns the first failure of the applier, if any.
+func (p *Parallel) Entry(index uint64, payload []byte) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return p.err
+	}
+	if err := p.m.Entry(index, payload); err != nil {
+		p.fail(err, math.MaxInt64) // what was fed before it is applied
+		return err
+	}
+	p.dispatch()
+	return nil
+}
+
+// Wait waits until every step fed so far is performed, or the applier
+// failed.
+func (p *Parallel) Wait() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.err == nil && !p.m.Idle() {
+		p.cond.Wait()
+	}
+	return p.err
+}
+
+// Close stops the workers once the steps handed out are finished (or
+// abandoned after a failure: the steps before the failed one finish, so
+// the applied position ends just before it) and returns the applier's
+// failure, if any.
+func (p *Parallel) Close() error {
+	p.mu.Lock()
+	if !p.closed {
+		p.closed = true
+		close(p.work)
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
+	return p.err
+}
+
+// dispatch hands out every step the machine has ready. Under p.mu.
+func (p *Parallel) dispatch() {
+	for p.err == nil && !p.closed {
+		s, ok := p.m.Next()
+		if !ok {
+			return
+		}
+		if s.Kind == StepNote {
+			p.x.Note(s.Note) // in order: nothing is in flight before it
+			continue
+		}
+		// Never blocks: the machine hands out at most window steps, the
+		// channel's capacity.
+		p.work <- s
+	}
+}
+
+// fail records the applier's first failure, of the step with sequence
+// number seq: steps after it are abandoned, steps before it finish (the
+// applied position then stands just before it). Under p.mu.
+func (p *Parallel) fail(err error, seq int64) {
+	if p.err == nil || seq < p.errSeq {
+		p.err, p.errSeq = err, seq // the earliest failure is the one to report
+	}
+	p.cond.Broadcast()
+}
+
+// stopped reports whether step s is abandoned after a failure. Under p.mu.
+func (p *Parallel) stopped(s Step) bool { return p.err != nil && s.Pos.Seq > p.errSeq }
+
+func (p *Parallel) worker() {
+	defer p.wg.Done()
+	for s := range p.work {
+		p.mu.Lock()
+		failed := p.stopped(s)
+		p.mu.Unlock()
+		if failed {
+			continue // abandoned: the applied position stays before it
+		}
+		var outcome, err error
+		if s.Kind == StepTxn {
+			err = p.txn(s)
+		} else {
+			outcome, err = perform(p.x, s)
+		}
+		p.mu.Lock()
+		if err != nil {
+			if err != errStopped {
+				p.fail(fmt.Errorf("log index %d (sequence number %d, GNO %d): %w", s.Index, s.Pos.Seq, s.Pos.GNO, err), s.Pos.Seq)
+			}
+		} else if !p.stopped(s) {
+			p.m.Done(s, outcome)
+			p.cond.Broadcast()
+			p.dispatch()
+		}
+		p.mu.Unlock()
+	}
+}
+
+// txn performs a transaction step: it waits for its last_committed,
+// applies it, and passes the gate. Errors are the executor's, or
+// errStopped when another step failed meanwhile.
+func (p *Parallel) txn(s Step) error {
+	// Wait until every transaction up to last_committed is applied.
+	if !p.await(p.m.Ready, s) {
+		return errStopped
+	}
+	if !p.opt.PreserveCommitOrder {
+		return p.x.Txn(s.Txn)
+	}
+	if p.hx == nil {
+		// Applying is publishing: the gate takes the whole call.
+		if !p.await(p.m.MayPublish, s) {
+			return errStopped
+		}
+		return p.x.Txn(s.Txn)
+	}
+	publish, err := p.hx.TxnHeld(s.Txn)
+	if err != nil {
+		return err
+	}
+	if !p.await(p.m.MayPublish, s) {
+		// Installed, never published: left invisible (the applier stops).
+		return errStopped
+	}
+	publish()
+	return nil
+}
+
+// errStopped: a step abandoned because another failed first (its own
+// error is not reported: the first failure is).
+var errStopped = fmt.Errorf("apply: stopped")
+
+// await waits under p.mu until cond(s) holds (true) or the applier failed
+// (false).
+func (p *Parallel) await(cond func(Step) bool, s Step) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for !p.stopped(s) && !cond(s) {
+		p.cond.Wait()
+	}
+	return !p.stopped(s)
+}
+
+// perform runs a step through x (the serial path: Drain, and the
+// parallel driver's DDL, undo and account steps).
+func perform(x Executor, s Step) (outcome, err error) {
+	switch s.Kind {
+	case StepNote:
+		x.Note(s.Note)
+	case StepTxn:
+		err = x.Txn(s.Txn)
+	case StepDDL:
+		outcome, err = x.DDL(s.DDL)
+	case StepUndoDDL:
+		if err = x.UndoDDL(s.DDL); err == nil && s.Note != "" {
+			x.Note(s.Note)
+		}
+	case StepAccounts:
+		err = x.Accounts(s.Accounts)
+	}
+	return outcome, err
+}
