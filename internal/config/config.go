@@ -66,6 +66,11 @@ type Config struct {
 	// "NULL": none; "": anywhere but the data directory.
 	SecureFilePriv    string
 	SecureFilePrivSet bool
+	// ReplicaParallelWorkers: worker goroutines of the parallel applier
+	// that crash recovery replays the log with (MySQL's
+	// replica_parallel_workers; docs/apply.md). 0 or 1: serial, the
+	// default until measured otherwise. No option sets it yet.
+	ReplicaParallelWorkers int
 }
 
 // Option names, shared by flags and option-file keys.

@@ -274,7 +274,7 @@ func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txl
 		l.Close()
 		return nil, fmt.Errorf("recovery: %w", err)
 	}
-	lastSeq, lastGNO, err := replay(l, fe, w, ckptSeq, ckptGNO)
+	lastSeq, lastGNO, err := replay(l, fe, w, ckptSeq, ckptGNO, cfg.ReplicaParallelWorkers)
 	if err != nil {
 		l.Close()
 		return nil, fmt.Errorf("recovery: %w", err)
@@ -408,9 +408,11 @@ func report(w io.Writer, rec *txlog.Recovery) {
 // call, DDL by running its statement again, accounts by installing them. A
 // record whose GNO the checkpoint holds is skipped, so replay reads the log
 // from its first entry; nothing assumes that an entry holds one record, or
-// that a sequence number is a log index. It returns the last sequence
-// number and the last GNO.
-func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, from, fromGNO int64) (lastSeq, lastGNO int64, err error) {
+// that a sequence number is a log index. With workers > 1 the parallel
+// applier (apply.Parallel) runs transactions concurrently by their
+// last_committed, in commit order. It returns the last sequence number and
+// the last GNO.
+func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, from, fromGNO int64, workers int) (lastSeq, lastGNO int64, err error) {
 	m := apply.New(apply.Options{
 		Applied:     apply.Position{Seq: from},
 		ExecutedGNO: fromGNO,
@@ -421,6 +423,20 @@ func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, from, fromGNO int6
 		return from, fromGNO, nil
 	}
 	x := &recoveryExec{fe: fe, w: w}
+	feed := func(index uint64, payload []byte) error {
+		if err := m.Entry(index, payload); err != nil {
+			return err
+		}
+		return apply.Drain(m, x)
+	}
+	var par *apply.Parallel
+	if workers > 1 {
+		// The entries' payloads are the caller's (txlog.Read), so steps
+		// may still be running while the next entries are read.
+		par = apply.NewParallel(m, x, apply.ParallelOptions{Workers: workers, PreserveCommitOrder: true})
+		defer par.Close()
+		feed = par.Entry
+	}
 	total := last - first + 1
 	start, lastReport := time.Now(), time.Now()
 	for lo := first; lo <= last; {
@@ -432,10 +448,7 @@ func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, from, fromGNO int6
 			return 0, 0, fmt.Errorf("log read at index %d returned nothing", lo)
 		}
 		for _, e := range entries {
-			if err := m.Entry(e.Index, e.Payload); err != nil {
-				return 0, 0, err
-			}
-			if err := apply.Drain(m, x); err != nil {
+			if err := feed(e.Index, e.Payload); err != nil {
 				return 0, 0, err
 			}
 			lo = e.Index + 1
@@ -445,6 +458,14 @@ func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, from, fromGNO int6
 			done := lo - first
 			rate := float64(done) / time.Since(start).Seconds()
 			fmt.Fprintf(w, "lockstep: recovery: %d of %d log entries (%.0f%%), %.0f entries/s\n", done, total, 100*float64(done)/float64(total), rate)
+		}
+	}
+	if par != nil {
+		if err := par.Wait(); err != nil {
+			return 0, 0, err
+		}
+		if err := par.Close(); err != nil {
+			return 0, 0, err
 		}
 	}
 	if note := m.Settle(); note != "" {
@@ -471,6 +492,20 @@ func (x *recoveryExec) Txn(t *logrec.Txn) error {
 	// The counters the transaction left (format 2 records), only ever
 	// raised: after ApplyTxn, as a replica's applier does.
 	return x.fe.Storage().ApplyAutoInc(t.AutoInc)
+}
+
+// TxnHeld is Txn without publishing the transaction (the parallel
+// applier's commit-order gate publishes it).
+func (x *recoveryExec) TxnHeld(t *logrec.Txn) (func(), error) {
+	_, publish, err := x.fe.Storage().ApplyTxnHeld(t.Changes)
+	if err != nil {
+		return nil, err
+	}
+	if err := x.fe.Storage().ApplyAutoInc(t.AutoInc); err != nil {
+		publish()
+		return nil, err
+	}
+	return publish, nil
 }
 
 func (x *recoveryExec) DDL(d *logrec.DDL) (error, error) {
