@@ -124,7 +124,7 @@ func newBenchTPCCCmd() *cobra.Command {
 }
 
 func newBenchReplayCmd() *cobra.Command {
-	rc := bench.ReplayConfig{Workers: 1, ReportInterval: time.Second}
+	rc := bench.ReplayConfig{Workers: 1, PreserveCommitOrder: true, ReportInterval: time.Second}
 	mc := bench.MakeLogConfig{Transactions: 100000, ConflictRate: 0.1, HotRows: 16, Rows: 10000, Threads: 16, ReportInterval: time.Second}
 	var makeLog bool
 	var seed int64
@@ -139,8 +139,9 @@ func newBenchReplayCmd() *cobra.Command {
 			"when the data directory was written by --make-log) and the line\n" +
 			"'replayed T transactions in S s: R transactions/s'. The time is reading and\n" +
 			"applying the log, not loading the checkpoint.\n\n" +
-			"--workers: only 1 (the serial applier) exists; a larger number is refused\n" +
-			"until the parallel applier is built (issue 31).\n\n" +
+			"--workers 1 applies serially (apply.Drain); more runs the parallel applier\n" +
+			"(apply.Parallel: workers wait for each transaction's last_committed, and\n" +
+			"with --preserve-commit-order, the default, publish in commit order).\n\n" +
 			"--make-log writes a new data directory instead: a lockstep server run in\n" +
 			"process on --datadir, a sysbench table of --rows rows, then --transactions\n" +
 			"oltp_write_only-like transactions (an index update, a non-index update, a\n" +
@@ -170,9 +171,6 @@ func newBenchReplayCmd() *cobra.Command {
 			if rc.Workers < 1 {
 				return fmt.Errorf("bench replay: --workers must be at least 1, not %d", rc.Workers)
 			}
-			if rc.Workers > 1 {
-				return fmt.Errorf("bench replay: %v", bench.ErrWorkers)
-			}
 			rc.Out, rc.Progress = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			res, err := bench.Replay(ctx, rc)
 			if err != nil {
@@ -186,7 +184,8 @@ func newBenchReplayCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&rc.Datadir, "datadir", "", "the data directory of a stopped server (with --make-log: a new one to write)")
-	f.IntVar(&rc.Workers, "workers", rc.Workers, "apply workers (only 1, the serial applier, exists yet)")
+	f.IntVar(&rc.Workers, "workers", rc.Workers, "apply workers: 1 is the serial applier (apply.Drain), more the parallel one (apply.Parallel)")
+	f.BoolVar(&rc.PreserveCommitOrder, "preserve-commit-order", rc.PreserveCommitOrder, "with --workers > 1: make transactions visible in commit order (replica_preserve_commit_order)")
 	f.Var(secondsFlag{&rc.ReportInterval}, "report-interval", "print a progress line this often (0: never)")
 	f.BoolVar(&makeLog, "make-log", false, "write a new data directory with a sysbench-like log instead of replaying")
 	f.IntVar(&mc.Transactions, "transactions", mc.Transactions, "--make-log: transactions after the load")

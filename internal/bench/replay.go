@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"lockstep/internal/apply"
@@ -20,11 +21,14 @@ import (
 
 // ReplayConfig is a replay of a stopped server's data directory.
 type ReplayConfig struct {
-	Datadir        string
-	Workers        int // 1: the serial applier (apply.Drain); more is not built yet
-	ReportInterval time.Duration
-	Out            io.Writer // the table and the result line
-	Progress       io.Writer // progress lines and the applier's notes (stderr)
+	Datadir string
+	Workers int // 1: the serial applier (apply.Drain); more: apply.Parallel
+	// PreserveCommitOrder (replica_preserve_commit_order) with Workers > 1:
+	// transactions become visible in sequence order.
+	PreserveCommitOrder bool
+	ReportInterval      time.Duration
+	Out                 io.Writer // the table and the result line
+	Progress            io.Writer // progress lines and the applier's notes (stderr)
 }
 
 // ReplayResult is what a replay measured.
@@ -33,6 +37,7 @@ type ReplayResult struct {
 	OtherRecords int64 // DDL and account records applied
 	Skipped      int64 // records the checkpoint held
 	Entries      int64
+	SerialDeps   int64 // records whose last_committed was not usable (their predecessor)
 	FirstIndex   uint64
 	LastIndex    uint64
 	FromSeq      int64 // the checkpoint's sequence number (0: from empty)
@@ -51,34 +56,45 @@ func (r *ReplayResult) Rate() float64 {
 	return float64(r.Transactions) / r.Elapsed.Seconds()
 }
 
-// ErrWorkers says that only the serial applier exists.
-var ErrWorkers = errors.New("--workers: only 1 (the serial applier, apply.Drain) is available: the parallel applier (issue 31 item 2) is not built yet")
-
-// countingExec counts the transactions the executor applies.
+// countingExec counts the transactions the executor applies (workers
+// call it concurrently).
 type countingExec struct {
 	apply.Executor
-	txns, other int64
+	txns, other atomic.Int64
 }
 
 func (x *countingExec) Txn(t *logrec.Txn) error {
-	x.txns++
+	x.txns.Add(1)
 	return x.Executor.Txn(t)
 }
 
 func (x *countingExec) DDL(d *logrec.DDL) (error, error) {
-	x.other++
+	x.other.Add(1)
 	return x.Executor.DDL(d)
 }
 
 func (x *countingExec) Accounts(a *logrec.Accounts) error {
-	x.other++
+	x.other.Add(1)
 	return x.Executor.Accounts(a)
+}
+
+// countingHeldExec keeps the executor's TxnHeld (the parallel applier
+// installs with it and publishes at the commit-order gate).
+type countingHeldExec struct {
+	*countingExec
+	hx apply.HeldExecutor
+}
+
+func (x countingHeldExec) TxnHeld(t *logrec.Txn) (func(), error) {
+	x.txns.Add(1)
+	return x.hx.TxnHeld(t)
 }
 
 // Replay loads the data directory's newest checkpoint (if any) into a
 // fresh in-memory engine and applies every record of its log after it
 // through the apply state machine and the executor crash recovery uses
-// (server.NewApplyExecutor), serially (apply.Drain). The data directory
+// (server.NewApplyExecutor): serially (apply.Drain) with one worker, with
+// the parallel applier (apply.Parallel) with more. The data directory
 // is opened as a server start would open its log (a torn tail is
 // truncated); nothing else in it is written.
 func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
@@ -87,9 +103,6 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 	}
 	if c.Workers < 1 {
 		return nil, fmt.Errorf("--workers must be at least 1, not %d", c.Workers)
-	}
-	if c.Workers > 1 {
-		return nil, ErrWorkers
 	}
 	out, prog := orDiscard(c.Out), orDiscard(c.Progress)
 	if _, err := os.Stat(filepath.Join(c.Datadir, "auto.cnf")); err != nil {
@@ -117,7 +130,25 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 	res.FromSeq, res.CheckpointNs = seq, time.Since(t0)
 
 	m := apply.New(apply.Options{Applied: apply.Position{Seq: seq}, ExecutedGNO: gno, FailedDDL: sqlfront.FailedDDLIndex})
-	x := &countingExec{Executor: server.NewApplyExecutor(fe, prog)}
+	cx := &countingExec{Executor: server.NewApplyExecutor(fe, prog)}
+	var x apply.Executor = cx
+	if hx, ok := cx.Executor.(apply.HeldExecutor); ok {
+		x = countingHeldExec{cx, hx}
+	}
+	feed := func(index uint64, payload []byte) error {
+		if err := m.Entry(index, payload); err != nil {
+			return err
+		}
+		return apply.Drain(m, x)
+	}
+	var par *apply.Parallel
+	if c.Workers > 1 {
+		// The entries' payloads are the caller's (txlog.Read), so steps
+		// may still be running while the next entries are read.
+		par = apply.NewParallel(m, x, apply.ParallelOptions{Workers: c.Workers, PreserveCommitOrder: c.PreserveCommitOrder})
+		defer par.Close()
+		feed = par.Entry
+	}
 	first, last := res.FirstIndex, res.LastIndex
 	start := time.Now()
 	lastReport := start
@@ -137,10 +168,7 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 				return nil, fmt.Errorf("log read at index %d returned nothing", lo)
 			}
 			for _, e := range entries {
-				if err := m.Entry(e.Index, e.Payload); err != nil {
-					return nil, err
-				}
-				if err := apply.Drain(m, x); err != nil {
+				if err := feed(e.Index, e.Payload); err != nil {
 					return nil, err
 				}
 				lo = e.Index + 1
@@ -149,8 +177,16 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 				lastReport = time.Now()
 				done := lo - first
 				fmt.Fprintf(prog, "replay: %d of %d log entries (%.0f%%), %d transactions, %.0f transactions/s\n",
-					done, total, 100*float64(done)/float64(total), x.txns, float64(x.txns)/time.Since(start).Seconds())
+					done, total, 100*float64(done)/float64(total), cx.txns.Load(), float64(cx.txns.Load())/time.Since(start).Seconds())
 			}
+		}
+	}
+	if par != nil {
+		if err := par.Wait(); err != nil {
+			return nil, err
+		}
+		if err := par.Close(); err != nil {
+			return nil, err
 		}
 	}
 	if note := m.Settle(); note != "" {
@@ -158,7 +194,8 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 	}
 	res.Elapsed = time.Since(start)
 	st := m.Stats()
-	res.Transactions, res.OtherRecords, res.Skipped, res.Entries = x.txns, x.other, st.Skipped, st.Entries
+	res.Transactions, res.OtherRecords, res.Skipped, res.Entries = cx.txns.Load(), cx.other.Load(), st.Skipped, st.Entries
+	res.SerialDeps = st.SerialDeps
 
 	if res.Checksums, err = checksums(localQuerier(fe)); err != nil {
 		return nil, err
@@ -180,11 +217,16 @@ func (r *ReplayResult) print(w io.Writer, c ReplayConfig) {
 	}
 	fmt.Fprintf(w, "replay of %s, %s\n", c.Datadir, from)
 	row := func(k, v string, a ...any) { fmt.Fprintf(w, "  %-22s %s\n", k, fmt.Sprintf(v, a...)) }
-	row("workers", "%d (serial: apply.Drain, the recovery executor)", c.Workers)
+	if c.Workers > 1 {
+		row("workers", "%d (apply.Parallel, commit order preserved: %v; the recovery executor)", c.Workers, c.PreserveCommitOrder)
+	} else {
+		row("workers", "1 (serial: apply.Drain, the recovery executor)")
+	}
 	row("log entries", "%d (indexes %d..%d)", r.Entries, r.FirstIndex, r.LastIndex)
 	row("transactions", "%d", r.Transactions)
 	row("DDL/account records", "%d", r.OtherRecords)
 	row("skipped (checkpoint)", "%d", r.Skipped)
+	row("no last_committed", "%d (depend on their predecessor)", r.SerialDeps)
 	row("read log", "%.3f s", r.ReadNs.Seconds())
 	row("read and apply", "%.3f s", r.Elapsed.Seconds())
 	row("replay rate", "%.0f transactions/s", r.Rate())

@@ -3,9 +3,9 @@ package bench
 import (
 	"bytes"
 	"context"
-	"errors"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -14,7 +14,7 @@ import (
 // into a fresh engine gives the source's table checksums, and the replay
 // ends with its result line. With a small --checkpoint-log-size the
 // server checkpoints while the log is made and replay starts from the
-// checkpoint.
+// checkpoint. The parallel applier (4 workers) gives the same tables.
 func TestReplayMakeLog(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -31,33 +31,35 @@ func TestReplayMakeLog(t *testing.T) {
 			if src.Transactions != 400 || len(src.Checksums) != 1 || src.Checksums[0].Rows != "300" || src.Checksums[0].Checksum == "0" {
 				t.Fatalf("source: %+v\n%s", src, mout.String())
 			}
-			var out, prog bytes.Buffer
-			res, err := Replay(context.Background(), ReplayConfig{Datadir: dir, Workers: 1, Out: &out, Progress: &prog})
-			if err != nil {
-				t.Fatalf("%v\n%s", err, prog.String())
+			for _, workers := range []int{1, 4} {
+				var out, prog bytes.Buffer
+				res, err := Replay(context.Background(), ReplayConfig{Datadir: dir, Workers: workers, PreserveCommitOrder: true, Out: &out, Progress: &prog})
+				if err != nil {
+					t.Fatalf("%d workers: %v\n%s", workers, err, prog.String())
+				}
+				if !res.ChecksumsMatch() {
+					t.Errorf("replayed %+v, source %+v\n%s", res.Checksums, src.Checksums, out.String())
+				}
+				if tc.ckpt == 0 && (res.FromSeq != 0 || res.Transactions != int64(src.Transactions+src.LoadTxns)) {
+					t.Errorf("from seq %d, %d transactions; want 0, %d", res.FromSeq, res.Transactions, src.Transactions+src.LoadTxns)
+				}
+				if tc.ckpt > 0 && (res.FromSeq == 0 || res.Skipped == 0 && res.FirstIndex == 1) {
+					t.Errorf("from seq %d, skipped %d, first index %d: the checkpoint was not used", res.FromSeq, res.Skipped, res.FirstIndex)
+				}
+				line := regexp.MustCompile(`(?m)^replayed (\d+) transactions in [0-9.]+ s: [0-9]+ transactions/s\n\z`)
+				if m := line.FindStringSubmatch(out.String()); m == nil {
+					t.Errorf("no result line at the end:\n%s", out.String())
+				}
+				t.Logf("\n%s%s", prog.String(), out.String())
 			}
-			if !res.ChecksumsMatch() {
-				t.Errorf("replayed %+v, source %+v\n%s", res.Checksums, src.Checksums, out.String())
-			}
-			if tc.ckpt == 0 && (res.FromSeq != 0 || res.Transactions != int64(src.Transactions+src.LoadTxns)) {
-				t.Errorf("from seq %d, %d transactions; want 0, %d", res.FromSeq, res.Transactions, src.Transactions+src.LoadTxns)
-			}
-			if tc.ckpt > 0 && (res.FromSeq == 0 || res.Skipped == 0 && res.FirstIndex == 1) {
-				t.Errorf("from seq %d, skipped %d, first index %d: the checkpoint was not used", res.FromSeq, res.Skipped, res.FirstIndex)
-			}
-			line := regexp.MustCompile(`(?m)^replayed (\d+) transactions in [0-9.]+ s: [0-9]+ transactions/s\n\z`)
-			if m := line.FindStringSubmatch(out.String()); m == nil {
-				t.Errorf("no result line at the end:\n%s", out.String())
-			}
-			t.Logf("\n%s%s", prog.String(), out.String())
 		})
 	}
 }
 
-// TestReplayWorkers: only the serial applier exists; --workers 2 says so.
-func TestReplayWorkers(t *testing.T) {
-	_, err := Replay(context.Background(), ReplayConfig{Datadir: t.TempDir(), Workers: 2})
-	if !errors.Is(err, ErrWorkers) {
-		t.Fatalf("got %v, want ErrWorkers", err)
+// TestReplayWorkersUsage: --workers must be at least 1.
+func TestReplayWorkersUsage(t *testing.T) {
+	_, err := Replay(context.Background(), ReplayConfig{Datadir: t.TempDir(), Workers: 0})
+	if err == nil || !strings.Contains(err.Error(), "--workers must be at least 1") {
+		t.Fatalf("got %v", err)
 	}
 }
