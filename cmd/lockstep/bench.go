@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"syscall"
 	"time"
@@ -127,6 +128,7 @@ func newBenchReplayCmd() *cobra.Command {
 	rc := bench.ReplayConfig{Workers: 1, PreserveCommitOrder: true, ReportInterval: time.Second}
 	mc := bench.MakeLogConfig{Transactions: 100000, ConflictRate: 0.1, HotRows: 16, Rows: 10000, Threads: 16, ReportInterval: time.Second}
 	var makeLog bool
+	var cpuProfile string
 	var seed int64
 	cmd := &cobra.Command{
 		Use:   "replay",
@@ -172,6 +174,17 @@ func newBenchReplayCmd() *cobra.Command {
 				return fmt.Errorf("bench replay: --workers must be at least 1, not %d", rc.Workers)
 			}
 			rc.Out, rc.Progress = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return runtimeError{fmt.Errorf("bench replay: %v", err)}
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return runtimeError{fmt.Errorf("bench replay: %v", err)}
+				}
+				defer pprof.StopCPUProfile()
+			}
 			res, err := bench.Replay(ctx, rc)
 			if err != nil {
 				return runtimeError{fmt.Errorf("bench replay: %v", err)}
@@ -187,6 +200,7 @@ func newBenchReplayCmd() *cobra.Command {
 	f.IntVar(&rc.Workers, "workers", rc.Workers, "apply workers: 1 is the serial applier (apply.Drain), more the parallel one (apply.Parallel)")
 	f.BoolVar(&rc.PreserveCommitOrder, "preserve-commit-order", rc.PreserveCommitOrder, "with --workers > 1: make transactions visible in commit order (replica_preserve_commit_order)")
 	f.Var(secondsFlag{&rc.ReportInterval}, "report-interval", "print a progress line this often (0: never)")
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof)")
 	f.BoolVar(&makeLog, "make-log", false, "write a new data directory with a sysbench-like log instead of replaying")
 	f.IntVar(&mc.Transactions, "transactions", mc.Transactions, "--make-log: transactions after the load")
 	f.Float64Var(&mc.ConflictRate, "conflict-rate", mc.ConflictRate, "--make-log: fraction of transactions on the hot rows (0..1)")
