@@ -113,6 +113,9 @@ type Machine struct {
 
 	// entries fed and not yet applied, in index order.
 	entries []pendingEntry
+	// pendingBytes is the payload bytes of the entries fed and not yet
+	// wholly applied: what a driver bounds its queue by (Parallel).
+	pendingBytes int64
 	// queue: steps handed out by Next, in order; inflight: handed out,
 	// not Done.
 	queue    []Step
@@ -136,6 +139,7 @@ type Machine struct {
 type pendingEntry struct {
 	index   uint64
 	lastSeq int64 // the highest sequence number among its records to apply (applied.Seq at feed time if none)
+	size    int   // the entry's payload bytes (PendingBytes)
 }
 
 // Stats counts what the machine saw.
@@ -236,7 +240,8 @@ func (m *Machine) Entry(index uint64, payload []byte) error {
 		m.nextSeq++
 		steps = append(steps, s)
 	}
-	m.entries = append(m.entries, pendingEntry{index: index, lastSeq: m.nextSeq - 1})
+	m.entries = append(m.entries, pendingEntry{index: index, lastSeq: m.nextSeq - 1, size: len(payload)})
+	m.pendingBytes += int64(len(payload))
 	m.queue = append(m.queue, steps...)
 	m.advance()
 	return nil
@@ -382,6 +387,7 @@ func (m *Machine) advance() {
 	k := 0
 	for k < len(m.entries) && m.entries[k].lastSeq <= m.applied.Seq {
 		m.applied.Index = m.entries[k].index
+		m.pendingBytes -= int64(m.entries[k].size)
 		k++
 	}
 	if k > 0 {
@@ -399,3 +405,7 @@ func (m *Machine) Settle() string { return m.settleNote() }
 
 // Idle reports whether every step fed has been performed.
 func (m *Machine) Idle() bool { return m.inflight == 0 && len(m.queue) == 0 }
+
+// PendingBytes returns the payload bytes of the entries fed and not yet
+// wholly applied.
+func (m *Machine) PendingBytes() int64 { return m.pendingBytes }

@@ -34,7 +34,14 @@ type ParallelOptions struct {
 	// QueuePerWorker is how many transaction steps may be handed out per
 	// worker (in flight or queued for a worker). Default 4.
 	QueuePerWorker int
+	// MaxPendingBytes bounds the log fed and not yet applied, in payload
+	// bytes: Entry waits while more is pending (an entry larger than the
+	// bound is taken once nothing else is). Default 64 MiB.
+	MaxPendingBytes int64
 }
+
+// DefaultMaxPendingBytes is ParallelOptions.MaxPendingBytes's default.
+const DefaultMaxPendingBytes = 64 << 20
 
 // Parallel is the concurrent driver: it owns a Machine (whose Window it
 // sets from the options), feeds it entries and hands its steps to worker
@@ -57,7 +64,10 @@ type Parallel struct {
 	errSeq int64 // the sequence number of the step that failed (steps before it still finish)
 	closed bool
 	work   chan Step
-	wg     sync.WaitGroup
+	// entryWaits counts the times Entry waited for the pending bytes to
+	// fall (EntryWaits).
+	entryWaits int64
+	wg         sync.WaitGroup
 }
 
 // NewParallel starts opts.Workers workers applying m's steps through x.
@@ -70,6 +80,9 @@ func NewParallel(m *Machine, x Executor, opts ParallelOptions) *Parallel {
 	}
 	if opts.QueuePerWorker < 1 {
 		opts.QueuePerWorker = 4
+	}
+	if opts.MaxPendingBytes <= 0 {
+		opts.MaxPendingBytes = DefaultMaxPendingBytes
 	}
 	window := opts.Workers * opts.QueuePerWorker
 	m.window = window
@@ -88,6 +101,13 @@ func NewParallel(m *Machine, x Executor, opts ParallelOptions) *Parallel {
 func (p *Parallel) Entry(index uint64, payload []byte) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	// The reader slows down instead of queueing the log: wait while the
+	// fed-and-unapplied bytes are over the bound (issue 31 item 4).
+	for p.err == nil && !p.closed && p.m.PendingBytes() > 0 &&
+		p.m.PendingBytes()+int64(len(payload)) > p.opt.MaxPendingBytes {
+		p.entryWaits++
+		p.cond.Wait()
+	}
 	if p.err != nil {
 		return p.err
 	}
@@ -120,6 +140,7 @@ func (p *Parallel) Close() error {
 		p.closed = true
 		close(p.work)
 	}
+	p.cond.Broadcast() // an Entry waiting for room
 	p.mu.Unlock()
 	p.wg.Wait()
 	return p.err
@@ -247,4 +268,12 @@ func perform(x Executor, s Step) (outcome, err error) {
 		err = x.Accounts(s.Accounts)
 	}
 	return outcome, err
+}
+
+// EntryWaits returns how many times Entry waited for applied entries to
+// make room under MaxPendingBytes.
+func (p *Parallel) EntryWaits() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.entryWaits
 }

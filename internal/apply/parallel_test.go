@@ -337,3 +337,50 @@ func TestParallelFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelPendingBound: with MaxPendingBytes set, the reader waits
+// instead of queueing the log — the bytes fed and not applied never pass
+// the bound by more than one entry — and the result is the same. Without
+// the bound (issue 31 item 4) Entry never waited: the whole log was queued.
+func TestParallelPendingBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	entries := randomLog(r, 400)
+	largest := 0
+	for _, e := range entries {
+		largest = max(largest, len(e))
+	}
+	bound := int64(4 * largest)
+	cx := &checkExec{t: t, order: true, published: map[int64]bool{}}
+	m := New(Options{})
+	p := NewParallel(m, heldExec{cx}, ParallelOptions{Workers: 4, PreserveCommitOrder: true, MaxPendingBytes: bound})
+	var peak int64
+	for i, e := range entries {
+		if err := p.Entry(uint64(i+1), e); err != nil {
+			t.Fatal(err)
+		}
+		p.mu.Lock()
+		peak = max(peak, m.PendingBytes())
+		p.mu.Unlock()
+	}
+	if err := p.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range cx.errs {
+		t.Error(e)
+	}
+	if m.ExecutedSet() != "1-400" || len(cx.pubOrder) != 400 {
+		t.Errorf("executed %q, %d published", m.ExecutedSet(), len(cx.pubOrder))
+	}
+	if peak > bound+int64(largest) {
+		t.Errorf("pending bytes reached %d, bound %d (+ one entry of at most %d)", peak, bound, largest)
+	}
+	if p.EntryWaits() == 0 {
+		t.Errorf("Entry never waited with a bound of %d bytes over %d entries", bound, len(entries))
+	}
+	if m.PendingBytes() != 0 {
+		t.Errorf("pending bytes after everything applied: %d", m.PendingBytes())
+	}
+}
