@@ -59,6 +59,7 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 		{config.KeySyncNoDelayCount, "count", "0", "end that wait once this many commits are queued; 0 = wait the whole delay"},
 		{config.KeyLogSyncsInFlight, "count", "1", "commit groups that may wait for their log fsync at once, each with its own fsync (1..16)"},
 		{config.KeySSL, "bool", "ON", "offer TLS, with a CA and server certificate generated in the data directory at first use (MySQL 8's auto_generate_certs)"},
+		{config.KeyReplicaWorkers, "count", "0", "workers of the parallel applier crash recovery replays the log with (MySQL's replica_parallel_workers); 0 or 1: serial"},
 		{config.KeySecureFilePriv, "dir|NULL", "DATADIR-files", "the one directory LOAD_FILE, SELECT ... INTO OUTFILE and LOAD DATA INFILE may use (created if the default); NULL: none; empty: anywhere but the data directory"},
 	}
 	flags := map[string]*optionFlag{}

@@ -68,8 +68,9 @@ type Config struct {
 	SecureFilePrivSet bool
 	// ReplicaParallelWorkers: worker goroutines of the parallel applier
 	// that crash recovery replays the log with (MySQL's
-	// replica_parallel_workers; docs/apply.md). 0 or 1: serial, the
-	// default until measured otherwise. No option sets it yet.
+	// replica_parallel_workers; docs/apply.md): --replica-parallel-workers.
+	// 0 or 1: serial, the default — on this 2-vCPU machine kind parallel
+	// replay measured 0.8-0.9x of serial (docs/BENCHMARKS.md, "Replay").
 	ReplicaParallelWorkers int
 }
 
@@ -98,7 +99,11 @@ const (
 	KeySSL               = "ssl"
 	KeyLogSyncsInFlight  = "log-syncs-in-flight"
 	KeySecureFilePriv    = "secure-file-priv"
+	KeyReplicaWorkers    = "replica-parallel-workers"
 )
+
+// MaxReplicaParallelWorkers is --replica-parallel-workers's limit (MySQL's).
+const MaxReplicaParallelWorkers = 1024
 
 // Limits of the sync delay options (MySQL's).
 const (
@@ -120,7 +125,7 @@ const (
 // Keys lists every option name in the order they are documented.
 var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword,
 	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin, KeyCheckpointLogSize,
-	KeyCheckpointFsync, KeyCheckpointRate, KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount, KeyLogSyncsInFlight, KeySSL, KeySecureFilePriv}
+	KeyCheckpointFsync, KeyCheckpointRate, KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount, KeyLogSyncsInFlight, KeySSL, KeySecureFilePriv, KeyReplicaWorkers}
 
 // Default returns the embedded defaults: data in ./lockstep-data, listening on
 // 127.0.0.1:3306, account root with no password.
@@ -253,6 +258,12 @@ func (c *Config) Set(key, value string) error {
 		c.LogSegmentSize = n
 	case KeySecureFilePriv:
 		c.SecureFilePriv, c.SecureFilePrivSet = value, true
+	case KeyReplicaWorkers:
+		n, ok := intIn(value, 0, MaxReplicaParallelWorkers)
+		if !ok {
+			return fmt.Errorf("invalid replica-parallel-workers %q: must be a count from 0 to %d", value, MaxReplicaParallelWorkers)
+		}
+		c.ReplicaParallelWorkers = n
 	case KeySSL:
 		b, err := parseBool(value)
 		if err != nil {

@@ -59,6 +59,8 @@ func TestSet(t *testing.T) {
 		{key: "log-syncs-in-flight", value: "4", want: func(c *Config) { c.LogSyncsInFlight = 4 }},
 		{key: "log_syncs_in_flight", value: "0", wantErr: "must be a count from 1 to 16"},
 		{key: "log-syncs-in-flight", value: "17", wantErr: "must be a count from 1 to 16"},
+		{key: "replica_parallel_workers", value: "4", want: func(c *Config) { c.ReplicaParallelWorkers = 4 }},
+		{key: "replica-parallel-workers", value: "1025", wantErr: "must be a count from 0 to 1024"},
 		{key: "binlog-group-commit-sync-no-delay-count", value: "16", want: func(c *Config) { c.SyncNoDelayCount = 16 }},
 		{key: "binlog-group-commit-sync-no-delay-count", value: "x", wantErr: "must be a count from 0 to 100000"},
 	}

@@ -81,6 +81,7 @@ func installConfigVars(fe *sqlfront.Frontend, cfg config.Config, port int) error
 		"lockstep_group_commit_wakeup": func() any { return cfg.GroupCommitWakeup },
 		"lockstep_log_retention_size":  func() any { return cfg.LogRetentionSize },
 		"lockstep_log_syncs_in_flight": func() any { return int64(max(cfg.LogSyncsInFlight, 1)) },
+		"replica_parallel_workers":     func() any { return int64(cfg.ReplicaParallelWorkers) },
 	})
 }
 

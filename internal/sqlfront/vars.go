@@ -138,6 +138,9 @@ func lockstepVariables() []sql.SystemVariable {
 		// The server's file policy (fileaccess.go); NULL when disabled. The
 		// registry's default stays "", which go-mysql-server's own file
 		// code (no longer reached) read as "anywhere".
+		// The applier's options (docs/apply.md), as the server was started.
+		fromServer(&sql.MysqlSystemVariable{Name: "replica_parallel_workers",
+			Type: types.NewSystemIntType("replica_parallel_workers", 0, 1024, false), Default: int64(0)}),
 		fromServer(&sql.MysqlSystemVariable{Name: "secure_file_priv",
 			Type: types.NewSystemStringType("secure_file_priv"), Default: ""}),
 		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_group_commit_wakeup",
