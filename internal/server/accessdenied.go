@@ -36,7 +36,7 @@ func refusedStatement(query, msg string, ec errContext) (num int, state, out str
 	}
 	if m := dbDenied.FindStringSubmatch(msg); m != nil {
 		user, privHost, db := m[1], m[2], m[3]
-		if cmd, table := deniedTarget(query, db, ec.db); cmd != "" && table != "" {
+		if cmd, table := deniedTarget(parseOrNil(query), db, ec.db); cmd != "" && table != "" {
 			return 1142, "42000", fmt.Sprintf("%s command denied to user '%s'@'%s' for table '%s'", cmd, user, clientHostOr(ec, privHost), table), true
 		}
 		return mysql.ERDBAccessDenied, "42000", fmt.Sprintf("Access denied for user '%s'@'%s' to database '%s'", user, privHost, db), true
@@ -62,7 +62,7 @@ func refusedStatement(query, msg string, ec errContext) (num int, state, out str
 			}
 			return mysql.ERDBAccessDenied, "42000", fmt.Sprintf("Access denied for user '%s'@'%s' to database '%s'", user, privHost, db), true
 		}
-		if cmd, table := deniedTarget(query, "", ec.db); cmd != "" && table != "" {
+		if cmd, table := deniedTarget(stmt, "", ec.db); cmd != "" && table != "" {
 			return 1142, "42000", fmt.Sprintf("%s command denied to user '%s'@'%s' for table '%s'", cmd, user, clientHostOr(ec, privHost), table), true
 		}
 	}
@@ -76,13 +76,18 @@ func clientHostOr(ec errContext, privHost string) string {
 	return privHost
 }
 
-// deniedTarget is the command word MySQL names for query and its first
-// table in database db ("": any; a table without a qualifier is in cur).
-func deniedTarget(query, db, cur string) (cmd, table string) {
+// parseOrNil is query's statement, nil if it does not parse.
+func parseOrNil(query string) ast.Statement {
 	stmt, err := ast.Parse(query)
 	if err != nil {
-		return "", ""
+		return nil
 	}
+	return stmt
+}
+
+// deniedTarget is the command word MySQL names for stmt and its first
+// table in database db ("": any; a table without a qualifier is in cur).
+func deniedTarget(stmt ast.Statement, db, cur string) (cmd, table string) {
 	switch st := stmt.(type) {
 	case *ast.Select, *ast.SetOp:
 		cmd = "SELECT"

@@ -97,15 +97,6 @@ func errCantOpen(name string, write bool, err error) error {
 		"File '%s' not found (OS errno %d - %s)", name, errno, msg)
 }
 
-// hasFilePriv reports whether ctx's account holds FILE on *.*.
-func (fe *Frontend) hasFilePriv(ctx *sql.Context) bool {
-	mdb := fe.Engine.Analyzer.Catalog.MySQLDb
-	if !mdb.Enabled() {
-		return true
-	}
-	return mdb.UserHasPrivileges(ctx, sql.NewPrivilegedOperation(sql.PrivilegeCheckSubject{}, sql.PrivilegeType_File))
-}
-
 // accessDeniedHere is MySQL's 1045 for a statement the session's account
 // may not run (FILE): "Access denied for user 'u'@'host' (using password:
 // YES)", YES when the account has a password (a login to it gave one).

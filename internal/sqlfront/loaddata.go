@@ -43,7 +43,7 @@ func (fe *Frontend) buildLoadData(ctx *sql.Context, n *plan.LoadData, row sql.Ro
 		}
 		return newExecOverride(fe, n).Build(ctx, n, row) // go-mysql-server asks the client
 	}
-	if !fe.hasFilePriv(ctx) {
+	if !fe.hasAnyPriv(ctx, sql.PrivilegeType_File) {
 		return nil, fe.accessDeniedHere(ctx)
 	}
 	f, err := fe.openServerFile(n.File, false)

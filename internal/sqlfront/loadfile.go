@@ -59,7 +59,7 @@ func (l *loadFile) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
 		return nil, nil
 	}
 	fe := frontendOf(ctx)
-	if fe == nil || !fe.hasFilePriv(ctx) {
+	if fe == nil || !fe.hasAnyPriv(ctx, sql.PrivilegeType_File) {
 		return nil, nil
 	}
 	f, err := fe.openServerFile(name.(string), false)
@@ -96,20 +96,8 @@ func (l *loadFile) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
 func sessionMaxPacket(ctx *sql.Context) int64 {
 	v, err := ctx.Session.GetSessionVariable(ctx, "max_allowed_packet")
 	if err == nil {
-		switch n := v.(type) {
-		case int64:
-			return n
-		case uint64:
-			if n > 1<<62 {
-				return 1 << 62
-			}
-			return int64(n)
-		case int32:
-			return int64(n)
-		case uint32:
-			return int64(n)
-		case int:
-			return int64(n)
+		if neg, mag, _, ok := intValue(v); ok && !neg { // intarith.go
+			return int64(min(mag, 1<<62))
 		}
 	}
 	return 64 << 20

@@ -28,7 +28,7 @@ import (
 
 // buildInto runs an INTO OUTFILE or DUMPFILE.
 func (fe *Frontend) buildInto(ctx *sql.Context, n *plan.Into, row sql.Row) (sql.RowIter, error) {
-	if !fe.hasFilePriv(ctx) {
+	if !fe.hasAnyPriv(ctx, sql.PrivilegeType_File) {
 		return nil, fe.accessDeniedHere(ctx)
 	}
 	name := n.Outfile

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/vitess/go/mysql"
 )
 
 // RequirePrivilege is MySQL's check for a statement that needs the static
@@ -25,14 +24,5 @@ func (fe *Frontend) RequirePrivilege(connID uint32, priv sql.PrivilegeType, name
 // privilege on *.* (SHOW ENGINE ... STATUS, MUTEX, LOGS): nil if
 // connection connID's account has it, else MySQL's 1227.
 func (fe *Frontend) RequireProcess(connID uint32) error {
-	s := fe.session(connID)
-	if s == nil {
-		return fmt.Errorf("privilege check: no session for connection %d", connID)
-	}
-	op := sql.NewPrivilegedOperation(sql.PrivilegeCheckSubject{}, sql.PrivilegeType_Process)
-	if fe.Engine.Analyzer.Catalog.MySQLDb.UserHasPrivileges(s.fastContext(), op) {
-		return nil
-	}
-	return mysql.NewSQLError(mysql.ERSpecifiedAccessDenied, "42000",
-		"Access denied; you need (at least one of) the PROCESS privilege(s) for this operation")
+	return fe.RequirePrivilege(connID, sql.PrivilegeType_Process, "PROCESS")
 }

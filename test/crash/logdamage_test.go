@@ -96,9 +96,6 @@ func TestDamagedLog(t *testing.T) {
 // had made durable, nor a missing segment. Nothing acknowledged is lost
 // without an error.
 func TestLogTail(t *testing.T) {
-	if testing.Short() {
-		t.Skip("restarts a lockstep server")
-	}
 	const rows = 500
 	var ctx context.Context
 	// A log of many small segments, as in the issue (494 acknowledged rows

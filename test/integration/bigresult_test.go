@@ -22,9 +22,6 @@ import (
 // server from 0.7 to 4.5 GB; internal/server/resultbuf.go.) Both the text
 // protocol and a prepared statement are read.
 func TestLargeResultMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a lockstep server")
-	}
 	srv := testutil.StartServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

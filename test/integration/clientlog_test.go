@@ -18,9 +18,6 @@ import (
 // (internal/server) also shows a server problem still logged at error
 // level.
 func TestClientErrorsLogNoErrors(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a lockstep server")
-	}
 	srv := testutil.StartServer(t, "--ssl=OFF")
 	e := &env{t: t, srv: srv, ctx: t.Context(), name: "", db: srv.DB(t, "")}
 	s := e.session("a")

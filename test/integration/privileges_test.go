@@ -38,9 +38,6 @@ type privEnv struct {
 
 func newPrivEnv(t *testing.T, extra ...string) *privEnv {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a lockstep server")
-	}
 	srv := testutil.StartServer(t, extra...)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*testTimeout)
 	t.Cleanup(cancel)

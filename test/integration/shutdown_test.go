@@ -19,9 +19,6 @@ import (
 // and the server runs on (TestPrivilegeErrors); the data written before
 // is there after a restart.
 func TestShutdownStatement(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a lockstep server")
-	}
 	bin := testutil.BuildBinary(t)
 	datadir := filepath.Join(t.TempDir(), "data")
 	start := func() (*exec.Cmd, string, chan error) {
