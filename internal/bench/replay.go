@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -247,19 +248,7 @@ func (r *ReplayResult) ChecksumsMatch() bool {
 	if r.Source == nil {
 		return false
 	}
-	return checksumsEqual(r.Checksums, r.Source.Checksums)
-}
-
-func checksumsEqual(a, b []TableChecksum) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return slices.Equal(r.Checksums, r.Source.Checksums)
 }
 
 // printChecksums prints a table's checksums; with src, whether each

@@ -163,15 +163,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 		return h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
 	}
 	rs := resultStream{c: c} // resultbuf.go
-	err = h.Handler.ComQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
-		return rs.batch(func() error {
-			h.fixResult(c, query, r)
-			learnFields(&learn, r)
-			h.syncInTrans(c)
-			h.explain(c, query, r)
-			return h.sendOK(c, r, func() error { return cb(r, more) })
-		})
-	})
+	err = h.Handler.ComQuery(ctx, c, query, h.gmsResults(c, query, &learn, &rs, cb))
 	rs.end()
 	if sent, serr := h.explainPlan(c, query, err, cb); sent {
 		return serr
@@ -181,6 +173,22 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 	}
 	h.syncInTrans(c)
 	return h.mysqlError(c, query, err)
+}
+
+// gmsResults is the callback ComQuery and ComMultiQuery give
+// go-mysql-server: each batch of a statement's results is fixed up as
+// MySQL would send it (fixResult, explain), its fields taught to the fast
+// path, the transaction flag synced, and sent through rs (resultbuf.go).
+func (h *handler) gmsResults(c *mysql.Conn, query string, learn *func([]*querypb.Field), rs *resultStream, cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
+	return func(r *sqltypes.Result, more bool) error {
+		return rs.batch(func() error {
+			h.fixResult(c, query, r)
+			learnFields(learn, r)
+			h.syncInTrans(c)
+			h.explain(c, query, r)
+			return h.sendOK(c, r, func() error { return cb(r, more) })
+		})
+	}
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) (string, error) {
@@ -201,15 +209,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 		return "", h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
 	}
 	rs := resultStream{c: c} // resultbuf.go
-	rest, err := h.Handler.ComMultiQuery(ctx, c, query, func(r *sqltypes.Result, more bool) error {
-		return rs.batch(func() error {
-			h.fixResult(c, query, r)
-			learnFields(&learn, r)
-			h.syncInTrans(c)
-			h.explain(c, query, r)
-			return h.sendOK(c, r, func() error { return cb(r, more) })
-		})
-	})
+	rest, err := h.Handler.ComMultiQuery(ctx, c, query, h.gmsResults(c, query, &learn, &rs, cb))
 	rs.end()
 	if sent, serr := h.explainPlan(c, query, err, cb); sent {
 		return "", serr

@@ -294,29 +294,6 @@ func selectTimeHint(q string) (isSelect bool, ms int64) {
 	return true, maxExecutionTimeHint(rest[3:end])
 }
 
-// nextWord returns the [start, end) of the first word (letters, digits, _
-// and $) of q at or after i outside quotes and comments; start == end
-// when there is none.
-func nextWord(q string, i int) (int, int) {
-	for ; i < len(q); i++ {
-		if j := skipQuoted(q, i); j != i {
-			if j < 0 {
-				return len(q), len(q)
-			}
-			i = j
-			continue
-		}
-		if isWordByte(q[i]) {
-			j := i
-			for j < len(q) && isWordByte(q[j]) {
-				j++
-			}
-			return i, j
-		}
-	}
-	return len(q), len(q)
-}
-
 // maxExecutionTimeHint reads MAX_EXECUTION_TIME(N) in an optimizer hint
 // comment's text (0 if absent or not a number).
 func maxExecutionTimeHint(h string) int64 {

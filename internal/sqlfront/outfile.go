@@ -66,6 +66,15 @@ func (fe *Frontend) buildInto(ctx *sql.Context, n *plan.Into, row sql.Row) (sql.
 	return sql.RowsToRowIter(sql.Row{types.NewOkResult(count)}), nil
 }
 
+// columnType is the type of the result's column i (LONGTEXT past the
+// schema).
+func columnType(sch sql.Schema, i int) sql.Type {
+	if i < len(sch) {
+		return sch[i].Type
+	}
+	return types.LongText
+}
+
 // fieldText is v as MySQL writes it in a result set: its column type's
 // text.
 func fieldText(ctx *sql.Context, t sql.Type, v any) ([]byte, error) {
@@ -115,10 +124,7 @@ func writeOutfile(ctx *sql.Context, w io.Writer, n *plan.Into, iter sql.RowIter)
 				}
 				continue
 			}
-			var t sql.Type = types.LongText
-			if i < len(sch) {
-				t = sch[i].Type
-			}
+			t := columnType(sch, i)
 			text, err := fieldText(ctx, t, v)
 			if err != nil {
 				return count, err
@@ -184,11 +190,7 @@ func writeDumpfile(ctx *sql.Context, w io.Writer, n *plan.Into, iter sql.RowIter
 			if v == nil {
 				continue
 			}
-			var t sql.Type = types.LongText
-			if i < len(sch) {
-				t = sch[i].Type
-			}
-			text, err := fieldText(ctx, t, v)
+			text, err := fieldText(ctx, columnType(sch, i), v)
 			if err != nil {
 				return count, err
 			}

@@ -54,10 +54,24 @@ func closingQuote(q string, i int) int {
 // $) of q outside quotes and comments.
 func sqlWords(q string) [][2]int {
 	var out [][2]int
-	for i := 0; i < len(q); i++ {
+	for i := 0; ; {
+		s, e := nextWord(q, i)
+		if s == e {
+			return out
+		}
+		out = append(out, [2]int{s, e})
+		i = e
+	}
+}
+
+// nextWord returns the [start, end) of the first word (letters, digits, _
+// and $) of q at or after i outside quotes and comments; start == end
+// when there is none.
+func nextWord(q string, i int) (int, int) {
+	for ; i < len(q); i++ {
 		if j := skipQuoted(q, i); j != i {
 			if j < 0 {
-				return out
+				return len(q), len(q)
 			}
 			i = j
 			continue
@@ -67,11 +81,10 @@ func sqlWords(q string) [][2]int {
 			for j < len(q) && isWordByte(q[j]) {
 				j++
 			}
-			out = append(out, [2]int{i, j})
-			i = j - 1
+			return i, j
 		}
 	}
-	return out
+	return len(q), len(q)
 }
 
 // firstWord splits s into its leading word and the rest.
