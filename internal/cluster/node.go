@@ -1,0 +1,510 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"go.etcd.io/raft/v3"
+	pb "go.etcd.io/raft/v3/raftpb"
+)
+
+// StateMachine receives the committed entries, in index order, each once
+// per start of the node (a restarted node replays from the index its state
+// was restored at).
+type StateMachine interface {
+	// Apply installs the application data of the entry at index; data is
+	// nil for raft's own entries (the empty entry of a new term, a
+	// membership change), which only advance the applied index. An error
+	// stops the node: applying is deterministic, so a failure is permanent.
+	Apply(index uint64, data []byte) error
+}
+
+// Config configures a Node.
+type Config struct {
+	ID      uint64
+	Storage *Storage
+	// StateMachine receives committed entries.
+	StateMachine StateMachine
+	// Send hands messages to the transport. It must not block for long; a
+	// transport may drop messages (raft retries).
+	Send func([]pb.Message)
+	// Applied is the index the state machine already holds (a restored
+	// checkpoint); 0 means the snapshot the log starts after.
+	Applied uint64
+
+	ElectionTick  int // default 10
+	HeartbeatTick int // default 1
+
+	MaxSizePerMsg             uint64 // default 1 MiB
+	MaxInflightMsgs           int    // default 256
+	MaxInflightBytes          uint64 // default 32 MiB
+	MaxUncommittedEntriesSize uint64 // default 64 MiB
+	MaxCommittedSizePerReady  uint64 // default 16 MiB
+	// CommitSaveEvery: the commit index alone is written to the raft-state
+	// file when it has moved this many entries (default 1024).
+	CommitSaveEvery uint64
+	// Incarnation tells this run's proposals from an earlier run's (the
+	// high 24 bits of proposal ids); tests set it, otherwise it is random.
+	Incarnation uint32
+	// Logf receives raft's warnings and errors (nil: dropped).
+	Logf func(format string, args ...any)
+}
+
+func (c *Config) withDefaults() {
+	def := func(v *uint64, d uint64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	if c.ElectionTick == 0 {
+		c.ElectionTick = 10
+	}
+	if c.HeartbeatTick == 0 {
+		c.HeartbeatTick = 1
+	}
+	if c.MaxInflightMsgs == 0 {
+		c.MaxInflightMsgs = 256
+	}
+	def(&c.MaxSizePerMsg, 1<<20)
+	def(&c.MaxInflightBytes, 32<<20)
+	def(&c.MaxUncommittedEntriesSize, 64<<20)
+	def(&c.MaxCommittedSizePerReady, 16<<20)
+	def(&c.CommitSaveEvery, 1024)
+}
+
+// Status is a node's view of the group.
+type Status struct {
+	ID, Lead, Term uint64
+	State          raft.StateType
+	Applied        uint64 // entries applied to the state machine
+	Written        uint64 // last index handed to the log
+}
+
+// event is one item of the raft step's inbox.
+type event struct {
+	msg      pb.Message
+	hasMsg   bool
+	tick     bool
+	prop     *Proposal
+	cc       pb.ConfChangeI
+	transfer uint64
+}
+
+// Node runs one member of a group: a raft RawNode with asynchronous
+// storage writes, and the three steps that do its work. All methods are
+// safe for concurrent use; each step method must be called by one
+// goroutine at a time (the runtime gives each its own goroutine).
+type Node struct {
+	cfg Config
+	st  *Storage
+	sm  StateMachine
+	rn  *raft.RawNode // the raft step's
+
+	mu      sync.Mutex
+	events  []event
+	appendQ []pb.Message
+	written []pb.Message // written by AppendWrite, waiting for AppendSync
+	lsn     uint64       // the LSN AppendSync waits for
+	applyQ  []pb.Message
+	byIndex map[uint64]*Proposal // appended proposals, by index
+	waiting map[uint64]*Proposal // proposed, index not known yet (raft step)
+	nextID  uint64
+	status  Status
+	err     error // the node's fatal error
+	stopped bool
+
+	wakeRaft, wakeAppend, wakeApply chan struct{}
+}
+
+// NewNode starts a node on its storage (bootstrapped or restarted).
+func NewNode(cfg Config) (*Node, error) {
+	cfg.withDefaults()
+	if cfg.ID == 0 {
+		return nil, errors.New("cluster: a node needs an id other than 0")
+	}
+	applied := cfg.Applied
+	if applied == 0 {
+		applied = cfg.Storage.persistedState().snap.Index
+	}
+	rc := &raft.Config{
+		ID:                        cfg.ID,
+		ElectionTick:              cfg.ElectionTick,
+		HeartbeatTick:             cfg.HeartbeatTick,
+		Storage:                   cfg.Storage,
+		Applied:                   applied,
+		AsyncStorageWrites:        true,
+		MaxSizePerMsg:             cfg.MaxSizePerMsg,
+		MaxInflightMsgs:           cfg.MaxInflightMsgs,
+		MaxInflightBytes:          cfg.MaxInflightBytes,
+		MaxUncommittedEntriesSize: cfg.MaxUncommittedEntriesSize,
+		MaxCommittedSizePerReady:  cfg.MaxCommittedSizePerReady,
+		CheckQuorum:               true,
+		PreVote:                   true,
+		DisableProposalForwarding: true,
+		StepDownOnRemoval:         true,
+		Logger:                    quietLogger{logf: cfg.Logf},
+	}
+	rn, err := raft.NewRawNode(rc)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: starting raft: %w", err)
+	}
+	n := &Node{
+		cfg: cfg, st: cfg.Storage, sm: cfg.StateMachine, rn: rn,
+		byIndex:    make(map[uint64]*Proposal),
+		waiting:    make(map[uint64]*Proposal),
+		nextID:     uint64(cfg.Incarnation&0xFFFFFF) << 40,
+		wakeRaft:   make(chan struct{}, 1),
+		wakeAppend: make(chan struct{}, 1),
+		wakeApply:  make(chan struct{}, 1),
+	}
+	n.status = Status{ID: cfg.ID, Applied: applied}
+	return n, nil
+}
+
+func wake(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+func (n *Node) push(e event) {
+	n.mu.Lock()
+	n.events = append(n.events, e)
+	n.mu.Unlock()
+	wake(n.wakeRaft)
+}
+
+// Tick advances raft's logical clock by one tick.
+func (n *Node) Tick() { n.push(event{tick: true}) }
+
+// Receive hands the node a message from another member.
+func (n *Node) Receive(m pb.Message) { n.push(event{msg: m, hasMsg: true}) }
+
+// TransferLeader asks the leader to hand leadership to the given member.
+func (n *Node) TransferLeader(to uint64) { n.push(event{transfer: to}) }
+
+// Propose proposes data as one entry. The proposal ends when its entry is
+// applied on this node (Err nil), or when it is certain that it will never
+// be committed; see Proposal.
+func (n *Node) Propose(data []byte) *Proposal {
+	n.mu.Lock()
+	n.nextID++
+	p := newProposal(n.nextID, data)
+	if n.stopped || n.err != nil {
+		n.mu.Unlock()
+		p.finish(ErrStopped)
+		return p
+	}
+	n.events = append(n.events, event{prop: p})
+	n.mu.Unlock()
+	wake(n.wakeRaft)
+	return p
+}
+
+// Status returns the node's view of the group.
+func (n *Node) Status() Status {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.status
+}
+
+// Err is the error that stopped the node, if any.
+func (n *Node) Err() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.err
+}
+
+func (n *Node) fail(err error) {
+	n.mu.Lock()
+	if n.err == nil {
+		n.err = err
+	}
+	n.mu.Unlock()
+}
+
+// RaftStep runs the raft step once: it feeds raft the inbox, takes a
+// Ready and routes what it holds. It reports whether it did anything.
+func (n *Node) RaftStep() bool {
+	n.mu.Lock()
+	evs := n.events
+	n.events = nil
+	dead := n.err != nil || n.stopped
+	n.mu.Unlock()
+	if dead {
+		return false
+	}
+	for _, e := range evs {
+		switch {
+		case e.tick:
+			n.rn.Tick()
+		case e.hasMsg:
+			// Messages from members raft does not know (yet), or stale
+			// responses, are refused by raft; nothing to do about them.
+			_ = n.rn.Step(e.msg)
+		case e.prop != nil:
+			if err := n.rn.Propose(encodeProposal(e.prop.id, e.prop.data)); err != nil {
+				e.prop.finish(ErrProposalDropped)
+			} else {
+				n.waiting[e.prop.id] = e.prop
+			}
+		case e.cc != nil:
+			n.rn.ApplyConfChange(e.cc)
+		case e.transfer != 0:
+			n.rn.TransferLeader(e.transfer)
+		}
+	}
+	if !n.rn.HasReady() {
+		return len(evs) > 0
+	}
+	rd := n.rn.Ready()
+	var out []pb.Message
+	for _, m := range rd.Messages {
+		switch m.To {
+		case raft.LocalAppendThread:
+			n.noteAppended(m.Entries)
+			n.mu.Lock()
+			n.appendQ = append(n.appendQ, m)
+			n.mu.Unlock()
+			wake(n.wakeAppend)
+		case raft.LocalApplyThread:
+			n.mu.Lock()
+			n.applyQ = append(n.applyQ, m)
+			n.mu.Unlock()
+			wake(n.wakeApply)
+		default:
+			out = append(out, m)
+		}
+	}
+	// A proposal raft accepted is in this Ready's entries unless a new
+	// leader's entries replaced it within this step: then it never will be.
+	for id, p := range n.waiting {
+		delete(n.waiting, id)
+		p.finish(ErrProposalLost)
+	}
+	bs := n.rn.BasicStatus()
+	n.mu.Lock()
+	n.status.Lead, n.status.Term, n.status.State = bs.Lead, bs.Term, bs.RaftState
+	n.mu.Unlock()
+	n.send(out)
+	return true
+}
+
+// noteAppended records the index and term of this node's proposals among
+// entries about to be appended (the raft step; the leader's own entries).
+func (n *Node) noteAppended(ents []pb.Entry) {
+	for _, e := range ents {
+		if e.Type != pb.EntryNormal {
+			continue
+		}
+		id, _, ok, err := decodeProposal(e.Data)
+		if err != nil || !ok {
+			continue
+		}
+		p := n.waiting[id]
+		if p == nil {
+			continue
+		}
+		delete(n.waiting, id)
+		p.index, p.term = e.Index, e.Term
+		n.mu.Lock()
+		n.byIndex[e.Index] = p
+		n.mu.Unlock()
+	}
+}
+
+// send routes messages: to this node back into the inbox, others to the
+// transport.
+func (n *Node) send(msgs []pb.Message) {
+	var out []pb.Message
+	for _, m := range msgs {
+		if m.To == n.cfg.ID {
+			n.push(event{msg: m, hasMsg: true})
+			continue
+		}
+		out = append(out, m)
+	}
+	if len(out) > 0 && n.cfg.Send != nil {
+		n.cfg.Send(out)
+	}
+}
+
+// AppendWrite runs the first half of the append step: it writes every
+// queued append (entries, and a snapshot's metadata) to the log, without
+// waiting for the fsync. It reports whether it did anything.
+func (n *Node) AppendWrite() bool {
+	n.mu.Lock()
+	q := n.appendQ
+	n.appendQ = nil
+	dead := n.err != nil || n.stopped
+	n.mu.Unlock()
+	if dead || len(q) == 0 {
+		return false
+	}
+	for _, m := range q {
+		if m.Snapshot != nil && !raft.IsEmptySnap(*m.Snapshot) {
+			n.fail(fmt.Errorf("cluster: installing a snapshot (index %d) is not supported yet", m.Snapshot.Metadata.Index))
+			return true
+		}
+		n.dropOverwritten(m.Entries)
+		lsn, err := n.st.append(m.Entries)
+		if err != nil {
+			n.fail(err)
+			return true
+		}
+		n.mu.Lock()
+		if lsn != 0 {
+			n.lsn = lsn
+		}
+		if len(m.Entries) > 0 {
+			n.status.Written = m.Entries[len(m.Entries)-1].Index
+		}
+		n.mu.Unlock()
+	}
+	n.mu.Lock()
+	n.written = append(n.written, q...)
+	n.mu.Unlock()
+	return true
+}
+
+// dropOverwritten ends the proposals whose entries are being replaced by
+// entries of another term at their index: they will never commit.
+func (n *Node) dropOverwritten(ents []pb.Entry) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, e := range ents {
+		if p := n.byIndex[e.Index]; p != nil && p.term != e.Term {
+			delete(n.byIndex, e.Index)
+			p.finish(ErrProposalLost)
+		}
+	}
+}
+
+// AppendSync runs the second half of the append step: one fsync for
+// everything AppendWrite wrote, then the hard state, then the messages
+// that waited for them. It reports whether it did anything.
+func (n *Node) AppendSync() bool {
+	n.mu.Lock()
+	q, lsn := n.written, n.lsn
+	n.written = nil
+	dead := n.err != nil || n.stopped
+	n.mu.Unlock()
+	if dead || len(q) == 0 {
+		return false
+	}
+	if err := n.st.waitDurable(lsn); err != nil {
+		n.fail(fmt.Errorf("cluster: the log's fsync failed: %w", err))
+		return true
+	}
+	var hs pb.HardState
+	for _, m := range q {
+		if s := (pb.HardState{Term: m.Term, Vote: m.Vote, Commit: m.Commit}); !raft.IsEmptyHardState(s) {
+			hs = s
+		}
+	}
+	if err := n.st.saveHardState(hs, n.cfg.CommitSaveEvery); err != nil {
+		n.fail(err)
+		return true
+	}
+	for _, m := range q {
+		n.send(m.Responses)
+	}
+	return true
+}
+
+// ApplyStep runs the apply step once: every committed entry queued is
+// applied to the state machine in order, and the proposals they end are
+// ended. It reports whether it did anything.
+func (n *Node) ApplyStep() bool {
+	n.mu.Lock()
+	q := n.applyQ
+	n.applyQ = nil
+	dead := n.err != nil || n.stopped
+	n.mu.Unlock()
+	if dead || len(q) == 0 {
+		return false
+	}
+	for _, m := range q {
+		for _, e := range m.Entries {
+			if err := n.applyEntry(e); err != nil {
+				n.fail(fmt.Errorf("cluster: applying entry %d (term %d): %w", e.Index, e.Term, err))
+				return true
+			}
+		}
+		n.send(m.Responses)
+	}
+	return true
+}
+
+func (n *Node) applyEntry(e pb.Entry) error {
+	var data []byte
+	switch e.Type {
+	case pb.EntryNormal:
+		_, d, _, err := decodeProposal(e.Data)
+		if err != nil {
+			return err
+		}
+		data = d
+	case pb.EntryConfChange:
+		var cc pb.ConfChange
+		if err := cc.Unmarshal(e.Data); err != nil {
+			return fmt.Errorf("decoding a membership change: %w", err)
+		}
+		n.push(event{cc: cc})
+	case pb.EntryConfChangeV2:
+		var cc pb.ConfChangeV2
+		if err := cc.Unmarshal(e.Data); err != nil {
+			return fmt.Errorf("decoding a membership change: %w", err)
+		}
+		n.push(event{cc: cc})
+	}
+	if err := n.sm.Apply(e.Index, data); err != nil {
+		return err
+	}
+	n.mu.Lock()
+	n.status.Applied = e.Index
+	p := n.byIndex[e.Index]
+	delete(n.byIndex, e.Index)
+	n.mu.Unlock()
+	if p != nil {
+		if p.term == e.Term {
+			p.finish(nil)
+		} else {
+			p.finish(ErrProposalLost)
+		}
+	}
+	return nil
+}
+
+// Stop stops the node's steps and ends every pending proposal with
+// ErrStopped (its outcome is unknown to the caller). It does not close the
+// storage.
+func (n *Node) Stop() {
+	n.mu.Lock()
+	n.stopped = true
+	var ps []*Proposal
+	for _, p := range n.byIndex {
+		ps = append(ps, p)
+	}
+	n.byIndex = map[uint64]*Proposal{}
+	evs := n.events
+	n.events = nil
+	n.mu.Unlock()
+	for _, p := range ps {
+		p.finish(ErrStopped)
+	}
+	for _, e := range evs {
+		if e.prop != nil {
+			e.prop.finish(ErrStopped)
+		}
+	}
+	// n.waiting belongs to the raft step, which no longer runs.
+	for _, p := range n.waiting {
+		p.finish(ErrStopped)
+	}
+	wake(n.wakeRaft)
+	wake(n.wakeAppend)
+	wake(n.wakeApply)
+}

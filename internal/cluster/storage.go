@@ -1,0 +1,283 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sync"
+
+	"lockstep/internal/txlog"
+
+	"go.etcd.io/raft/v3"
+	pb "go.etcd.io/raft/v3/raftpb"
+)
+
+// Storage is raft's storage on lockstep's log: raft.Storage for the raft
+// step (reads), and the writes the append step makes. The log is the
+// transaction log itself (one record per raft entry); the raft-state file
+// beside it holds the hard state and the snapshot metadata.
+//
+// Concurrency: the raft step reads while the append step writes. raft reads
+// only entries it knows are stable (its unstable log answers for the rest,
+// including a tail being overwritten), and the append step is the only
+// writer, so the log's own rules (one appender; no read of a range being
+// truncated) hold.
+type Storage struct {
+	fs  txlog.FS
+	dir string
+	log *txlog.Log
+
+	mu sync.Mutex
+	p  persisted // what the raft-state file holds
+	// commit is the newest commit index raft reported, which may be ahead
+	// of p.hs.Commit (written lazily).
+	commit uint64
+}
+
+// StorageOptions configure OpenStorage.
+type StorageOptions struct {
+	// Dir holds the raft-state file and the log (in Dir/log).
+	Dir string
+	// FS is the file layer (nil: the operating system's).
+	FS txlog.FS
+	// Log configures the log; its Dir and FS are set from the above.
+	Log txlog.Options
+}
+
+// OpenStorage opens (or creates) a node's raft storage.
+func OpenStorage(o StorageOptions) (*Storage, error) {
+	if o.FS == nil {
+		o.FS = txlog.OSFS{}
+	}
+	if err := o.FS.MkdirAll(o.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cluster: creating %s: %w", o.Dir, err)
+	}
+	p, _, err := readPersisted(o.FS, o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	lo := o.Log
+	lo.Dir = filepath.Join(o.Dir, "log")
+	lo.FS = o.FS
+	log, _, err := txlog.Open(lo)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: opening the log: %w", err)
+	}
+	s := &Storage{fs: o.FS, dir: o.Dir, log: log, p: p, commit: p.hs.Commit}
+	if err := s.check(); err != nil {
+		log.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// check makes the log and the raft-state file agree at open: a snapshot
+// install interrupted after the raft-state file was written is completed
+// (the log reset to start after it); a log that does not reach back to the
+// snapshot, or a commit index beyond the log, is refused.
+func (s *Storage) check() error {
+	snap := s.p.snap
+	if snap.Index > 0 && s.log.LastIndex() < snap.Index {
+		if err := s.log.Reset(snap.Index+1, snap.Term); err != nil {
+			return fmt.Errorf("cluster: completing the install of the snapshot at %d: %w", snap.Index, err)
+		}
+	}
+	if first := s.log.FirstIndex(); first > snap.Index+1 {
+		return fmt.Errorf("cluster: the log starts at index %d but the snapshot covers only up to %d: entries are missing", first, snap.Index)
+	}
+	if last := s.log.LastIndex(); s.p.hs.Commit > last {
+		return fmt.Errorf("cluster: the raft state says index %d is committed but the log ends at %d: committed entries are missing", s.p.hs.Commit, last)
+	}
+	return nil
+}
+
+// Bootstrap starts a never-used storage as a member of a new group whose
+// voters are given: the log starts after a snapshot at index 1, term 1 of
+// the empty state with that membership, which every founding member holds
+// alike (and a member added later receives as its first snapshot).
+func (s *Storage) Bootstrap(voters []uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.p.hs.Term != 0 || s.p.snap.Index != 0 || s.log.LastIndex() != 0 {
+		return errors.New("cluster: bootstrap of a node that already has raft state")
+	}
+	p := persisted{
+		hs:   pb.HardState{Term: 1, Commit: 1},
+		snap: pb.SnapshotMetadata{Index: 1, Term: 1, ConfState: pb.ConfState{Voters: append([]uint64(nil), voters...)}},
+	}
+	if err := writePersisted(s.fs, s.dir, p); err != nil {
+		return err
+	}
+	if err := s.log.Reset(2, 1); err != nil {
+		return fmt.Errorf("cluster: bootstrap: %w", err)
+	}
+	s.p, s.commit = p, 1
+	return nil
+}
+
+// Close closes the log.
+func (s *Storage) Close() error { return s.log.Close() }
+
+// Log is the log under the storage (reads of committed entries, status).
+func (s *Storage) Log() *txlog.Log { return s.log }
+
+// InitialState implements raft.Storage.
+func (s *Storage) InitialState() (pb.HardState, pb.ConfState, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	hs := s.p.hs
+	hs.Commit = max(hs.Commit, s.p.snap.Index)
+	return hs, s.p.snap.ConfState, nil
+}
+
+// Entries implements raft.Storage: entries [lo, hi), at most maxSize bytes
+// of payload but at least one.
+func (s *Storage) Entries(lo, hi, maxSize uint64) ([]pb.Entry, error) {
+	s.mu.Lock()
+	snap := s.p.snap.Index
+	s.mu.Unlock()
+	if lo <= snap {
+		return nil, raft.ErrCompacted
+	}
+	limit := -1
+	if maxSize < math.MaxInt {
+		limit = int(maxSize)
+	}
+	recs, err := s.log.Read(lo, hi, limit)
+	if err != nil {
+		return nil, raftError(err)
+	}
+	ents := make([]pb.Entry, len(recs))
+	for i, r := range recs {
+		if ents[i], err = fromRecord(r); err != nil {
+			return nil, err
+		}
+	}
+	return ents, nil
+}
+
+// Term implements raft.Storage.
+func (s *Storage) Term(i uint64) (uint64, error) {
+	s.mu.Lock()
+	snap := s.p.snap
+	s.mu.Unlock()
+	switch {
+	case i == snap.Index:
+		return snap.Term, nil
+	case i < snap.Index:
+		return 0, raft.ErrCompacted
+	}
+	t, err := s.log.Term(i)
+	return t, raftError(err)
+}
+
+// LastIndex implements raft.Storage.
+func (s *Storage) LastIndex() (uint64, error) {
+	s.mu.Lock()
+	snap := s.p.snap.Index
+	s.mu.Unlock()
+	return max(s.log.LastIndex(), snap), nil
+}
+
+// FirstIndex implements raft.Storage: the log may still hold entries the
+// snapshot covers (it drops whole segments); they count as compacted.
+func (s *Storage) FirstIndex() (uint64, error) {
+	s.mu.Lock()
+	snap := s.p.snap.Index
+	s.mu.Unlock()
+	return max(s.log.FirstIndex(), snap+1), nil
+}
+
+// Snapshot implements raft.Storage. The snapshot is the state the log
+// starts after; today that is only the bootstrap snapshot (the empty state
+// and the founding membership), so it has no data.
+func (s *Storage) Snapshot() (pb.Snapshot, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.p.snap.Index == 0 {
+		return pb.Snapshot{}, raft.ErrSnapshotTemporarilyUnavailable
+	}
+	return pb.Snapshot{Metadata: s.p.snap}, nil
+}
+
+// raftError maps the log's errors onto raft's.
+func raftError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, txlog.ErrCompacted):
+		return raft.ErrCompacted
+	case errors.Is(err, txlog.ErrUnavailable):
+		return raft.ErrUnavailable
+	}
+	return err
+}
+
+// append writes entries to the log (not yet durable), first dropping a
+// conflicting tail they replace. It returns the LSN to wait for.
+func (s *Storage) append(ents []pb.Entry) (uint64, error) {
+	if len(ents) == 0 {
+		return 0, nil
+	}
+	if first := ents[0].Index; first <= s.log.LastIndex() {
+		if err := s.log.TruncateSuffix(first); err != nil {
+			return 0, fmt.Errorf("cluster: dropping the log's tail from %d: %w", first, err)
+		}
+	}
+	recs := make([]txlog.Entry, len(ents))
+	for i, e := range ents {
+		recs[i] = toRecord(e)
+	}
+	lsn, err := s.log.AppendEntries(recs)
+	if err != nil {
+		return 0, fmt.Errorf("cluster: appending entries %d..%d: %w", ents[0].Index, ents[len(ents)-1].Index, err)
+	}
+	return lsn, nil
+}
+
+// waitDurable waits until the log is durable up to lsn (0: nothing).
+func (s *Storage) waitDurable(lsn uint64) error {
+	if lsn == 0 {
+		return nil
+	}
+	return s.log.WaitDurable(lsn)
+}
+
+// saveHardState records raft's hard state once everything appended before
+// it is durable. A new term or vote is written at once (before any message
+// that depends on it leaves); a commit index alone is written when it has
+// moved commitEvery entries past the file's (raft relearns it; the file's
+// only use is how far a restarted node may apply before it hears from the
+// leader). It never records a commit index beyond the log's end.
+func (s *Storage) saveHardState(hs pb.HardState, commitEvery uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if hs.Commit > s.commit {
+		s.commit = hs.Commit
+	}
+	next := s.p
+	if !raft.IsEmptyHardState(hs) {
+		next.hs.Term, next.hs.Vote = hs.Term, hs.Vote
+	}
+	next.hs.Commit = min(s.commit, s.log.LastIndex())
+	votes := next.hs.Term != s.p.hs.Term || next.hs.Vote != s.p.hs.Vote
+	if !votes && next.hs.Commit < s.p.hs.Commit+max(commitEvery, 1) {
+		return nil
+	}
+	if next.hs.Commit < s.p.hs.Commit {
+		next.hs.Commit = s.p.hs.Commit
+	}
+	if err := writePersisted(s.fs, s.dir, next); err != nil {
+		return err
+	}
+	s.p = next
+	return nil
+}
+
+// persistedState is what the raft-state file holds now (tests).
+func (s *Storage) persistedState() persisted {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.p
+}
