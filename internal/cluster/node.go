@@ -87,8 +87,9 @@ type event struct {
 	hasMsg   bool
 	tick     bool
 	prop     *Proposal
-	cc       pb.ConfChangeI
-	transfer uint64
+	cc          pb.ConfChangeI
+	transfer    uint64
+	unreachable uint64
 }
 
 // Node runs one member of a group: a raft RawNode with asynchronous
@@ -185,6 +186,10 @@ func (n *Node) Receive(m pb.Message) { n.push(event{msg: m, hasMsg: true}) }
 // TransferLeader asks the leader to hand leadership to the given member.
 func (n *Node) TransferLeader(to uint64) { n.push(event{transfer: to}) }
 
+// ReportUnreachable tells raft that a message to the member may not have
+// arrived (its connection broke), so that it probes again at once.
+func (n *Node) ReportUnreachable(id uint64) { n.push(event{unreachable: id}) }
+
 // Propose proposes data as one entry. The proposal ends when its entry is
 // applied on this node (Err nil), or when it is certain that it will never
 // be committed; see Proposal.
@@ -254,6 +259,8 @@ func (n *Node) RaftStep() bool {
 			n.rn.ApplyConfChange(e.cc)
 		case e.transfer != 0:
 			n.rn.TransferLeader(e.transfer)
+		case e.unreachable != 0:
+			n.rn.ReportUnreachable(e.unreachable)
 		}
 	}
 	if !n.rn.HasReady() {
