@@ -83,10 +83,10 @@ type Status struct {
 
 // event is one item of the raft step's inbox.
 type event struct {
-	msg      pb.Message
-	hasMsg   bool
-	tick     bool
-	prop     *Proposal
+	msg         pb.Message
+	hasMsg      bool
+	tick        bool
+	prop        *Proposal
 	cc          pb.ConfChangeI
 	transfer    uint64
 	unreachable uint64
