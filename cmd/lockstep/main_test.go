@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -170,6 +171,7 @@ func TestPrecedence(t *testing.T) {
 		c.LogCompression, c.LogCompressMin, c.CheckpointLogSize = d.LogCompression, d.LogCompressMin, d.CheckpointLogSize
 		c.LogSegmentSize, c.LogPreallocate, c.CheckpointFsyncThreshold = d.LogSegmentSize, d.LogPreallocate, d.CheckpointFsyncThreshold
 		c.CheckpointRateLimit, c.SSL, c.LogSyncsInFlight = d.CheckpointRateLimit, d.SSL, d.LogSyncsInFlight
+		c.ServerID = d.ServerID
 		return c
 	}
 	tests := []struct {
@@ -195,7 +197,7 @@ func TestPrecedence(t *testing.T) {
 			want: config.Config{Datadir: filepath.Join(tmp, "lockstep-data"), BindAddress: "127.0.0.1", Port: 3306, User: "root",
 				SyncBinlog: 0, RecoverTruncate: true, RowImage: "minimal", GroupCommitWakeup: "broadcast", LogCompression: false, LogCompressMin: 100,
 				CheckpointLogSize: 256 << 20, LogRetentionSize: 1 << 30, LogSegmentSize: 16 << 20,
-				SyncDelayMicros: 250, SyncNoDelayCount: 8, LogSyncsInFlight: 3, SSL: false, CheckpointRateLimit: 64 << 20}},
+				SyncDelayMicros: 250, SyncNoDelayCount: 8, LogSyncsInFlight: 3, SSL: false, CheckpointRateLimit: 64 << 20, ServerID: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -209,7 +211,7 @@ func TestPrecedence(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr.String())
 			}
-			if got != tt.want {
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("config\n got %+v\nwant %+v", got, tt.want)
 			}
 			if fi, err := os.Stat(got.Datadir); err != nil || !fi.IsDir() {

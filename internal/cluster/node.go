@@ -13,11 +13,14 @@ import (
 // per start of the node (a restarted node replays from the index its state
 // was restored at).
 type StateMachine interface {
-	// Apply installs the application data of the entry at index; data is
-	// nil for raft's own entries (the empty entry of a new term, a
-	// membership change), which only advance the applied index. An error
-	// stops the node: applying is deterministic, so a failure is permanent.
-	Apply(index uint64, data []byte) error
+	// Apply installs the application data of the entry at index, written
+	// in term; data is nil for raft's own entries (the empty entry of a new
+	// term, a membership change), which only advance the applied index.
+	// own says this node proposed the entry in this run: its proposal has
+	// just ended successfully (so its proposer may already be making the
+	// result visible). An error stops the node: applying is deterministic,
+	// so a failure is permanent.
+	Apply(index, term uint64, data []byte, own bool) error
 }
 
 // Config configures a Node.
@@ -467,21 +470,24 @@ func (n *Node) applyEntry(e pb.Entry) error {
 		}
 		n.push(event{cc: cc})
 	}
-	if err := n.sm.Apply(e.Index, data); err != nil {
-		return err
-	}
 	n.mu.Lock()
-	n.status.Applied = e.Index
 	p := n.byIndex[e.Index]
 	delete(n.byIndex, e.Index)
 	n.mu.Unlock()
+	own := p != nil && p.term == e.Term
 	if p != nil {
-		if p.term == e.Term {
+		if own {
 			p.finish(nil)
 		} else {
 			p.finish(ErrProposalLost)
 		}
 	}
+	if err := n.sm.Apply(e.Index, e.Term, data, own); err != nil {
+		return err
+	}
+	n.mu.Lock()
+	n.status.Applied = e.Index
+	n.mu.Unlock()
 	return nil
 }
 

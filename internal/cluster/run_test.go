@@ -20,7 +20,7 @@ type listSM struct {
 	data map[uint64]string
 }
 
-func (m *listSM) Apply(index uint64, data []byte) error {
+func (m *listSM) Apply(index, _ uint64, data []byte, _ bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if index != m.last+1 {

@@ -89,7 +89,7 @@ type simSM struct {
 	applied uint64
 }
 
-func (m *simSM) Apply(index uint64, data []byte) error {
+func (m *simSM) Apply(index, _ uint64, data []byte, _ bool) error {
 	if index != m.applied+1 {
 		m.sim.t.Fatalf("seed %d: node %d applied index %d after %d", m.sim.seed, m.id, index, m.applied)
 	}

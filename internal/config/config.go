@@ -72,6 +72,33 @@ type Config struct {
 	// 0 or 1: serial, the default — on this 2-vCPU machine kind parallel
 	// replay measured 0.8-0.9x of serial (docs/BENCHMARKS.md, "Replay").
 	ReplicaParallelWorkers int
+
+	// Group replication (docs/cluster.md), MySQL Group Replication's names.
+	// Without GroupLocalAddress the server runs standalone.
+	ServerID          uint64            // --server-id: this member's id in the group (default 1)
+	GroupLocalAddress string            // --group-local-address host:port: where group traffic arrives
+	GroupSeeds        map[uint64]string // --group-seeds id=host:port,...: every member, this one included
+	GroupBootstrap    bool              // --group-bootstrap: the first start of a new group's members
+}
+
+// Grouped reports whether the server runs as a member of a group.
+func (c Config) Grouped() bool { return c.GroupLocalAddress != "" }
+
+// CheckGroup validates the group options together (Set checks each alone).
+func (c Config) CheckGroup() error {
+	if !c.Grouped() {
+		if len(c.GroupSeeds) > 0 || c.GroupBootstrap {
+			return errors.New("group-seeds and group-bootstrap need group-local-address")
+		}
+		return nil
+	}
+	if len(c.GroupSeeds) == 0 {
+		return errors.New("group-local-address needs group-seeds, naming every member with its id (id=host:port,...)")
+	}
+	if _, ok := c.GroupSeeds[c.ServerID]; !ok {
+		return fmt.Errorf("group-seeds does not name this server's server-id %d", c.ServerID)
+	}
+	return nil
 }
 
 // Option names, shared by flags and option-file keys.
@@ -100,6 +127,10 @@ const (
 	KeyLogSyncsInFlight  = "log-syncs-in-flight"
 	KeySecureFilePriv    = "secure-file-priv"
 	KeyReplicaWorkers    = "replica-parallel-workers"
+	KeyServerID          = "server-id"
+	KeyGroupLocalAddress = "group-local-address"
+	KeyGroupSeeds        = "group-seeds"
+	KeyGroupBootstrap    = "group-bootstrap"
 )
 
 // MaxReplicaParallelWorkers is --replica-parallel-workers's limit (MySQL's).
@@ -125,7 +156,8 @@ const (
 // Keys lists every option name in the order they are documented.
 var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword,
 	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin, KeyCheckpointLogSize,
-	KeyCheckpointFsync, KeyCheckpointRate, KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount, KeyLogSyncsInFlight, KeySSL, KeySecureFilePriv, KeyReplicaWorkers}
+	KeyCheckpointFsync, KeyCheckpointRate, KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount, KeyLogSyncsInFlight, KeySSL, KeySecureFilePriv, KeyReplicaWorkers,
+	KeyServerID, KeyGroupLocalAddress, KeyGroupSeeds, KeyGroupBootstrap}
 
 // Default returns the embedded defaults: data in ./lockstep-data, listening on
 // 127.0.0.1:3306, account root with no password.
@@ -150,6 +182,7 @@ func Default() Config {
 		LogPreallocate:           true,
 		LogSyncsInFlight:         1,
 		SSL:                      true,
+		ServerID:                 1,
 	}
 }
 
@@ -264,6 +297,29 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("invalid replica-parallel-workers %q: must be a count from 0 to %d", value, MaxReplicaParallelWorkers)
 		}
 		c.ReplicaParallelWorkers = n
+	case KeyServerID:
+		n, err := strconv.ParseUint(strings.TrimSpace(value), 10, 32)
+		if err != nil || n == 0 {
+			return fmt.Errorf("invalid server-id %q: must be a number from 1 to 4294967295", value)
+		}
+		c.ServerID = n
+	case KeyGroupLocalAddress:
+		if _, _, err := net.SplitHostPort(strings.TrimSpace(value)); err != nil {
+			return fmt.Errorf("invalid group-local-address %q: must be host:port", value)
+		}
+		c.GroupLocalAddress = strings.TrimSpace(value)
+	case KeyGroupSeeds:
+		seeds, err := parseSeeds(value)
+		if err != nil {
+			return fmt.Errorf("invalid group-seeds %q: %v", value, err)
+		}
+		c.GroupSeeds = seeds
+	case KeyGroupBootstrap:
+		b, err := parseBool(value)
+		if err != nil {
+			return fmt.Errorf("invalid group-bootstrap %q: %v", value, err)
+		}
+		c.GroupBootstrap = b
 	case KeySSL:
 		b, err := parseBool(value)
 		if err != nil {
@@ -292,6 +348,34 @@ func (c *Config) Set(key, value string) error {
 		return fmt.Errorf("%w %q", ErrUnknownKey, key)
 	}
 	return nil
+}
+
+// parseSeeds parses id=host:port,... (every member of the group).
+func parseSeeds(s string) (map[uint64]string, error) {
+	out := map[uint64]string{}
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		idText, addr, ok := strings.Cut(item, "=")
+		id, err := strconv.ParseUint(strings.TrimSpace(idText), 10, 32)
+		if !ok || err != nil || id == 0 {
+			return nil, fmt.Errorf("%q: each member must be id=host:port with an id from 1 to 4294967295", item)
+		}
+		addr = strings.TrimSpace(addr)
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			return nil, fmt.Errorf("%q: %q is not host:port", item, addr)
+		}
+		if _, dup := out[id]; dup {
+			return nil, fmt.Errorf("member %d is named twice", id)
+		}
+		out[id] = addr
+	}
+	if len(out) == 0 {
+		return nil, errors.New("names no member")
+	}
+	return out, nil
 }
 
 // parseSize parses a byte count with MySQL's optional K, M or G suffix.
@@ -382,7 +466,7 @@ func (c Config) Validate() error {
 	if c.LogRetentionSize < 0 {
 		return fmt.Errorf("invalid log-retention-size %d: must be >= 0", c.LogRetentionSize)
 	}
-	return nil
+	return c.CheckGroup()
 }
 
 // validateHost accepts an IPv4 or IPv6 literal (brackets optional for IPv6),

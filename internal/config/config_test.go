@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -12,8 +13,8 @@ func TestDefault(t *testing.T) {
 	want := Config{Datadir: "./lockstep-data", BindAddress: "127.0.0.1", Port: 3306, User: "root", Password: "",
 		SyncBinlog: 1, RowImage: "full", GroupCommitWakeup: "targeted", LogCompression: true, LogCompressMin: 4096, CheckpointLogSize: 256 << 20,
 		LogSegmentSize: 64 << 20, LogPreallocate: true, CheckpointFsyncThreshold: 8 << 20,
-		CheckpointRateLimit: 128 << 20, LogSyncsInFlight: 1, SSL: true}
-	if got := Default(); got != want {
+		CheckpointRateLimit: 128 << 20, LogSyncsInFlight: 1, SSL: true, ServerID: 1}
+	if got := Default(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Default() = %+v, want %+v", got, want)
 	}
 	if err := Default().Validate(); err != nil {
@@ -61,6 +62,15 @@ func TestSet(t *testing.T) {
 		{key: "log-syncs-in-flight", value: "17", wantErr: "must be a count from 1 to 16"},
 		{key: "replica_parallel_workers", value: "4", want: func(c *Config) { c.ReplicaParallelWorkers = 4 }},
 		{key: "replica-parallel-workers", value: "1025", wantErr: "must be a count from 0 to 1024"},
+		{key: "server_id", value: "3", want: func(c *Config) { c.ServerID = 3 }},
+		{key: "server-id", value: "0", wantErr: "must be a number from 1 to 4294967295"},
+		{key: "group_local_address", value: "127.0.0.1:33061", want: func(c *Config) { c.GroupLocalAddress = "127.0.0.1:33061" }},
+		{key: "group-local-address", value: "127.0.0.1", wantErr: "must be host:port"},
+		{key: "group-seeds", value: "1=a:1, 2=b:2", want: func(c *Config) { c.GroupSeeds = map[uint64]string{1: "a:1", 2: "b:2"} }},
+		{key: "group-seeds", value: "1=a:1,1=b:2", wantErr: "member 1 is named twice"},
+		{key: "group-seeds", value: "a:1", wantErr: "each member must be id=host:port"},
+		{key: "group-seeds", value: "1=a", wantErr: `"a" is not host:port`},
+		{key: "group-bootstrap", value: "ON", want: func(c *Config) { c.GroupBootstrap = true }},
 		{key: "binlog-group-commit-sync-no-delay-count", value: "16", want: func(c *Config) { c.SyncNoDelayCount = 16 }},
 		{key: "binlog-group-commit-sync-no-delay-count", value: "x", wantErr: "must be a count from 0 to 100000"},
 	}
@@ -79,7 +89,7 @@ func TestSet(t *testing.T) {
 			}
 			want := Default()
 			tt.want(&want)
-			if got != want {
+			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("got %+v, want %+v", got, want)
 			}
 		})
@@ -203,7 +213,7 @@ func TestParse(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("Parse error = %v, want one containing %q", err, tt.wantErr)
 				}
-				if got != Default() {
+				if !reflect.DeepEqual(got, Default()) {
 					t.Fatalf("config changed on error: %+v", got)
 				}
 				return
@@ -213,7 +223,7 @@ func TestParse(t *testing.T) {
 			}
 			want := Default()
 			tt.want(&want)
-			if got != want {
+			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("got %+v\nwant %+v", got, want)
 			}
 		})
@@ -233,7 +243,7 @@ func TestLoadFile(t *testing.T) {
 	}
 	want := Default()
 	want.Port, want.User, want.Password = 4000, "bob", "kept"
-	if c != want {
+	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("got %+v, want %+v", c, want)
 	}
 
@@ -323,4 +333,33 @@ func TestPrepareDatadir(t *testing.T) {
 			t.Fatalf("PrepareDatadir(read-only) = %v", err)
 		}
 	})
+}
+
+// TestCheckGroup: the group options are checked together.
+func TestCheckGroup(t *testing.T) {
+	tests := []struct {
+		name    string
+		set     map[string]string
+		wantErr string
+	}{
+		{name: "standalone", set: map[string]string{}},
+		{name: "member", set: map[string]string{"server-id": "2", "group-local-address": "h:1", "group-seeds": "1=h:0,2=h:1"}},
+		{name: "no seeds", set: map[string]string{"group-local-address": "h:1"}, wantErr: "needs group-seeds"},
+		{name: "not among seeds", set: map[string]string{"server-id": "3", "group-local-address": "h:1", "group-seeds": "1=h:0,2=h:1"}, wantErr: "does not name this server's server-id 3"},
+		{name: "seeds alone", set: map[string]string{"group-seeds": "1=h:0"}, wantErr: "need group-local-address"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Default()
+			for k, v := range tt.set {
+				if err := c.Set(k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := c.Validate()
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("Validate() = %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
 }

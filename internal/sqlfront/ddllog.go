@@ -91,9 +91,9 @@ func (fe *Frontend) beginDDL(ctx *sql.Context) error {
 	fe.ddlWaiting.Add(1)
 	fe.ddlMu.Lock()
 	fe.ddlWaiting.Add(-1)
-	if fe.ddlLog == nil {
+	if fe.ddlLog == nil || (s != nil && s.replaying) {
 		fe.ddlMu.Unlock()
-		return nil
+		return nil // nothing to log: no logger, or the statement is the log's
 	}
 	if s == nil || !isDDLText(ctx.Query()) {
 		fe.ddlMu.Unlock()
@@ -246,6 +246,7 @@ func (fe *Frontend) ReplayDDL(database, query string, nextTableID uint64) (repla
 	s, _ := ctx.Session.(*Session)
 	if s != nil {
 		s.ddl.keepUndo = true
+		s.replaying = true
 	}
 	_, iter, _, qerr := fe.Engine.Query(ctx, query)
 	if qerr == nil {

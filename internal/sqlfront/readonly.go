@@ -30,8 +30,26 @@ const (
 	superReadOnly int32 = 2 // super_read_only
 )
 
-// readOnlyState is the server's mode, kept from the two variables.
-type readOnlyState struct{ mode atomic.Int32 }
+// readOnlyState is the server's mode, kept from the two variables, and
+// whether the server is a secondary of a replication group (which refuses
+// every write as super_read_only does, naming the primary).
+type readOnlyState struct {
+	mode      atomic.Int32
+	secondary atomic.Bool
+	primary   atomic.Pointer[string]
+}
+
+// SetGroupSecondary says whether this server is a secondary of its group
+// (it then refuses writes from every account with 1290, as MySQL Group
+// Replication's secondaries do with super_read_only) and names the
+// primary for the error message ("" when none is known).
+func (fe *Frontend) SetGroupSecondary(on bool, primary string) {
+	fe.readOnly.primary.Store(&primary)
+	fe.readOnly.secondary.Store(on)
+}
+
+// GroupSecondary reports whether the server is a secondary of its group.
+func (fe *Frontend) GroupSecondary() bool { return fe.readOnly.secondary.Load() }
 
 func readOnlyVariables() []*serverVar {
 	return []*serverVar{
@@ -87,11 +105,26 @@ func (fe *Frontend) updateReadOnly() {
 
 // readOnlyActive reports whether either variable is ON (one atomic load:
 // the write paths ask it first).
-func (fe *Frontend) readOnlyActive() bool { return fe.readOnly.mode.Load() != readWrite }
+func (fe *Frontend) readOnlyActive() bool {
+	return fe.readOnly.mode.Load() != readWrite || fe.readOnly.secondary.Load()
+}
 
 // readOnlyError is nil when ctx's session may write under the server's
 // mode, else MySQL's 1290.
 func (fe *Frontend) readOnlyError(ctx *sql.Context) error {
+	if ctx != nil {
+		if s, ok := ctx.Session.(*Session); ok && s.replaying {
+			return nil // the log's own statements (ReplayDDL)
+		}
+	}
+	if fe.readOnly.secondary.Load() {
+		where := "no primary is known at the moment"
+		if p := fe.readOnly.primary.Load(); p != nil && *p != "" {
+			where = "the primary is " + *p
+		}
+		return mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState,
+			"The MySQL server is running with the --super-read-only option so it cannot execute this statement (this server is a secondary of its replication group; %s)", where)
+	}
 	switch fe.readOnly.mode.Load() {
 	case superReadOnly:
 		return mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState,

@@ -19,6 +19,9 @@ type Session struct {
 	*sql.BaseSession
 	fe     *Frontend
 	connID uint32 // 0 for local sessions
+	// replaying: the session runs a DDL statement from the log (ReplayDDL):
+	// it is not logged again and read-only modes do not apply to it.
+	replaying bool
 
 	clientHost string // the host USER() names (userfunc.go); "" for local sessions
 
