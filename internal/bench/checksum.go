@@ -131,3 +131,11 @@ func localQuerier(fe *sqlfront.Frontend) querier {
 		return out, nil
 	}
 }
+
+// ServerChecksums returns the checksum of every base table outside the
+// system schemas of the server db reaches, as the replay and the log
+// generator compute them (a crash test compares a restarted server with
+// the generator's source file).
+func ServerChecksums(ctx context.Context, db *sql.DB) ([]TableChecksum, error) {
+	return checksums(dbQuerier(ctx, db))
+}

@@ -14,7 +14,8 @@ import (
 // into a fresh engine gives the source's table checksums, and the replay
 // ends with its result line. With a small --checkpoint-log-size the
 // server checkpoints while the log is made and replay starts from the
-// checkpoint. The parallel applier (4 workers) gives the same tables.
+// checkpoint. The parallel applier (2, 4, 8 and 16 workers) gives the
+// same tables.
 func TestReplayMakeLog(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -31,7 +32,7 @@ func TestReplayMakeLog(t *testing.T) {
 			if src.Transactions != 400 || len(src.Checksums) != 1 || src.Checksums[0].Rows != "300" || src.Checksums[0].Checksum == "0" {
 				t.Fatalf("source: %+v\n%s", src, mout.String())
 			}
-			for _, workers := range []int{1, 4} {
+			for _, workers := range []int{1, 2, 4, 8, 16} {
 				var out, prog bytes.Buffer
 				res, err := Replay(context.Background(), ReplayConfig{Datadir: dir, Workers: workers, PreserveCommitOrder: true, Out: &out, Progress: &prog})
 				if err != nil {

@@ -18,7 +18,12 @@ import (
 // definition fail with ER_TABLE_DEF_CHANGED.
 
 func (t *Table) AddColumn(ctx *sql.Context, column *sql.Column, order *sql.ColumnOrder) error {
-	if err := t.logDDLChecked(ctx, func() error { return t.checkNewColumn(column, order) }); err != nil {
+	if err := t.logDDLChecked(ctx, func() error {
+		if err := t.checkNewColumn(column, order); err != nil {
+			return err
+		}
+		return t.checkReplayableFill(ctx, column) // ddlnondet.go
+	}); err != nil {
 		return err
 	}
 	if !storable(column.Type) {

@@ -26,9 +26,12 @@ import (
 //
 //	/* lockstep: collation_server=NAME */           collation.go
 //	/* lockstep: foreign_key_checks=0 */            when off
-//	/* lockstep: session ts=MICROS time_zone=TZ sql_mode=MODES */
+//	/* lockstep: session ts=MICROS time_zone=TZ sql_mode=MODES
+//	   character_set_client=CS collation_connection=COLL */
 //
-// The marks are comments, so the logged text is still the statement.
+// (one line in the log). The character set fields came later: a mark
+// without them replays under the defaults, as it did. The marks are
+// comments, so the logged text is still the statement.
 
 // fkChecksOffMark starts the logged text of a DDL statement that ran with
 // foreign_key_checks=0 (a dump being loaded creates a child table before
@@ -45,12 +48,25 @@ type ddlSession struct {
 	queryTime time.Time // the statement's NOW(), to the microsecond
 	timeZone  string    // time_zone, SYSTEM resolved to the offset it had
 	sqlMode   string    // sql_mode, as @@sql_mode shows it
+	// charsetClient and collationConnection: how the statement's text
+	// and its literals were read (SET NAMES); "" in marks written before
+	// they were logged. An expression default such as (COLLATION('a'))
+	// fills existing rows with collation_connection's name.
+	charsetClient       string
+	collationConnection string
 }
 
 // sessionMark formats the session mark for st.
 func sessionMark(st ddlSession) string {
-	return sessionMarkPrefix + "ts=" + strconv.FormatInt(st.queryTime.UnixMicro(), 10) +
-		" time_zone=" + st.timeZone + " sql_mode=" + st.sqlMode + " */ "
+	mark := sessionMarkPrefix + "ts=" + strconv.FormatInt(st.queryTime.UnixMicro(), 10) +
+		" time_zone=" + st.timeZone + " sql_mode=" + st.sqlMode
+	if st.charsetClient != "" {
+		mark += " character_set_client=" + st.charsetClient
+	}
+	if st.collationConnection != "" {
+		mark += " collation_connection=" + st.collationConnection
+	}
+	return mark + " */ "
 }
 
 // runningSession is the session state of the statement ctx runs.
@@ -59,11 +75,32 @@ func runningSession(ctx *sql.Context) (ddlSession, error) {
 	if err != nil {
 		return ddlSession{}, fmt.Errorf("time_zone: %w", err)
 	}
-	return ddlSession{
+	st := ddlSession{
 		queryTime: ctx.QueryTime(),
 		timeZone:  tz,
 		sqlMode:   sql.LoadSqlMode(ctx).String(),
-	}, nil
+	}
+	if st.charsetClient, err = sessionName(ctx, "character_set_client"); err != nil {
+		return ddlSession{}, err
+	}
+	if st.collationConnection, err = sessionName(ctx, "collation_connection"); err != nil {
+		return ddlSession{}, err
+	}
+	return st, nil
+}
+
+// sessionName is the value of a session variable that holds a name (a
+// character set, a collation), as text.
+func sessionName(ctx *sql.Context, name string) (string, error) {
+	v, err := ctx.GetSessionVariable(ctx, name)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	text := fmt.Sprint(v)
+	if v == nil || text == "" || strings.ContainsAny(text, " */") {
+		return "", fmt.Errorf("%s: %q cannot be logged", name, text)
+	}
+	return text, nil
 }
 
 // cutSessionMark removes a session mark from the start of logged. ok is
@@ -95,6 +132,10 @@ func cutSessionMark(logged string) (rest string, st ddlSession, ok bool, err err
 			st.timeZone, seen[1] = v, true
 		case "sql_mode":
 			st.sqlMode, seen[2] = v, true
+		case "character_set_client":
+			st.charsetClient = v
+		case "collation_connection":
+			st.collationConnection = v
 		default:
 			return logged, ddlSession{}, false, fmt.Errorf("session mark: unknown field %q", field)
 		}
@@ -153,6 +194,16 @@ func replayText(ctx *sql.Context, logged string) (string, error) {
 	}
 	if err := ctx.SetSessionVariable(ctx, "sql_mode", st.sqlMode); err != nil {
 		return q, fmt.Errorf("sql_mode %q: %w", st.sqlMode, err)
+	}
+	// SET NAMES as the statement ran (absent in older marks: the
+	// defaults, as those records replayed before).
+	for _, v := range [][2]string{{"character_set_client", st.charsetClient}, {"collation_connection", st.collationConnection}} {
+		if v[1] == "" {
+			continue
+		}
+		if err := ctx.SetSessionVariable(ctx, v[0], v[1]); err != nil {
+			return q, fmt.Errorf("%s %q: %w", v[0], v[1], err)
+		}
 	}
 	return q, nil
 }

@@ -13,6 +13,15 @@ func TestSessionMark(t *testing.T) {
 	if err != nil || !ok || rest != "CREATE TABLE t (a INT)" || !got.queryTime.Equal(st.queryTime) || got.timeZone != st.timeZone || got.sqlMode != st.sqlMode {
 		t.Fatalf("cutSessionMark(%q) = %q, %+v, %v, %v", logged, rest, got, ok, err)
 	}
+	// The character set fields: written when set, optional on reading
+	// (marks written before them have none).
+	cs := ddlSession{queryTime: time.UnixMicro(5), timeZone: "+00:00", charsetClient: "latin1", collationConnection: "latin1_swedish_ci"}
+	if _, got, ok, err := cutSessionMark(sessionMark(cs) + "DROP TABLE t"); err != nil || !ok || got.charsetClient != "latin1" || got.collationConnection != "latin1_swedish_ci" {
+		t.Fatalf("character set fields: %+v, %v, %v", got, ok, err)
+	}
+	if m := sessionMark(st); strings.Contains(m, "character_set_client") || strings.Contains(m, "collation_connection") {
+		t.Fatalf("sessionMark wrote empty character set fields: %q", m)
+	}
 	// An empty sql_mode is a mode.
 	if _, got, ok, err := cutSessionMark(sessionMark(ddlSession{timeZone: "SYSTEM"}) + "DROP TABLE t"); err != nil || !ok || got.sqlMode != "" {
 		t.Fatalf("empty sql_mode: %+v, %v, %v", got, ok, err)
