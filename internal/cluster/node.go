@@ -521,3 +521,6 @@ func (n *Node) Stop() {
 	wake(n.wakeAppend)
 	wake(n.wakeApply)
 }
+
+// Message is raft's message, as the transport carries it.
+type Message = pb.Message

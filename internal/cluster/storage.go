@@ -275,6 +275,14 @@ func (s *Storage) saveHardState(hs pb.HardState, commitEvery uint64) error {
 	return nil
 }
 
+// SnapshotIndex is the index of the snapshot the log starts after: the
+// state a node starts from holds every entry up to it.
+func (s *Storage) SnapshotIndex() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.p.snap.Index
+}
+
 // persistedState is what the raft-state file holds now (tests).
 func (s *Storage) persistedState() persisted {
 	s.mu.Lock()

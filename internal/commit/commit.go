@@ -154,10 +154,13 @@ var (
 // Pipeline is the group commit pipeline. Its methods are safe for concurrent
 // use.
 type Pipeline struct {
-	log    Log
-	cert   certify.Certifier
-	wakeup atomic.Int32 // WakeupMode for new commits
-	term   atomic.Uint64
+	log  Log
+	cert atomic.Pointer[certify.Certifier] // replaced by Rebase
+	// gnoOffset: a transaction's GNO is its sequence number plus this
+	// (read by Stats; set by New and Rebase).
+	gnoOffset atomic.Int64
+	wakeup    atomic.Int32 // WakeupMode for new commits
+	term      atomic.Uint64
 
 	// queue is the stack of arrivals, newest first. Whoever pushes onto an
 	// empty stack leads the group that will take it.
@@ -246,12 +249,13 @@ func New(opts Options) (*Pipeline, error) {
 		opts.Certifier = st
 	}
 	p := &Pipeline{
-		log:  opts.Log,
-		cert: opts.Certifier,
-		seq:  newSequencer(opts.Certifier, opts.NextSeq),
+		log: opts.Log,
+		seq: newSequencer(opts.Certifier, opts.NextSeq),
 	}
+	p.cert.Store(&opts.Certifier)
 	if opts.NextGNO > 0 {
 		p.seq.gnoOffset = opts.NextGNO - opts.NextSeq
+		p.gnoOffset.Store(p.seq.gnoOffset)
 	}
 	p.wakeup.Store(int32(opts.Wakeup))
 	p.term.Store(opts.Term)

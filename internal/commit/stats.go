@@ -149,13 +149,13 @@ func (p *Pipeline) Stats() Stats {
 		WakeupsDone:    c.wakeupsDone.Load(),
 		DoneBeforeWait: c.doneBeforeWait.Load(),
 		LastSeq:        c.lastSeq.Load(),
-		LastGNO:        c.lastSeq.Load() + p.seq.gnoOffset,
+		LastGNO:        c.lastSeq.Load() + p.gnoOffset.Load(),
 		Delays:         c.delays.Load(),
 		DelaysCut:      c.delaysCut.Load(),
 		DelaysSkipped:  c.delaysSkipped.Load(),
 		DelayTime:      time.Duration(c.delayNanos.Load()),
 		TurnWaits:      c.turnWaits.Load(),
-		Certify:        p.cert.Stats(),
+		Certify:        (*p.cert.Load()).Stats(),
 	}
 	for i := range s.GroupSizes {
 		s.GroupSizes[i] = c.sizes[i].Load()

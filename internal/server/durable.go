@@ -47,6 +47,10 @@ type durable struct {
 	ckpt     checkpointStats
 	ckptStop chan struct{}
 	ckptDone chan struct{}
+
+	// grp is the server's part of a replication group (group.go); nil
+	// standalone.
+	grp *group
 }
 
 var (
@@ -154,6 +158,9 @@ func commitError(err error) error {
 // gtidExecuted is @@gtid_executed: every GNO up to the last committed.
 func (d *durable) gtidExecuted() string {
 	n := d.p.Stats().LastGNO
+	if d.grp != nil {
+		n = max(n, d.grp.sm.lastGNO.Load())
+	}
 	if n == 0 {
 		return ""
 	}
@@ -162,6 +169,9 @@ func (d *durable) gtidExecuted() string {
 
 // status adds the log's and the pipeline's counters to SHOW STATUS.
 func (d *durable) status(m map[string]int64) {
+	if d.grp != nil {
+		d.grp.status(m)
+	}
 	ps := d.p.Stats()
 	ls := d.log.Stats()
 	m["Binlog_commits"] = ps.Commits
@@ -254,6 +264,24 @@ func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txl
 	if cfg.SyncBinlog == 0 {
 		opts.SyncMode = txlog.SyncPeriodic
 	}
+	if err := checkDatadirKind(cfg); err != nil {
+		return nil, err
+	}
+	if cfg.Grouped() {
+		d, err := openGroup(cfg, fe, w, opts)
+		if err != nil {
+			return nil, err
+		}
+		fe.Storage().SetMinimalImages(cfg.RowImage == "minimal")
+		fe.Storage().SetCommitter(d)
+		fe.SetDDLLogger(d)
+		fe.AddExtraStatus(d.status)
+		if err := installIdentity(fe, d); err != nil {
+			d.close()
+			return nil, err
+		}
+		return d, nil
+	}
 	l, rec, err := txlog.Open(opts)
 	if err != nil {
 		return nil, fmt.Errorf("open the log: %w", err)
@@ -315,6 +343,9 @@ func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txl
 func (d *durable) close() error {
 	close(d.ckptStop)
 	<-d.ckptDone
+	if d.grp != nil {
+		return d.grp.close()
+	}
 	perr := d.p.Close()
 	lerr := d.log.Close()
 	return errors.Join(perr, lerr)

@@ -1,0 +1,51 @@
+package commit
+
+import (
+	"fmt"
+
+	"lockstep/internal/certify"
+)
+
+// Rebase starts the pipeline's numbering again at nextSeq and nextGNO,
+// with a new certifier whose history begins there (every transaction after
+// depends at least on nextSeq-1). A group member that has just become the
+// primary calls it: the transactions it applied from other primaries
+// advanced the numbers without passing through its pipeline. It waits for
+// every group in flight to publish first. Numbers must not go back: a
+// nextSeq at or below a sequence number this pipeline published is refused.
+func (p *Pipeline) Rebase(nextSeq, nextGNO int64) error {
+	if nextSeq < 1 || nextGNO < 1 {
+		return fmt.Errorf("commit: rebase to sequence number %d, GNO %d: both must be >= 1", nextSeq, nextGNO)
+	}
+	for range cap(p.syncSlots) {
+		p.syncSlots <- struct{}{}
+	}
+	defer func() {
+		for range cap(p.syncSlots) {
+			<-p.syncSlots
+		}
+	}()
+	p.logMu.Lock()
+	defer p.logMu.Unlock()
+	p.commitMu.Lock()
+	defer p.commitMu.Unlock()
+	if last := p.c.lastSeq.Load(); nextSeq <= last {
+		return fmt.Errorf("commit: rebase to sequence number %d, but %d is published", nextSeq, last)
+	}
+	cfg := certify.DefaultConfig()
+	cfg.Base = nextSeq - 1
+	cert, err := certify.NewStatic(cfg)
+	if err != nil {
+		return err
+	}
+	var c certify.Certifier = cert
+	p.cert.Store(&c)
+	p.seq = newSequencer(cert, nextSeq)
+	p.seq.gnoOffset = nextGNO - nextSeq
+	p.gnoOffset.Store(p.seq.gnoOffset)
+	p.c.lastSeq.Store(nextSeq - 1)
+	return nil
+}
+
+// LastPublished is the sequence number of the last transaction published.
+func (p *Pipeline) LastPublished() int64 { return p.c.lastSeq.Load() }

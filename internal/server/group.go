@@ -1,0 +1,323 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dolthub/vitess/go/mysql"
+	"go.etcd.io/raft/v3"
+
+	"lockstep/internal/apply"
+	"lockstep/internal/cluster"
+	"lockstep/internal/commit"
+	"lockstep/internal/config"
+	logrec "lockstep/internal/record"
+	"lockstep/internal/sqlfront"
+	"lockstep/internal/txlog"
+)
+
+// A server as a member of a replication group (docs/cluster.md): the raft
+// log is the transaction log; the primary's commit pipeline proposes each
+// commit group as one entry and acknowledges it once the entry is
+// committed; every member applies committed entries through the apply
+// state machine (internal/apply), the primary skipping its own (its
+// pipeline publishes them). The member that leads raft and has applied
+// everything before its term accepts writes; every other member refuses
+// them with 1290 naming the primary.
+
+// group is the server's part of a group.
+type group struct {
+	cfg   config.Config
+	fe    *sqlfront.Frontend
+	st    *cluster.Storage
+	node  *cluster.Node
+	rt    *cluster.Runtime
+	tr    *cluster.Transport
+	sm    *groupSM
+	p     *commit.Pipeline
+	stop  chan struct{}
+	done  chan struct{}
+	write atomic.Bool // this member accepts writes (primary, caught up)
+
+	promotions atomic.Int64
+	demotions  atomic.Int64
+}
+
+// groupTick is raft's tick; with ElectionTick 10 an election starts after
+// 1-2 s without a leader (raft randomizes it), heartbeats go every tick.
+const groupTick = 100 * time.Millisecond
+
+// checkDatadirKind refuses to start a standalone server on a group
+// member's data directory and the other way round: their logs differ (a
+// member's entries are raft's).
+func checkDatadirKind(cfg config.Config) error {
+	_, err := os.Stat(filepath.Join(cfg.Datadir, "raft-state"))
+	member := err == nil
+	if member && !cfg.Grouped() {
+		return fmt.Errorf("the data directory %s belongs to a replication group member (it has raft-state): start it with --group-local-address and --group-seeds", cfg.Datadir)
+	}
+	if !member && cfg.Grouped() {
+		segs, _ := filepath.Glob(filepath.Join(cfg.Datadir, "log", "log-*.seg"))
+		if len(segs) > 0 {
+			return fmt.Errorf("the data directory %s holds a standalone server's log: a group member needs a data directory of its own", cfg.Datadir)
+		}
+	}
+	return nil
+}
+
+// openGroup opens a member's raft storage in cfg.Datadir, starts its node,
+// transport and role watcher, applies what the log holds up to the commit
+// index the member knew, and returns the server's commit path.
+func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog.Options) (*durable, error) {
+	uuid, err := loadServerUUID(cfg.Datadir)
+	if err != nil {
+		return nil, err
+	}
+	opts.Dir, opts.FS = "", nil
+	st, err := cluster.OpenStorage(cluster.StorageOptions{Dir: cfg.Datadir, Log: opts})
+	if err != nil {
+		return nil, fmt.Errorf("open the group's log: %w", err)
+	}
+	hs, _, _ := st.InitialState()
+	if hs.Term == 0 {
+		if !cfg.GroupBootstrap {
+			st.Close()
+			return nil, errors.New("this server has never been a member of a group: give the founding members --group-bootstrap at their first start (joining a running group is not supported yet)")
+		}
+		ids := make([]uint64, 0, len(cfg.GroupSeeds))
+		for id := range cfg.GroupSeeds {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+		if err := st.Bootstrap(ids); err != nil {
+			st.Close()
+			return nil, err
+		}
+		fmt.Fprintf(w, "lockstep: group: bootstrapped a new group of members %v\n", ids)
+		hs, _, _ = st.InitialState()
+	}
+	g := &group{cfg: cfg, fe: fe, st: st, stop: make(chan struct{}), done: make(chan struct{})}
+	g.sm = &groupSM{m: apply.New(apply.Options{FailedDDL: sqlfront.FailedDDLIndex}), x: &recoveryExec{fe: fe, w: w}, g: g}
+	g.sm.applied.Store(st.SnapshotIndex())
+	fe.SetGroupSecondary(true, "")
+	p, err := commit.New(commit.Options{Log: groupLog{g}, Wakeup: commit.Targeted})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	g.p = p
+	g.node, err = cluster.NewNode(cluster.Config{
+		ID: cfg.ServerID, Storage: st, StateMachine: g.sm,
+		Send:         func(ms []raftMessage) { g.tr.Send(ms) },
+		ElectionTick: 10, HeartbeatTick: 1,
+		Logf: func(format string, args ...any) { fmt.Fprintf(w, "lockstep: group: "+format+"\n", args...) },
+	})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	g.tr, err = cluster.NewTransport(cluster.TransportOptions{ID: cfg.ServerID, Listen: cfg.GroupLocalAddress,
+		Peers: cfg.GroupSeeds, Deliver: g.node.Receive, Unreachable: g.node.ReportUnreachable})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	g.rt = cluster.Start(g.node, groupTick)
+	// What this member knew committed is applied before clients connect,
+	// as a standalone server replays its log.
+	start := time.Now()
+	for g.sm.applied.Load() < hs.Commit {
+		if err := g.node.Err(); err != nil {
+			g.close()
+			return nil, fmt.Errorf("recovery: %w", err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	fmt.Fprintf(w, "lockstep: group: member %d applied the log up to index %d in %v\n", cfg.ServerID, hs.Commit, time.Since(start).Round(time.Millisecond))
+	go g.watchRole()
+
+	d := &durable{p: p, log: st.Log(), uuid: uuid, datadir: cfg.Datadir, grp: g,
+		ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
+	close(d.ckptDone) // no checkpoints in a group yet (docs/cluster.md)
+	return d, nil
+}
+
+// raftMessage is raft's message type, named for the Send callback.
+type raftMessage = cluster.Message
+
+// watchRole makes the member writable when it leads raft and has applied
+// every entry before its term (its term's first entry is applied), after
+// starting its pipeline's numbering where the log stands; and read-only
+// again as soon as it does not lead.
+func (g *group) watchRole() {
+	defer close(g.done)
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-g.stop:
+			return
+		case <-t.C:
+		}
+		s := g.node.Status()
+		ready := s.State == raft.StateLeader && g.sm.lastTerm.Load() == s.Term
+		switch {
+		case ready && !g.write.Load():
+			seq, gno := g.sm.next()
+			if err := g.p.Rebase(seq, gno); err != nil {
+				fmt.Fprintf(os.Stderr, "lockstep: group: member %d cannot take writes: %v\n", g.cfg.ServerID, err)
+				continue
+			}
+			g.write.Store(true)
+			g.promotions.Add(1)
+			g.fe.SetGroupSecondary(false, "")
+		case !ready:
+			if g.write.Load() {
+				g.write.Store(false)
+				g.demotions.Add(1)
+			}
+			primary := ""
+			if s.Lead != 0 && s.Lead != g.cfg.ServerID {
+				primary = fmt.Sprintf("member %d at %s", s.Lead, g.cfg.GroupSeeds[s.Lead])
+			}
+			g.fe.SetGroupSecondary(true, primary)
+		}
+	}
+}
+
+// close stops the member: the role watcher, the node (pending proposals
+// end with an unknown outcome), the transport, the pipeline, the log.
+func (g *group) close() error {
+	select {
+	case <-g.stop:
+	default:
+		close(g.stop)
+	}
+	if g.done != nil {
+		select {
+		case <-g.done:
+		case <-time.After(time.Second):
+		}
+	}
+	g.rt.Stop()
+	terr := g.tr.Close()
+	perr := g.p.Close()
+	serr := g.st.Close()
+	return errors.Join(terr, perr, serr)
+}
+
+// status adds the member's counters to SHOW STATUS.
+func (g *group) status(m map[string]int64) {
+	s := g.node.Status()
+	m["Lockstep_group_replication_member_id"] = int64(g.cfg.ServerID)
+	m["Lockstep_group_replication_primary_id"] = int64(s.Lead)
+	m["Lockstep_group_replication_term"] = int64(s.Term)
+	m["Lockstep_group_replication_applied_index"] = int64(s.Applied)
+	m["Lockstep_group_replication_written_index"] = int64(s.Written)
+	if g.write.Load() {
+		m["Lockstep_group_replication_primary"] = 1
+	} else {
+		m["Lockstep_group_replication_primary"] = 0
+	}
+	m["Lockstep_group_replication_promotions"] = g.promotions.Load()
+	m["Lockstep_group_replication_demotions"] = g.demotions.Load()
+}
+
+// groupLog is the pipeline's log in a group: appending a commit group
+// proposes it as one raft entry and returns once that entry is committed
+// (and applied here), or it is certain that it never will be.
+type groupLog struct{ g *group }
+
+// errNotPrimary is the error of a commit whose entry was certainly not
+// committed: this member stopped being the primary (MySQL Group
+// Replication's 3101, ER_TRANSACTION_ROLLBACK_DURING_COMMIT).
+func errNotPrimary(cause error) error {
+	return mysql.NewSQLError(3101, "HY000", "Plugin instructed the server to rollback the current transaction. (This server is not the primary of its replication group any more; the transaction was not committed: %v)", cause)
+}
+
+func (l groupLog) Append(_ uint64, payloads ...[]byte) (uint64, error) {
+	data := payloads[0]
+	if len(payloads) > 1 {
+		data = logrec.AppendBatch(nil, payloads...)
+	}
+	p := l.g.node.Propose(data)
+	<-p.Done()
+	switch err := p.Err(); {
+	case err == nil:
+		return p.Index(), nil
+	case errors.Is(err, cluster.ErrStopped):
+		return 0, fmt.Errorf("%w: %w", commit.ErrUncertain, err)
+	default:
+		return 0, errNotPrimary(err)
+	}
+}
+
+func (groupLog) WaitDurable(uint64) error { return nil }
+
+// groupSM is the member's state machine: committed entries through the
+// apply state machine; the primary's own entries only advance it (its
+// pipeline publishes them: Apply waits until it has).
+type groupSM struct {
+	g  *group
+	mu sync.Mutex // m: the apply goroutine, and the role watcher's next
+	m  *apply.Machine
+	x  *recoveryExec
+
+	applied  atomic.Uint64
+	lastTerm atomic.Uint64
+	lastGNO  atomic.Int64
+}
+
+func (s *groupSM) Apply(index, term uint64, data []byte, own bool) error {
+	s.mu.Lock()
+	err := s.m.Entry(index, data)
+	if err == nil {
+		var x apply.Executor = s.x
+		if own {
+			x = ownExec{s.x}
+		}
+		err = apply.Drain(s.m, x)
+	}
+	seq, gno := s.m.Applied().Seq, s.m.LastGNO()
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if own {
+		for s.g.p.LastPublished() < seq {
+			if perr := s.g.p.Err(); perr != nil {
+				return fmt.Errorf("the commit pipeline failed before publishing sequence number %d: %w", seq, perr)
+			}
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
+	s.lastGNO.Store(gno)
+	s.lastTerm.Store(term)
+	s.applied.Store(index)
+	return nil
+}
+
+// next is where the pipeline's numbering continues: after the last
+// sequence number and GNO applied.
+func (s *groupSM) next() (seq, gno int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m.Applied().Seq + 1, s.m.LastGNO() + 1
+}
+
+// ownExec performs the primary's own records: its pipeline installs and
+// publishes them, so applying them only advances the machine.
+type ownExec struct{ x *recoveryExec }
+
+func (ownExec) Txn(*logrec.Txn) error           { return nil }
+func (ownExec) DDL(*logrec.DDL) (error, error)  { return nil, nil }
+func (ownExec) UndoDDL(*logrec.DDL) error       { return nil }
+func (ownExec) Accounts(*logrec.Accounts) error { return nil }
+func (e ownExec) Note(line string)              { e.x.Note(line) }
