@@ -60,6 +60,8 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 		{config.KeyLogSyncsInFlight, "count", "1", "commit groups that may wait for their log fsync at once, each with its own fsync (1..16)"},
 		{config.KeySSL, "bool", "ON", "offer TLS, with a CA and server certificate generated in the data directory at first use (MySQL 8's auto_generate_certs)"},
 		{config.KeyReplicaWorkers, "count", "0", "workers of the parallel applier crash recovery replays the log with (MySQL's replica_parallel_workers); 0 or 1: serial"},
+		{config.KeyReplicaOrder, "bool", "ON", "the parallel applier makes transactions visible in commit order (MySQL's replica_preserve_commit_order); OFF: each as soon as it is applied"},
+		{config.KeyReplicaRetries, "count", "10", "times the applier tries a transaction again after a transient error (a lock conflict) before it stops (MySQL's replica_transaction_retries)"},
 		{config.KeySecureFilePriv, "dir|NULL", "DATADIR-files", "the one directory LOAD_FILE, SELECT ... INTO OUTFILE and LOAD DATA INFILE may use (created if the default); NULL: none; empty: anywhere but the data directory"},
 	}
 	flags := map[string]*optionFlag{}

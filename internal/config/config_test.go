@@ -12,7 +12,8 @@ func TestDefault(t *testing.T) {
 	want := Config{Datadir: "./lockstep-data", BindAddress: "127.0.0.1", Port: 3306, User: "root", Password: "",
 		SyncBinlog: 1, RowImage: "full", GroupCommitWakeup: "targeted", LogCompression: true, LogCompressMin: 4096, CheckpointLogSize: 256 << 20,
 		LogSegmentSize: 64 << 20, LogPreallocate: true, CheckpointFsyncThreshold: 8 << 20,
-		CheckpointRateLimit: 128 << 20, LogSyncsInFlight: 1, SSL: true}
+		CheckpointRateLimit: 128 << 20, LogSyncsInFlight: 1, SSL: true,
+		ReplicaPreserveCommitOrder: true, ReplicaTransactionRetries: 10}
 	if got := Default(); got != want {
 		t.Fatalf("Default() = %+v, want %+v", got, want)
 	}
@@ -61,6 +62,10 @@ func TestSet(t *testing.T) {
 		{key: "log-syncs-in-flight", value: "17", wantErr: "must be a count from 1 to 16"},
 		{key: "replica_parallel_workers", value: "4", want: func(c *Config) { c.ReplicaParallelWorkers = 4 }},
 		{key: "replica-parallel-workers", value: "1025", wantErr: "must be a count from 0 to 1024"},
+		{key: "replica_preserve_commit_order", value: "OFF", want: func(c *Config) { c.ReplicaPreserveCommitOrder = false }},
+		{key: "replica-preserve-commit-order", value: "maybe", wantErr: "must be ON or OFF"},
+		{key: "replica_transaction_retries", value: "0", want: func(c *Config) { c.ReplicaTransactionRetries = 0 }},
+		{key: "replica-transaction-retries", value: "-1", wantErr: "must be a count from 0 to 2147483648"},
 		{key: "binlog-group-commit-sync-no-delay-count", value: "16", want: func(c *Config) { c.SyncNoDelayCount = 16 }},
 		{key: "binlog-group-commit-sync-no-delay-count", value: "x", wantErr: "must be a count from 0 to 100000"},
 	}
