@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"lockstep/internal/config"
 	logrec "lockstep/internal/record"
 	"lockstep/internal/sqlfront"
+	"lockstep/internal/storage"
+	"lockstep/internal/txn"
 )
 
 // TestApplyFailureAtomic: a log whose five-row transaction has a third
@@ -120,5 +123,24 @@ func TestApplyFailureAtomic(t *testing.T) {
 				t.Errorf("applied GNO %d (want %d), lag %d", mt.AppliedGNO, bad.GNO-1, mt.Lag)
 			}
 		})
+	}
+}
+
+// TestApplyErrorTransient: the executor marks the lock errors a
+// transaction's apply may meet as transient (the applier retries them) and
+// nothing else.
+func TestApplyErrorTransient(t *testing.T) {
+	for _, c := range []struct {
+		err       error
+		transient bool
+	}{
+		{fmt.Errorf("storage: apply to t: %w", txn.ErrLockWaitTimeout), true},
+		{fmt.Errorf("storage: apply to t: %w", txn.ErrDeadlock), true},
+		{errors.New("storage: apply to t: change encoded for definition version 9, table is at 1"), false},
+		{storage.ErrTableChanged, false},
+	} {
+		if got := apply.IsTransient(applyError(c.err)); got != c.transient {
+			t.Errorf("%v: transient %v, want %v", c.err, got, c.transient)
+		}
 	}
 }
