@@ -172,6 +172,7 @@ func TestPrecedence(t *testing.T) {
 		c.LogSegmentSize, c.LogPreallocate, c.CheckpointFsyncThreshold = d.LogSegmentSize, d.LogPreallocate, d.CheckpointFsyncThreshold
 		c.CheckpointRateLimit, c.SSL, c.LogSyncsInFlight = d.CheckpointRateLimit, d.SSL, d.LogSyncsInFlight
 		c.ServerID = d.ServerID
+		c.ReplicaPreserveCommitOrder, c.ReplicaTransactionRetries = d.ReplicaPreserveCommitOrder, d.ReplicaTransactionRetries
 		return c
 	}
 	tests := []struct {
@@ -193,11 +194,13 @@ func TestPrecedence(t *testing.T) {
 			"--group-commit-wakeup", "broadcast", "--log-compression=OFF", "--log-compression-threshold", "100",
 			"--log-retention-size", "1G", "--log-segment-size=16M", "--log-preallocate=OFF",
 			"--binlog-group-commit-sync-delay", "250", "--binlog_group_commit_sync_no_delay_count=8", "--ssl=OFF", "--log_syncs_in_flight=3",
-			"--checkpoint-fsync-threshold", "0", "--checkpoint_rate_limit=64M"},
+			"--checkpoint-fsync-threshold", "0", "--checkpoint_rate_limit=64M",
+			"--replica-preserve-commit-order=OFF", "--replica_transaction_retries", "3"},
 			want: config.Config{Datadir: filepath.Join(tmp, "lockstep-data"), BindAddress: "127.0.0.1", Port: 3306, User: "root",
 				SyncBinlog: 0, RecoverTruncate: true, RowImage: "minimal", GroupCommitWakeup: "broadcast", LogCompression: false, LogCompressMin: 100,
 				CheckpointLogSize: 256 << 20, LogRetentionSize: 1 << 30, LogSegmentSize: 16 << 20,
-				SyncDelayMicros: 250, SyncNoDelayCount: 8, LogSyncsInFlight: 3, SSL: false, CheckpointRateLimit: 64 << 20, ServerID: 1}},
+				SyncDelayMicros: 250, SyncNoDelayCount: 8, LogSyncsInFlight: 3, SSL: false, CheckpointRateLimit: 64 << 20,
+				ReplicaPreserveCommitOrder: false, ReplicaTransactionRetries: 3, ServerID: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -64,6 +64,8 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 		{config.KeyGroupLocalAddress, "host:port", "", "run as a member of a replication group, with group traffic on this address (MySQL's group_replication_local_address); unset: standalone"},
 		{config.KeyGroupSeeds, "id=host:port,...", "", "every member of the group, this one included, by server id and group address"},
 		{config.KeyGroupBootstrap, "bool", "OFF", "first start of a new group: start it with the members group-seeds names (give it to each founding member's first start only)"},
+		{config.KeyReplicaOrder, "bool", "ON", "the parallel applier makes transactions visible in commit order (MySQL's replica_preserve_commit_order); OFF: each as soon as it is applied"},
+		{config.KeyReplicaRetries, "count", "10", "times the applier tries a transaction again after a transient error (a lock conflict) before it stops (MySQL's replica_transaction_retries)"},
 		{config.KeySecureFilePriv, "dir|NULL", "DATADIR-files", "the one directory LOAD_FILE, SELECT ... INTO OUTFILE and LOAD DATA INFILE may use (created if the default); NULL: none; empty: anywhere but the data directory"},
 	}
 	flags := map[string]*optionFlag{}

@@ -37,6 +37,8 @@ package apply
 
 import (
 	"fmt"
+	"strconv"
+	"time"
 
 	"lockstep/internal/record"
 )
@@ -101,6 +103,14 @@ type Options struct {
 	// queue). 0 or 1: serial, one step at a time. DDL, account and note
 	// steps are always handed out alone.
 	Window int
+	// UUID is the source's server_uuid: errors name a record by its GTID,
+	// UUID:GNO ("": by its GNO).
+	UUID string
+	// Retry is how a step whose executor error is transient is retried
+	// (both drivers).
+	Retry RetryPolicy
+	// Clock reads the time for Metrics' durations (default time.Now).
+	Clock func() time.Time
 }
 
 // Machine is the apply state machine. Not safe for concurrent use: its
@@ -122,8 +132,14 @@ type Machine struct {
 	inflight int
 	alone    bool // the step in flight is a DDL, undo or account step
 	window   int
-	// done: sequence numbers Done above applied.Seq (out-of-order Done).
-	done map[int64]bool
+	// done: sequence numbers Done above applied.Seq (out-of-order Done),
+	// with their GNOs.
+	done map[int64]int64
+	// appliedGNO is the GNO of the record at applied.Seq (the start's
+	// ExecutedGNO until one is applied).
+	appliedGNO int64
+	// received: the GNOs fed (and those executed at the start).
+	received gnoSet
 
 	ddl struct {
 		seq   int64 // the DDL statement applied last, pending its mark; 0: none
@@ -132,6 +148,11 @@ type Machine struct {
 	}
 
 	failedDDL func(string) (int64, bool)
+
+	uuid    string
+	retry   RetryPolicy
+	clock   func() time.Time
+	started time.Time // the first entry was fed
 
 	stats Stats
 }
@@ -148,7 +169,13 @@ type Stats struct {
 	EmptyEntries int64 // entries with no record
 	Records      int64 // records fed
 	Skipped      int64 // records whose GNO was executed
-	Applied      int64 // records applied (Done)
+	Applied      int64 // records applied (Done), of which:
+	Transactions int64 // transactions
+	DDL          int64 // DDL records (statements, failure marks, checkpoint markers)
+	Accounts     int64 // account records
+	// Retries counts the times a step was tried again after a transient
+	// executor error (RetryPolicy).
+	Retries int64
 	// SerialDeps counts transactions whose last_committed was not usable
 	// (not below their sequence number, or negative): they are made to
 	// depend on their predecessor.
@@ -157,12 +184,17 @@ type Stats struct {
 
 // New returns a machine starting at opts.Applied.
 func New(opts Options) *Machine {
-	m := &Machine{applied: opts.Applied, nextSeq: opts.Applied.Seq + 1, done: map[int64]bool{}, failedDDL: opts.FailedDDL, window: max(opts.Window, 1)}
+	m := &Machine{applied: opts.Applied, nextSeq: opts.Applied.Seq + 1, done: map[int64]int64{}, failedDDL: opts.FailedDDL, window: max(opts.Window, 1),
+		appliedGNO: opts.ExecutedGNO, uuid: opts.UUID, retry: opts.Retry.withDefaults(), clock: opts.Clock}
 	if m.failedDDL == nil {
 		m.failedDDL = func(string) (int64, bool) { return 0, false }
 	}
+	if m.clock == nil {
+		m.clock = time.Now
+	}
 	if opts.ExecutedGNO > 0 {
 		m.executed.add(1, opts.ExecutedGNO)
+		m.received.add(1, opts.ExecutedGNO)
 	}
 	return m
 }
@@ -183,6 +215,24 @@ func (m *Machine) ExecutedSet() string { return m.executed.String() }
 // LastGNO returns the highest executed GNO.
 func (m *Machine) LastGNO() int64 { return m.executed.max() }
 
+// ReceivedSet returns the GNOs fed (and those executed at the start), as
+// ExecutedSet writes them: MySQL's received transaction set.
+func (m *Machine) ReceivedSet() string { return m.received.String() }
+
+// GTID names a record's GTID: UUID:GNO, or "GNO n" without a UUID.
+func (m *Machine) GTID(gno int64) string {
+	if m.uuid == "" {
+		return "GNO " + strconv.FormatInt(gno, 10)
+	}
+	return "GTID " + m.uuid + ":" + strconv.FormatInt(gno, 10)
+}
+
+// stepError is a failed step's error, naming its log index, sequence
+// number and GTID; the applied position stays before it.
+func (m *Machine) stepError(s Step, err error) error {
+	return fmt.Errorf("apply: log index %d (sequence number %d, %s): %w", s.Index, s.Pos.Seq, m.GTID(s.Pos.GNO), err)
+}
+
 // Entry feeds the log entry at index. Entries must come in index order
 // without gaps once the first has been fed; an entry at or before the
 // applied index is a duplicate delivery and is ignored. Its records are
@@ -200,6 +250,9 @@ func (m *Machine) Entry(index uint64, payload []byte) error {
 	if err != nil {
 		return fmt.Errorf("log index %d: %w", index, err)
 	}
+	if m.stats.Entries == 0 {
+		m.started = m.clock()
+	}
 	m.stats.Entries++
 	if len(recs) == 0 {
 		m.stats.EmptyEntries++
@@ -211,6 +264,7 @@ func (m *Machine) Entry(index uint64, payload []byte) error {
 			return fmt.Errorf("log index %d record %d: %w", index, i, err)
 		}
 		m.stats.Records++
+		m.received.add(pos.GNO, pos.GNO)
 		if m.executed.has(pos.GNO) {
 			m.stats.Skipped++
 			continue
@@ -373,16 +427,29 @@ func (m *Machine) Done(s Step, outcome error) {
 	}
 	m.executed.add(s.Pos.GNO, s.Pos.GNO)
 	m.stats.Applied++
-	m.done[s.Pos.Seq] = true
+	switch s.Kind {
+	case StepTxn:
+		m.stats.Transactions++
+	case StepAccounts:
+		m.stats.Accounts++
+	default:
+		m.stats.DDL++
+	}
+	m.done[s.Pos.Seq] = s.Pos.GNO
 	m.advance()
 }
 
 // advance moves the applied position over the contiguous prefix of done
 // sequence numbers and of entries whose records are all applied.
 func (m *Machine) advance() {
-	for m.done[m.applied.Seq+1] {
+	for {
+		gno, ok := m.done[m.applied.Seq+1]
+		if !ok {
+			break
+		}
 		delete(m.done, m.applied.Seq+1)
 		m.applied.Seq++
+		m.appliedGNO = gno
 	}
 	k := 0
 	for k < len(m.entries) && m.entries[k].lastSeq <= m.applied.Seq {

@@ -1,24 +1,28 @@
 package apply
 
 import (
-	"fmt"
+	"errors"
 	"math"
 	"sync"
+	"time"
 
 	"lockstep/internal/record"
 )
 
 // HeldExecutor is an Executor that can apply a transaction without making
-// it visible (storage.Engine.ApplyTxnHeld): publish makes it visible. The
-// commit-order gate calls publish in sequence order. An Executor without
-// it has its Txn calls serialized by the gate (the transaction is applied
-// and visible in one call, so it is the whole call that waits its turn).
+// it visible (storage.Engine.ApplyTxnHeld): publish makes it visible,
+// rollback removes it unseen. The commit-order gate calls publish in
+// sequence order; a transaction installed after a failed one is rolled
+// back. An Executor without it has its Txn calls serialized by the gate
+// (the transaction is applied and visible in one call, so it is the whole
+// call that waits its turn).
 type HeldExecutor interface {
 	Executor
 	// TxnHeld applies t's row changes without publishing them, then its
-	// AUTO_INCREMENT counters (raise only, order-free). publish is nil
-	// when err is not.
-	TxnHeld(t *record.Txn) (publish func(), err error)
+	// AUTO_INCREMENT counters (raise only, order-free). Exactly one of
+	// publish and rollback is to be called; both are nil when err is not,
+	// and then nothing of t is left (as for Txn).
+	TxnHeld(t *record.Txn) (publish, rollback func(), err error)
 }
 
 // ParallelOptions configure the concurrent driver.
@@ -26,10 +30,11 @@ type ParallelOptions struct {
 	// Workers is the number of worker goroutines
 	// (replica_parallel_workers). At least 1.
 	Workers int
-	// PreserveCommitOrder (replica_preserve_commit_order, ON in MySQL 8
-	// and here by default for callers that take the zero value through
-	// DefaultParallel) makes a transaction visible only after every
-	// earlier one.
+	// PreserveCommitOrder (replica_preserve_commit_order: ON by default
+	// in MySQL 8 and in the server's option; the zero value here is OFF)
+	// makes a transaction visible only after every earlier one. OFF: a
+	// transaction is published as soon as it is applied (its
+	// last_committed still orders it after what it depends on).
 	PreserveCommitOrder bool
 	// QueuePerWorker is how many transaction steps may be handed out per
 	// worker (in flight or queued for a worker). Default 4.
@@ -67,7 +72,17 @@ type Parallel struct {
 	// entryWaits counts the times Entry waited for the pending bytes to
 	// fall (EntryWaits).
 	entryWaits int64
+	// busy: workers performing a step; deps, gate: the waits for
+	// last_committed and at the commit-order gate.
+	busy       int
+	deps, gate waitStat
 	wg         sync.WaitGroup
+}
+
+// waitStat counts waits and their total time.
+type waitStat struct {
+	n int64
+	d time.Duration
 }
 
 // NewParallel starts opts.Workers workers applying m's steps through x.
@@ -181,6 +196,9 @@ func (p *Parallel) worker() {
 	for s := range p.work {
 		p.mu.Lock()
 		failed := p.stopped(s)
+		if !failed {
+			p.busy++
+		}
 		p.mu.Unlock()
 		if failed {
 			continue // abandoned: the applied position stays before it
@@ -189,12 +207,16 @@ func (p *Parallel) worker() {
 		if s.Kind == StepTxn {
 			err = p.txn(s)
 		} else {
-			outcome, err = perform(p.x, s)
+			err = p.retried(s, func() (err error) {
+				outcome, err = perform(p.x, s)
+				return err
+			})
 		}
 		p.mu.Lock()
+		p.busy--
 		if err != nil {
-			if err != errStopped {
-				p.fail(fmt.Errorf("log index %d (sequence number %d, GNO %d): %w", s.Index, s.Pos.Seq, s.Pos.GNO, err), s.Pos.Seq)
+			if !errors.Is(err, errStopped) {
+				p.fail(p.m.stepError(s, err), s.Pos.Seq)
 			}
 		} else if !p.stopped(s) {
 			p.m.Done(s, outcome)
@@ -210,43 +232,71 @@ func (p *Parallel) worker() {
 // errStopped when another step failed meanwhile.
 func (p *Parallel) txn(s Step) error {
 	// Wait until every transaction up to last_committed is applied.
-	if !p.await(p.m.Ready, s) {
+	if !p.await(p.m.Ready, s, &p.deps) {
 		return errStopped
 	}
+	txn := func() error { return p.x.Txn(s.Txn) }
 	if !p.opt.PreserveCommitOrder {
-		return p.x.Txn(s.Txn)
+		return p.retried(s, txn)
 	}
 	if p.hx == nil {
 		// Applying is publishing: the gate takes the whole call.
-		if !p.await(p.m.MayPublish, s) {
+		if !p.await(p.m.MayPublish, s, &p.gate) {
 			return errStopped
 		}
-		return p.x.Txn(s.Txn)
+		return p.retried(s, txn)
 	}
-	publish, err := p.hx.TxnHeld(s.Txn)
+	var publish, rollback func()
+	err := p.retried(s, func() (err error) {
+		publish, rollback, err = p.hx.TxnHeld(s.Txn)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	if !p.await(p.m.MayPublish, s) {
-		// Installed, never published: left invisible (the applier stops).
+	if !p.await(p.m.MayPublish, s, &p.gate) {
+		// Installed, never to be published: an earlier step failed and
+		// the applied position stays before it. Nothing of this one is
+		// left.
+		rollback()
 		return errStopped
 	}
 	publish()
 	return nil
 }
 
+// retried runs f under the machine's retry policy: a transient error is
+// counted and f tried again, unless the applier stopped meanwhile.
+func (p *Parallel) retried(s Step, f func() error) error {
+	return p.m.retry.do(f, func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.stopped(s) {
+			return false
+		}
+		p.m.stats.Retries++
+		return true
+	})
+}
+
 // errStopped: a step abandoned because another failed first (its own
 // error is not reported: the first failure is).
-var errStopped = fmt.Errorf("apply: stopped")
+var errStopped = errors.New("apply: stopped")
 
 // await waits under p.mu until cond(s) holds (true) or the applier failed
-// (false).
-func (p *Parallel) await(cond func(Step) bool, s Step) bool {
+// (false); a wait is counted in w.
+func (p *Parallel) await(cond func(Step) bool, s Step, w *waitStat) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.stopped(s) || cond(s) {
+		return !p.stopped(s)
+	}
+	w.n++
+	t0 := p.m.clock()
 	for !p.stopped(s) && !cond(s) {
 		p.cond.Wait()
 	}
+	w.d += p.m.clock().Sub(t0)
 	return !p.stopped(s)
 }
 

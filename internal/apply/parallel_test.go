@@ -150,6 +150,8 @@ type checkExec struct {
 	maxTxns   int
 	failSeq   int64
 	errs      []string
+	// rolledBack: transactions installed held and rolled back.
+	rolledBack []int64
 }
 
 func (x *checkExec) sleep() { time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond) }
@@ -216,13 +218,26 @@ func (x *checkExec) Note(string) {}
 // heldExec adds TxnHeld to checkExec.
 type heldExec struct{ *checkExec }
 
-func (x heldExec) TxnHeld(t *record.Txn) (func(), error) {
+func (x heldExec) TxnHeld(t *record.Txn) (func(), func(), error) {
 	x.start(t)
 	x.sleep()
 	if t.Seq == x.failSeq {
-		return nil, errors.New("boom")
+		x.mu.Lock()
+		x.running--
+		x.mu.Unlock()
+		return nil, nil, errors.New("boom")
 	}
-	return func() { x.publish(t.Seq) }, nil
+	return func() { x.publish(t.Seq) }, func() { x.rollback(t.Seq) }, nil
+}
+
+var _ HeldExecutor = heldExec{}
+
+// rollback: a transaction installed held and not to be published.
+func (x *checkExec) rollback(seq int64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.running--
+	x.rolledBack = append(x.rolledBack, seq)
 }
 
 // randomLog is n records, one or a batch per entry: transactions with a
@@ -333,6 +348,16 @@ func TestParallelFailure(t *testing.T) {
 		for s := range cx.published {
 			if s >= 40 {
 				t.Errorf("held=%v: %d published after the failure of 40", held, s)
+			}
+		}
+		// Every transaction installed was published or, after 40,
+		// rolled back: none is left installed and unseen.
+		if cx.running != 0 {
+			t.Errorf("held=%v: %d transactions installed, neither published nor rolled back", held, cx.running)
+		}
+		for _, s := range cx.rolledBack {
+			if s <= 40 {
+				t.Errorf("held=%v: %d rolled back", held, s)
 			}
 		}
 	}

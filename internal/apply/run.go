@@ -1,8 +1,6 @@
 package apply
 
 import (
-	"fmt"
-
 	"lockstep/internal/record"
 )
 
@@ -27,18 +25,27 @@ type Executor interface {
 }
 
 // Drain performs, one at a time, every step the machine has ready (the
-// serial applier). A failed step stops it with an error naming the log
-// index, the sequence number and the GNO; the machine's applied position
-// stays before that step.
+// serial applier). A step whose executor error is transient is tried
+// again (Options.Retry; Stats.Retries counts the retries); a step that
+// fails otherwise, or still fails after the retries, stops it with an
+// error naming the log index, the sequence number and the GTID, and the
+// machine's applied position stays before that step.
 func Drain(m *Machine, x Executor) error {
 	for {
 		s, ok := m.Next()
 		if !ok {
 			return nil
 		}
-		outcome, err := perform(x, s)
+		var outcome error
+		err := m.retry.do(func() (err error) {
+			outcome, err = perform(x, s)
+			return err
+		}, func() bool {
+			m.stats.Retries++
+			return true
+		})
 		if err != nil {
-			return fmt.Errorf("log index %d (sequence number %d, GNO %d): %w", s.Index, s.Pos.Seq, s.Pos.GNO, err)
+			return m.stepError(s, err)
 		}
 		m.Done(s, outcome)
 	}

@@ -86,7 +86,9 @@ type countingHeldExec struct {
 	hx apply.HeldExecutor
 }
 
-func (x countingHeldExec) TxnHeld(t *logrec.Txn) (func(), error) {
+var _ apply.HeldExecutor = countingHeldExec{}
+
+func (x countingHeldExec) TxnHeld(t *logrec.Txn) (publish, rollback func(), err error) {
 	x.txns.Add(1)
 	return x.hx.TxnHeld(t)
 }

@@ -72,6 +72,16 @@ type Config struct {
 	// 0 or 1: serial, the default — on this 2-vCPU machine kind parallel
 	// replay measured 0.8-0.9x of serial (docs/BENCHMARKS.md, "Replay").
 	ReplicaParallelWorkers int
+	// ReplicaPreserveCommitOrder: the parallel applier makes transactions
+	// visible in commit order (MySQL's replica_preserve_commit_order,
+	// default ON): --replica-preserve-commit-order. OFF: each as soon as
+	// it is applied.
+	ReplicaPreserveCommitOrder bool
+	// ReplicaTransactionRetries: how many times the applier tries a
+	// transaction again after a transient error before it stops (MySQL's
+	// replica_transaction_retries, default 10):
+	// --replica-transaction-retries.
+	ReplicaTransactionRetries int
 
 	// Group replication (docs/cluster.md), MySQL Group Replication's names.
 	// Without GroupLocalAddress the server runs standalone.
@@ -131,10 +141,19 @@ const (
 	KeyGroupLocalAddress = "group-local-address"
 	KeyGroupSeeds        = "group-seeds"
 	KeyGroupBootstrap    = "group-bootstrap"
+	KeyReplicaOrder      = "replica-preserve-commit-order"
+	KeyReplicaRetries    = "replica-transaction-retries"
 )
 
 // MaxReplicaParallelWorkers is --replica-parallel-workers's limit (MySQL's).
 const MaxReplicaParallelWorkers = 1024
+
+// MaxReplicaTransactionRetries is --replica-transaction-retries's limit
+// (MySQL's is 2^64-1; no applier retries a transaction that often).
+const MaxReplicaTransactionRetries = 1 << 31
+
+// DefaultReplicaTransactionRetries is MySQL's default.
+const DefaultReplicaTransactionRetries = 10
 
 // Limits of the sync delay options (MySQL's).
 const (
@@ -156,7 +175,7 @@ const (
 // Keys lists every option name in the order they are documented.
 var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword,
 	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin, KeyCheckpointLogSize,
-	KeyCheckpointFsync, KeyCheckpointRate, KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount, KeyLogSyncsInFlight, KeySSL, KeySecureFilePriv, KeyReplicaWorkers,
+	KeyCheckpointFsync, KeyCheckpointRate, KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount, KeyLogSyncsInFlight, KeySSL, KeySecureFilePriv, KeyReplicaWorkers, KeyReplicaOrder, KeyReplicaRetries,
 	KeyServerID, KeyGroupLocalAddress, KeyGroupSeeds, KeyGroupBootstrap}
 
 // Default returns the embedded defaults: data in ./lockstep-data, listening on
@@ -183,6 +202,9 @@ func Default() Config {
 		LogSyncsInFlight:         1,
 		SSL:                      true,
 		ServerID:                 1,
+
+		ReplicaPreserveCommitOrder: true,
+		ReplicaTransactionRetries:  DefaultReplicaTransactionRetries,
 	}
 }
 
@@ -320,6 +342,18 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("invalid group-bootstrap %q: %v", value, err)
 		}
 		c.GroupBootstrap = b
+	case KeyReplicaOrder:
+		b, err := parseBool(value)
+		if err != nil {
+			return fmt.Errorf("invalid replica-preserve-commit-order %q: %v", value, err)
+		}
+		c.ReplicaPreserveCommitOrder = b
+	case KeyReplicaRetries:
+		n, ok := intIn(value, 0, MaxReplicaTransactionRetries)
+		if !ok {
+			return fmt.Errorf("invalid replica-transaction-retries %q: must be a count from 0 to %d", value, MaxReplicaTransactionRetries)
+		}
+		c.ReplicaTransactionRetries = n
 	case KeySSL:
 		b, err := parseBool(value)
 		if err != nil {

@@ -13,7 +13,8 @@ func TestDefault(t *testing.T) {
 	want := Config{Datadir: "./lockstep-data", BindAddress: "127.0.0.1", Port: 3306, User: "root", Password: "",
 		SyncBinlog: 1, RowImage: "full", GroupCommitWakeup: "targeted", LogCompression: true, LogCompressMin: 4096, CheckpointLogSize: 256 << 20,
 		LogSegmentSize: 64 << 20, LogPreallocate: true, CheckpointFsyncThreshold: 8 << 20,
-		CheckpointRateLimit: 128 << 20, LogSyncsInFlight: 1, SSL: true, ServerID: 1}
+		CheckpointRateLimit: 128 << 20, LogSyncsInFlight: 1, SSL: true,
+		ReplicaPreserveCommitOrder: true, ReplicaTransactionRetries: 10, ServerID: 1}
 	if got := Default(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Default() = %+v, want %+v", got, want)
 	}
@@ -71,6 +72,10 @@ func TestSet(t *testing.T) {
 		{key: "group-seeds", value: "a:1", wantErr: "each member must be id=host:port"},
 		{key: "group-seeds", value: "1=a", wantErr: `"a" is not host:port`},
 		{key: "group-bootstrap", value: "ON", want: func(c *Config) { c.GroupBootstrap = true }},
+		{key: "replica_preserve_commit_order", value: "OFF", want: func(c *Config) { c.ReplicaPreserveCommitOrder = false }},
+		{key: "replica-preserve-commit-order", value: "maybe", wantErr: "must be ON or OFF"},
+		{key: "replica_transaction_retries", value: "0", want: func(c *Config) { c.ReplicaTransactionRetries = 0 }},
+		{key: "replica-transaction-retries", value: "-1", wantErr: "must be a count from 0 to 2147483648"},
 		{key: "binlog-group-commit-sync-no-delay-count", value: "16", want: func(c *Config) { c.SyncNoDelayCount = 16 }},
 		{key: "binlog-group-commit-sync-no-delay-count", value: "x", wantErr: "must be a count from 0 to 100000"},
 	}

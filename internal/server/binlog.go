@@ -74,14 +74,16 @@ func installConfigVars(fe *sqlfront.Frontend, cfg config.Config, port int) error
 	}
 	syncBinlog, rowImage := int64(cfg.SyncBinlog), strings.ToUpper(cfg.RowImage)
 	return installServerVars(fe, map[string]func() any{
-		"sync_binlog":                  func() any { return syncBinlog },
-		"binlog_row_image":             func() any { return rowImage },
-		"port":                         func() any { return int64(port) },
-		"datadir":                      func() any { return datadir + string(filepath.Separator) },
-		"lockstep_group_commit_wakeup": func() any { return cfg.GroupCommitWakeup },
-		"lockstep_log_retention_size":  func() any { return cfg.LogRetentionSize },
-		"lockstep_log_syncs_in_flight": func() any { return int64(max(cfg.LogSyncsInFlight, 1)) },
-		"replica_parallel_workers":     func() any { return int64(cfg.ReplicaParallelWorkers) },
+		"sync_binlog":                   func() any { return syncBinlog },
+		"binlog_row_image":              func() any { return rowImage },
+		"port":                          func() any { return int64(port) },
+		"datadir":                       func() any { return datadir + string(filepath.Separator) },
+		"lockstep_group_commit_wakeup":  func() any { return cfg.GroupCommitWakeup },
+		"lockstep_log_retention_size":   func() any { return cfg.LogRetentionSize },
+		"lockstep_log_syncs_in_flight":  func() any { return int64(max(cfg.LogSyncsInFlight, 1)) },
+		"replica_parallel_workers":      func() any { return int64(cfg.ReplicaParallelWorkers) },
+		"replica_preserve_commit_order": func() any { return boolVar(cfg.ReplicaPreserveCommitOrder) },
+		"replica_transaction_retries":   func() any { return int64(cfg.ReplicaTransactionRetries) },
 	})
 }
 
@@ -92,4 +94,13 @@ func installServerVars(fe *sqlfront.Frontend, vars map[string]func() any) error 
 		}
 	}
 	return nil
+}
+
+// boolVar is a boolean system variable's value as go-mysql-server holds
+// one (1 or 0; SELECT shows 1 or 0, SHOW VARIABLES ON or OFF).
+func boolVar(b bool) int8 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -23,6 +23,7 @@ import (
 	"lockstep/internal/sqlfront"
 	"lockstep/internal/storage"
 	"lockstep/internal/txlog"
+	"lockstep/internal/txn"
 )
 
 // durable is the commit path of a server: storage's Committer and
@@ -51,6 +52,9 @@ type durable struct {
 	// grp is the server's part of a replication group (group.go); nil
 	// standalone.
 	grp *group
+	// applier: the metrics of the applier that ran last (recovery's),
+	// shown by SHOW STATUS (applierStatus).
+	applier apply.Metrics
 }
 
 var (
@@ -229,6 +233,7 @@ func (d *durable) status(m map[string]int64) {
 	m["Lockstep_certify_resets"] = cs.Resets
 	m["Lockstep_certify_serial_fallbacks"] = cs.SerialFallbacks()
 	m["Lockstep_certify_mean_distance_x100"] = int64(cs.Mean() * 100)
+	applierStatus(m, d.applier)
 }
 
 // openDurable opens the log in cfg.Datadir, replays it into fe (recovery),
@@ -302,7 +307,10 @@ func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txl
 		l.Close()
 		return nil, fmt.Errorf("recovery: %w", err)
 	}
-	lastSeq, lastGNO, err := replay(l, fe, w, ckptSeq, ckptGNO, cfg.ReplicaParallelWorkers)
+	lastSeq, lastGNO, applied, err := replay(l, fe, w, replayOptions{
+		from: ckptSeq, fromGNO: ckptGNO, uuid: uuid,
+		workers: cfg.ReplicaParallelWorkers, preserveOrder: cfg.ReplicaPreserveCommitOrder, retries: cfg.ReplicaTransactionRetries,
+	})
 	if err != nil {
 		l.Close()
 		return nil, fmt.Errorf("recovery: %w", err)
@@ -326,7 +334,8 @@ func openDurableFS(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, fs txl
 		return nil, err
 	}
 	d := &durable{p: p, log: l, uuid: uuid, datadir: cfg.Datadir, retain: cfg.LogRetentionSize,
-		ckptFsync: cfg.CheckpointFsyncThreshold, ckptRate: cfg.CheckpointRateLimit, ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
+		ckptFsync: cfg.CheckpointFsyncThreshold, ckptRate: cfg.CheckpointRateLimit, ckptStop: make(chan struct{}), ckptDone: make(chan struct{}),
+		applier: applied}
 	go d.checkpointLoop(fe, cfg.CheckpointLogSize, w, d.ckptStop)
 	fe.Storage().SetMinimalImages(cfg.RowImage == "minimal")
 	fe.Storage().SetCommitter(d)
@@ -433,25 +442,43 @@ func report(w io.Writer, rec *txlog.Recovery) {
 	}
 }
 
+// replayOptions: where the data loaded from the checkpoint stands, and
+// the applier's options.
+type replayOptions struct {
+	from, fromGNO int64  // the checkpoint's sequence number; GNOs 1..fromGNO executed
+	uuid          string // @@server_uuid: errors name a record's GTID
+	workers       int    // replica_parallel_workers: > 1, the parallel applier
+	preserveOrder bool   // replica_preserve_commit_order
+	retries       int    // replica_transaction_retries
+}
+
 // replay applies the log to the data loaded from the checkpoint at
-// sequence number from (GNOs 1..fromGNO executed) through the apply state
-// machine (internal/apply), in order: transactions through storage's apply
-// call, DDL by running its statement again, accounts by installing them. A
-// record whose GNO the checkpoint holds is skipped, so replay reads the log
-// from its first entry; nothing assumes that an entry holds one record, or
-// that a sequence number is a log index. With workers > 1 the parallel
-// applier (apply.Parallel) runs transactions concurrently by their
-// last_committed, in commit order. It returns the last sequence number and
-// the last GNO.
-func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, from, fromGNO int64, workers int) (lastSeq, lastGNO int64, err error) {
+// sequence number o.from (GNOs 1..o.fromGNO executed) through the apply
+// state machine (internal/apply), in order: transactions through storage's
+// apply call, DDL by running its statement again, accounts by installing
+// them. A record whose GNO the checkpoint holds is skipped, so replay
+// reads the log from its first entry; nothing assumes that an entry holds
+// one record, or that a sequence number is a log index. With workers > 1
+// the parallel applier (apply.Parallel) runs transactions concurrently by
+// their last_committed. It returns the last sequence number, the last GNO
+// and the applier's metrics. A failed record stops it with an error naming
+// its GTID, log index and sequence number; nothing of that record is
+// applied.
+func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, o replayOptions) (lastSeq, lastGNO int64, mt apply.Metrics, err error) {
+	retries := o.retries
+	if retries == 0 {
+		retries = -1 // none (apply.RetryPolicy's 0 is its default)
+	}
 	m := apply.New(apply.Options{
-		Applied:     apply.Position{Seq: from},
-		ExecutedGNO: fromGNO,
+		Applied:     apply.Position{Seq: o.from},
+		ExecutedGNO: o.fromGNO,
 		FailedDDL:   sqlfront.FailedDDLIndex,
+		UUID:        o.uuid,
+		Retry:       apply.RetryPolicy{Retries: retries},
 	})
 	first, last := l.FirstIndex(), l.LastIndex()
 	if last == 0 || last < first {
-		return from, fromGNO, nil
+		return o.from, o.fromGNO, m.Metrics(), nil
 	}
 	x := &recoveryExec{fe: fe, w: w}
 	feed := func(index uint64, payload []byte) error {
@@ -460,27 +487,30 @@ func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, from, fromGNO int6
 		}
 		return apply.Drain(m, x)
 	}
+	metrics := m.Metrics
 	var par *apply.Parallel
-	if workers > 1 {
+	if o.workers > 1 {
 		// The entries' payloads are the caller's (txlog.Read), so steps
 		// may still be running while the next entries are read.
-		par = apply.NewParallel(m, x, apply.ParallelOptions{Workers: workers, PreserveCommitOrder: true})
+		par = apply.NewParallel(m, x, apply.ParallelOptions{Workers: o.workers, PreserveCommitOrder: o.preserveOrder})
 		defer par.Close()
 		feed = par.Entry
+		metrics = par.Metrics
 	}
+	fail := func(err error) (int64, int64, apply.Metrics, error) { return 0, 0, apply.Metrics{}, err }
 	total := last - first + 1
 	start, lastReport := time.Now(), time.Now()
 	for lo := first; lo <= last; {
 		entries, err := l.Read(lo, last+1, 8<<20)
 		if err != nil {
-			return 0, 0, err
+			return fail(err)
 		}
 		if len(entries) == 0 {
-			return 0, 0, fmt.Errorf("log read at index %d returned nothing", lo)
+			return fail(fmt.Errorf("log read at index %d returned nothing", lo))
 		}
 		for _, e := range entries {
 			if err := feed(e.Index, e.Payload); err != nil {
-				return 0, 0, err
+				return fail(err)
 			}
 			lo = e.Index + 1
 		}
@@ -493,20 +523,19 @@ func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, from, fromGNO int6
 	}
 	if par != nil {
 		if err := par.Wait(); err != nil {
-			return 0, 0, err
+			return fail(err)
 		}
 		if err := par.Close(); err != nil {
-			return 0, 0, err
+			return fail(err)
 		}
 	}
 	if note := m.Settle(); note != "" {
 		x.Note(note)
 	}
-	st := m.Stats()
-	ap := m.Applied()
+	mt = metrics()
 	fmt.Fprintf(w, "lockstep: recovery: replayed %d log records in %v (last sequence number %d)\n",
-		st.Applied, time.Since(start).Round(time.Millisecond), ap.Seq)
-	return ap.Seq, max(m.LastGNO(), fromGNO), nil
+		mt.Applied, time.Since(start).Round(time.Millisecond), mt.AppliedSeq)
+	return mt.AppliedSeq, max(mt.LastGNO, o.fromGNO), mt, nil
 }
 
 // recoveryExec is the apply state machine's executor at recovery: the
@@ -516,27 +545,48 @@ type recoveryExec struct {
 	w  io.Writer
 }
 
+var _ apply.HeldExecutor = (*recoveryExec)(nil)
+
+// Txn applies a transaction whole or not at all: its rows held, its
+// AUTO_INCREMENT counters, then published (a failure of either leaves
+// none of its rows).
 func (x *recoveryExec) Txn(t *logrec.Txn) error {
-	if _, err := x.fe.Storage().ApplyTxn(t.Changes); err != nil {
+	publish, _, err := x.TxnHeld(t)
+	if err != nil {
 		return err
 	}
-	// The counters the transaction left (format 2 records), only ever
-	// raised: after ApplyTxn, as a replica's applier does.
-	return x.fe.Storage().ApplyAutoInc(t.AutoInc)
+	publish()
+	return nil
 }
 
 // TxnHeld is Txn without publishing the transaction (the parallel
-// applier's commit-order gate publishes it).
-func (x *recoveryExec) TxnHeld(t *logrec.Txn) (func(), error) {
-	_, publish, err := x.fe.Storage().ApplyTxnHeld(t.Changes)
+// applier's commit-order gate publishes it, or rolls it back).
+func (x *recoveryExec) TxnHeld(t *logrec.Txn) (publish, rollback func(), err error) {
+	st := x.fe.Storage()
+	_, h, err := st.ApplyTxnHeld(t.Changes)
 	if err != nil {
-		return nil, err
+		return nil, nil, applyError(err)
 	}
-	if err := x.fe.Storage().ApplyAutoInc(t.AutoInc); err != nil {
-		publish()
-		return nil, err
+	// The counters the transaction left (format 2 records), only ever
+	// raised: after its rows, as a replica's applier does.
+	if err := st.ApplyAutoInc(t.AutoInc); err != nil {
+		h.Rollback()
+		return nil, nil, err
 	}
-	return publish, nil
+	return h.Publish, h.Rollback, nil
+}
+
+// applyError marks the storage errors a transaction's apply may meet and
+// that pass — a row lock a local session holds (the lock wait timed out,
+// or the applier was a deadlock's victim) — as transient: the applier
+// tries the transaction again (apply.RetryPolicy). Storage's apply takes
+// no row locks today (recovery runs before clients connect), so none
+// occurs yet; a raft follower that serves locking reads will meet them.
+func applyError(err error) error {
+	if errors.Is(err, txn.ErrLockWaitTimeout) || errors.Is(err, txn.ErrDeadlock) {
+		return apply.Transient(err)
+	}
+	return err
 }
 
 func (x *recoveryExec) DDL(d *logrec.DDL) (error, error) {

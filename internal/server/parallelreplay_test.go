@@ -22,6 +22,8 @@ import (
 // last_committed then shows in the data (the oracle can fail).
 type jitterExec struct{ *recoveryExec }
 
+var _ apply.HeldExecutor = jitterExec{}
+
 func (x jitterExec) pause() { time.Sleep(time.Duration(rand.IntN(200)) * time.Microsecond) }
 
 func (x jitterExec) Txn(t *logrec.Txn) error {
@@ -29,7 +31,7 @@ func (x jitterExec) Txn(t *logrec.Txn) error {
 	return x.recoveryExec.Txn(t)
 }
 
-func (x jitterExec) TxnHeld(t *logrec.Txn) (func(), error) {
+func (x jitterExec) TxnHeld(t *logrec.Txn) (publish, rollback func(), err error) {
 	x.pause()
 	return x.recoveryExec.TxnHeld(t)
 }

@@ -129,12 +129,12 @@ type lookingExec struct {
 	r *invariantReader
 }
 
-func (x lookingExec) TxnHeld(t *logrec.Txn) (func(), error) {
-	publish, err := x.recoveryExec.TxnHeld(t)
+func (x lookingExec) TxnHeld(t *logrec.Txn) (publish, rollback func(), err error) {
+	publish, rollback, err = x.recoveryExec.TxnHeld(t)
 	if err == nil {
 		x.r.look()
 	}
-	return publish, err
+	return publish, rollback, err
 }
 
 // splitExec applies each change of a transaction as a transaction of its
@@ -250,7 +250,7 @@ func (x orderingExec) Txn(t *logrec.Txn) error {
 	return x.recoveryExec.Txn(t)
 }
 
-func (x orderingExec) TxnHeld(t *logrec.Txn) (func(), error) {
+func (x orderingExec) TxnHeld(t *logrec.Txn) (publish, rollback func(), err error) {
 	x.hook(t.Seq)
 	return x.recoveryExec.TxnHeld(t)
 }
@@ -358,3 +358,10 @@ func sharesRow(a, b *logrec.Txn) bool {
 	}
 	return false
 }
+
+// Both must stay held executors, or the driver silently takes the non-held
+// path and the tests above test something else.
+var (
+	_ apply.HeldExecutor = lookingExec{}
+	_ apply.HeldExecutor = orderingExec{}
+)

@@ -135,12 +135,17 @@ func lockstepVariables() []sql.SystemVariable {
 			Type: types.NewSystemIntType("port", 0, 65535, false), Default: int64(3306)}),
 		fromServer(&sql.MysqlSystemVariable{Name: "datadir",
 			Type: types.NewSystemStringType("datadir"), Default: ""}),
-		// The server's file policy (fileaccess.go); NULL when disabled. The
-		// registry's default stays "", which go-mysql-server's own file
-		// code (no longer reached) read as "anywhere".
 		// The applier's options (docs/apply.md), as the server was started.
 		fromServer(&sql.MysqlSystemVariable{Name: "replica_parallel_workers",
 			Type: types.NewSystemIntType("replica_parallel_workers", 0, 1024, false), Default: int64(0)}),
+		fromServer(&sql.MysqlSystemVariable{Name: "replica_preserve_commit_order",
+			Type: types.NewSystemBoolType("replica_preserve_commit_order"), Default: int8(1)}),
+		fromServer(&sql.MysqlSystemVariable{Name: "replica_transaction_retries",
+			Type:    types.NewSystemIntType("replica_transaction_retries", 0, config.MaxReplicaTransactionRetries, false),
+			Default: int64(config.DefaultReplicaTransactionRetries)}),
+		// The server's file policy (fileaccess.go); NULL when disabled. The
+		// registry's default stays "", which go-mysql-server's own file
+		// code (no longer reached) read as "anywhere".
 		fromServer(&sql.MysqlSystemVariable{Name: "secure_file_priv",
 			Type: types.NewSystemStringType("secure_file_priv"), Default: ""}),
 		fromServer(&sql.MysqlSystemVariable{Name: "lockstep_group_commit_wakeup",

@@ -1,7 +1,10 @@
 package storage
 
 import (
+	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	logrec "lockstep/internal/record"
@@ -105,16 +108,16 @@ func TestApplyTxnHeld(t *testing.T) {
 		return scan(t, r, dt, PrimaryIndex, Range{}, false, 0)
 	}
 	before := rows()
-	_, pub1, err := dst.ApplyTxnHeld(recs[0].Changes)
+	_, h1, err := dst.ApplyTxnHeld(recs[0].Changes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, pub2, err := dst.ApplyTxnHeld(recs[1].Changes)
+	_, h2, err := dst.ApplyTxnHeld(recs[1].Changes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub2()                                            // out of order on purpose: storage does not order publication
-	_, pub3, err := dst.ApplyTxnHeld(recs[2].Changes) // builds on held recs[0]
+	h2.Publish()                                    // out of order on purpose: storage does not order publication
+	_, h3, err := dst.ApplyTxnHeld(recs[2].Changes) // builds on held recs[0]
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,8 +125,8 @@ func TestApplyTxnHeld(t *testing.T) {
 	if slices.Equal(mid, before) {
 		t.Fatalf("published transaction not visible: %q", mid)
 	}
-	pub1()
-	pub3()
+	h1.Publish()
+	h3.Publish()
 	r1 := src.Begin(txn.RepeatableRead)
 	defer r1.Rollback()
 	want := scan(t, r1, st, PrimaryIndex, Range{}, false, 0)
@@ -133,5 +136,71 @@ func TestApplyTxnHeld(t *testing.T) {
 	// Before pub1, a view saw recs[1] but neither recs[0] nor recs[2].
 	if mid[0] != before[0] || mid[1] == before[1] {
 		t.Fatalf("before publishing 1 and 3: %q (start %q)", mid, before)
+	}
+}
+
+// TestApplyTxnAtomic: a transaction whose N-th change fails leaves nothing
+// of itself — not the changes before N (rows, index entries, the row
+// count) — for every N; applying it whole afterwards gives the source's
+// rows. A held transaction rolled back leaves nothing either.
+func TestApplyTxnAtomic(t *testing.T) {
+	fc := &fakeCommitter{}
+	src := New(Options{PurgeInterval: -1, Committer: fc})
+	defer src.Close()
+	st := newKTable(src, true)
+	seed(t, src, st, 3, func(id int) int { return id })
+	tx := src.Begin(txn.RepeatableRead)
+	upd(t, tx, st, 1, 100, "x")
+	del(t, tx, st, 2)
+	ins(t, tx, st, 4, 4, "d")
+	ins(t, tx, st, 5, 5, "e")
+	ins(t, tx, st, 6, 6, "f")
+	commit(t, tx)
+	seedRec, multi := fc.recs[0], fc.recs[1].Changes
+	if len(multi) != 5 {
+		t.Fatalf("the transaction has %d changes, want 5", len(multi))
+	}
+
+	dst := newTestEngine(t)
+	dt := newKTable(dst, true)
+	if _, err := dst.ApplyTxn(seedRec.Changes); err != nil {
+		t.Fatal(err)
+	}
+	state := func() string {
+		r := dst.Begin(txn.RepeatableRead)
+		defer r.Rollback()
+		return strings.Join(scan(t, r, dt, PrimaryIndex, Range{}, false, 0), ",") + " | " +
+			strings.Join(scan(t, r, dt, 0, Range{}, false, 0), ",") + " | " +
+			strconv.FormatInt(dt.rows.Load(), 10)
+	}
+	before := state()
+	for n := range multi {
+		bad := slices.Clone(multi)
+		bad[n].Version = 99
+		if _, err := dst.ApplyTxn(bad); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("(change %d of 5)", n+1)) {
+			t.Fatalf("change %d bad: %v", n+1, err)
+		}
+		if got := state(); got != before {
+			t.Fatalf("change %d failed and left %q, want %q", n+1, got, before)
+		}
+	}
+	_, h, err := dst.ApplyTxnHeld(multi)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Rollback()
+	if got := state(); got != before {
+		t.Fatalf("rolled back and left %q, want %q", got, before)
+	}
+	dst.Purge()
+	if _, err := dst.ApplyTxn(multi); err != nil {
+		t.Fatal(err)
+	}
+	r1 := src.Begin(txn.RepeatableRead)
+	defer r1.Rollback()
+	want := strings.Join(scan(t, r1, st, PrimaryIndex, Range{}, false, 0), ",") + " | " +
+		strings.Join(scan(t, r1, st, 0, Range{}, false, 0), ",") + " | " + strconv.FormatInt(st.rows.Load(), 10)
+	if got := state(); got != want {
+		t.Fatalf("applied after the failures: %q, want %q", got, want)
 	}
 }

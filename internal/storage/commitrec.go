@@ -110,40 +110,31 @@ func (rec *CommitRecord) addHash(scratch []byte, id uint32, idx int, key []byte)
 // ReadViews all at once when ApplyTxn returns. It is idempotent: a change
 // whose after-image is already the row's newest version (or a delete of a
 // row that is not there) is skipped. Changes to tables that were dropped are
-// skipped; a change to a table id this engine never had fails.
+// skipped; a change to a table id this engine never had fails. It is
+// atomic: when a change fails, the changes before it are undone and
+// nothing of the transaction was ever visible.
 func (e *Engine) ApplyTxn(changes []logrec.Change) (applied int, err error) {
-	applied, publish, err := e.ApplyTxnHeld(changes)
-	if publish != nil {
-		publish()
+	applied, h, err := e.ApplyTxnHeld(changes)
+	if err != nil {
+		return 0, err
 	}
-	return applied, err
+	h.Publish()
+	return applied, nil
 }
 
 // ApplyTxnHeld is ApplyTxn that does not make the transaction visible:
 // its versions are in place (a later ApplyTxnHeld of a transaction that
-// depends on it builds on them), but no ReadView sees them until publish
-// is called — the parallel applier's commit-order gate calls it in
-// sequence order, so a reader never sees a later transaction without
-// every earlier one. Transactions may be applied concurrently: each change
-// takes only its table's latch. publish must be called exactly once
-// (it also hands the old versions to purge); it is nil when err is not
-// (ApplyTxnHeld then published what it had applied, as ApplyTxn does).
-func (e *Engine) ApplyTxnHeld(changes []logrec.Change) (applied int, publish func(), err error) {
+// depends on it builds on them), but no ReadView sees them until the
+// HeldTxn is published — the parallel applier's commit-order gate
+// publishes in sequence order, so a reader never sees a later transaction
+// without every earlier one. Transactions may be applied concurrently:
+// each change takes only its table's latch. When a change fails, the
+// changes before it are undone and the storage transaction ends unseen:
+// h is nil and nothing of the transaction remains (issue 31 item 3: never
+// a half-applied transaction).
+func (e *Engine) ApplyTxnHeld(changes []logrec.Change) (applied int, h *HeldTxn, err error) {
 	trx := e.Sys.Begin()
-	id := trx.AssignID()
-	var undo []undoEntry
-	pub := func() {
-		trx.Finish()
-		if len(undo) > 0 {
-			e.enqueuePurge(id, undo)
-			e.stats.Commits.Add(1)
-		}
-	}
-	defer func() {
-		if err != nil {
-			pub()
-		}
-	}()
+	h = &HeldTxn{e: e, trx: trx, id: trx.AssignID()}
 	for i := range changes {
 		c := &changes[i]
 		t, known := e.TableByID(c.Table)
@@ -151,18 +142,50 @@ func (e *Engine) ApplyTxnHeld(changes []logrec.Change) (applied int, publish fun
 			if known {
 				continue // dropped since
 			}
-			return applied, nil, fmt.Errorf("storage: apply: change %d names table id %d, which this engine never had", i, c.Table)
+			h.Rollback()
+			return 0, nil, fmt.Errorf("storage: apply: change %d names table id %d, which this engine never had", i, c.Table)
 		}
-		u, aerr := t.apply(id, c)
+		u, aerr := t.apply(h.id, c)
 		if aerr != nil {
-			return applied, nil, aerr
+			h.Rollback()
+			return 0, nil, fmt.Errorf("%w (change %d of %d)", aerr, i+1, len(changes))
 		}
 		if u != nil {
-			undo = append(undo, undoEntry{t: t, rec: u})
+			h.undo = append(h.undo, undoEntry{t: t, rec: u})
 			applied++
 		}
 	}
-	return applied, pub, nil
+	return applied, h, nil
+}
+
+// HeldTxn is a transaction ApplyTxnHeld installed and nobody sees yet.
+// Exactly one of Publish and Rollback is called, once.
+type HeldTxn struct {
+	e    *Engine
+	trx  *txn.Trx
+	id   txn.ID
+	undo []undoEntry
+}
+
+// Publish makes the transaction visible to ReadViews opened from now on
+// and hands its old versions to purge.
+func (h *HeldTxn) Publish() {
+	h.trx.Finish()
+	if len(h.undo) > 0 {
+		h.e.enqueuePurge(h.id, h.undo)
+		h.e.stats.Commits.Add(1)
+	}
+}
+
+// Rollback removes the transaction's versions, newest first, and ends it
+// unseen: the rows are as they were before ApplyTxnHeld (an applier that
+// stops after installing a transaction it may not publish).
+func (h *HeldTxn) Rollback() {
+	for i := len(h.undo) - 1; i >= 0; i-- {
+		h.undo[i].rollback(h.id)
+	}
+	h.undo = nil
+	h.trx.Finish()
 }
 
 // apply installs one change as a version by trx id; it returns the record

@@ -436,12 +436,17 @@ func (tx *Tx) RollbackTo(mark int) {
 	tx.undo = tx.undo[:mark]
 }
 
-func (tx *Tx) undoOne(u undoEntry) {
+func (tx *Tx) undoOne(u undoEntry) { u.rollback(tx.trx.ID()) }
+
+// rollback removes the newest version of u's record, written by trx id
+// (a rolled-back transaction's, or an applied transaction's that is not
+// to be published), with its index entries.
+func (u undoEntry) rollback(id txn.ID) {
 	t, r := u.t, u.rec
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	v := r.head
-	if v == nil || v.trx != tx.trx.ID() || !t.holds(r) {
+	if v == nil || v.trx != id || !t.holds(r) {
 		return // table truncated or dropped under us: the record is gone
 	}
 	r.head = v.prev

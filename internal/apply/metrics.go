@@ -1,0 +1,107 @@
+package apply
+
+import "time"
+
+// Metrics is the applier's status (issue 31 item 5): what it received and
+// applied, where it stands, what waits to be applied, and how its workers
+// spent their time. Counters count from the machine's creation. The
+// server shows them in SHOW STATUS (docs/apply.md, "Status").
+type Metrics struct {
+	// Received.
+	Entries      int64 // log entries fed
+	EmptyEntries int64 // of which held no record
+	Records      int64 // records in them
+	Skipped      int64 // records whose GTID was executed (a checkpoint held them; a duplicate delivery)
+
+	// Applied: records installed (Done), by kind.
+	Applied      int64
+	Transactions int64
+	DDL          int64 // DDL statements, failure marks, checkpoint markers
+	Accounts     int64
+
+	// The applied position: the contiguous applied prefix (Applied()),
+	// and the GNO of the record at AppliedSeq (the start's executed GNO
+	// before one is applied).
+	AppliedIndex uint64
+	AppliedSeq   int64
+	AppliedGNO   int64
+	// LastGNO is the highest executed GNO.
+	LastGNO int64
+
+	// Queue depth. Queued: records received and not yet handed to a
+	// worker; InFlight: handed out and not done; PendingBytes: payload
+	// bytes of the entries fed and not yet wholly applied.
+	Queued       int64
+	InFlight     int64
+	PendingBytes int64
+	// Lag is the lag in transactions: records received, not skipped and
+	// not yet applied. There is no lag in seconds: a record carries no
+	// commit time.
+	Lag int64
+
+	// Workers: the parallel driver's workers (1: serial); BusyWorkers:
+	// those performing a step now.
+	Workers     int64
+	BusyWorkers int64
+
+	// Retries: steps tried again after a transient executor error.
+	Retries int64
+	// DependencyWaits: transactions whose worker waited for their
+	// last_committed to be applied, DependencyWaitTime in all.
+	DependencyWaits    int64
+	DependencyWaitTime time.Duration
+	// GateWaits: transactions that waited at the commit-order gate
+	// (replica_preserve_commit_order), GateWaitTime in all.
+	GateWaits    int64
+	GateWaitTime time.Duration
+	// EntryWaits: the times feeding an entry waited for room under the
+	// pending bytes' bound.
+	EntryWaits int64
+	// SerialDeps: transactions without a usable last_committed (made to
+	// depend on their predecessor).
+	SerialDeps int64
+
+	// Elapsed is the time from the first entry fed to when the metrics
+	// were taken (0: none fed).
+	Elapsed time.Duration
+}
+
+// Rate is the records applied per second over Elapsed (0 if none).
+func (mt Metrics) Rate() float64 {
+	if mt.Elapsed <= 0 {
+		return 0
+	}
+	return float64(mt.Applied) / mt.Elapsed.Seconds()
+}
+
+// Metrics returns the machine's metrics; the driver's (workers, waits)
+// are those of a serial driver with nothing in progress: Parallel.Metrics
+// adds its own. Not safe while a Parallel driver owns the machine.
+func (m *Machine) Metrics() Metrics {
+	st := m.stats
+	mt := Metrics{
+		Entries: st.Entries, EmptyEntries: st.EmptyEntries, Records: st.Records, Skipped: st.Skipped,
+		Applied: st.Applied, Transactions: st.Transactions, DDL: st.DDL, Accounts: st.Accounts,
+		AppliedIndex: m.applied.Index, AppliedSeq: m.applied.Seq, AppliedGNO: m.appliedGNO, LastGNO: m.executed.max(),
+		Queued: int64(len(m.queue)), InFlight: int64(m.inflight), PendingBytes: m.pendingBytes,
+		Lag:     st.Records - st.Skipped - st.Applied,
+		Workers: 1, Retries: st.Retries, SerialDeps: st.SerialDeps,
+	}
+	if st.Entries > 0 {
+		mt.Elapsed = m.clock().Sub(m.started)
+	}
+	return mt
+}
+
+// Metrics returns the machine's metrics with the driver's: workers, busy
+// workers, waits. Safe at any time.
+func (p *Parallel) Metrics() Metrics {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	mt := p.m.Metrics()
+	mt.Workers, mt.BusyWorkers = int64(p.opt.Workers), int64(p.busy)
+	mt.DependencyWaits, mt.DependencyWaitTime = p.deps.n, p.deps.d
+	mt.GateWaits, mt.GateWaitTime = p.gate.n, p.gate.d
+	mt.EntryWaits = p.entryWaits
+	return mt
+}
