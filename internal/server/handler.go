@@ -172,7 +172,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 	if handled {
 		return h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
 	}
-	rs := resultStream{c: c} // resultbuf.go
+	rs := resultStream{c: c}  // resultbuf.go
 	st := newStoppable(query) // longstmt.go
 	abandoned, err := h.runStoppable(ctx, c, st, func(ctx context.Context) error {
 		return h.Handler.ComQuery(ctx, c, query, st.guard(h.gmsResults(c, query, &learn, &rs, cb)))
@@ -225,7 +225,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	if handled {
 		return "", h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
 	}
-	rs := resultStream{c: c} // resultbuf.go
+	rs := resultStream{c: c}  // resultbuf.go
 	st := newStoppable(query) // longstmt.go
 	var rest string
 	abandoned, err := h.runStoppable(ctx, c, st, func(ctx context.Context) (err error) {

@@ -192,6 +192,14 @@ func TestKillLongStatements(t *testing.T) {
 		fillBig(e.session("setup"), 100)
 		killWhileRunning(t, e, "", huge, 500*time.Millisecond, true)
 	})
+	t.Run("HugeStatementMultiStatements", func(t *testing.T) {
+		// A client that allows several statements per text (the mysql
+		// client does) goes through COM_QUERY's multi-statement path.
+		e := newDatabase(t, srv)
+		e.db = e.openDB("multiStatements=true")
+		fillBig(e.session("setup"), 100)
+		killWhileRunning(t, e, "", huge, 500*time.Millisecond, false)
+	})
 	t.Run("HugeStatementInTransaction", func(t *testing.T) {
 		// As in MySQL, KILL QUERY ends the statement, not the
 		// transaction around it.
