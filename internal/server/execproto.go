@@ -115,6 +115,7 @@ type execStmt struct {
 // packet must go to vitess. A write error is returned.
 func (x *execHook) execute(pkt []byte) (bool, error) {
 	x.passed = 0
+	x.h.settle(x.vc) // longstmt.go
 	x.h.fe.BeginStatement(x.vc.ConnectionID)
 	stmtID, prepare, plan, st, ok := x.parse(pkt)
 	if !ok {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -21,6 +23,12 @@ type handler struct {
 	mysql.Handler
 	fe   *sqlfront.Frontend
 	stop *stopper // SHUTDOWN (shutdown.go); nil: refused
+
+	// abandoned holds, by connection id, the long statement KILL made the
+	// handler give up on while it was planned (*abandonedStmt), until the
+	// connection's next command; nAbandoned counts them (longstmt.go).
+	abandoned  sync.Map
+	nAbandoned atomic.Int64
 }
 
 func wrapHandlerFor(fe *sqlfront.Frontend, stop *stopper) func(mysql.Handler) (mysql.Handler, error) {
@@ -56,6 +64,7 @@ func (h *handler) hook(c *mysql.Conn) *execHook {
 // as the first command: a nil dereference, a panic the protocol layer
 // caught): the session is made first.
 func (h *handler) ComResetConnection(c *mysql.Conn) error {
+	h.settle(c) // longstmt.go
 	if _, err := h.Handler.ParserOptionsForConnection(c); err != nil {
 		return err
 	}
@@ -148,6 +157,7 @@ func fixExplainNulls(r *sqltypes.Result) {
 func queryText(q string) string { return strings.TrimRight(q, "\x00") }
 
 func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) error {
+	h.settle(c) // longstmt.go
 	query = queryText(query)
 	h.fe.BeginStatement(c.ConnectionID)
 	if mayBeKill(query) {
@@ -162,8 +172,14 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 	if handled {
 		return h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
 	}
-	rs := resultStream{c: c} // resultbuf.go
-	err = h.Handler.ComQuery(ctx, c, query, h.gmsResults(c, query, &learn, &rs, cb))
+	rs := resultStream{c: c}  // resultbuf.go
+	st := newStoppable(query) // longstmt.go
+	abandoned, err := h.runStoppable(ctx, c, st, func(ctx context.Context) error {
+		return h.Handler.ComQuery(ctx, c, query, st.guard(h.gmsResults(c, query, &learn, &rs, cb)))
+	})
+	if abandoned {
+		return err
+	}
 	rs.end()
 	if sent, serr := h.explainPlan(c, query, err, cb); sent {
 		return serr
@@ -192,6 +208,7 @@ func (h *handler) gmsResults(c *mysql.Conn, query string, learn *func([]*querypb
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) (string, error) {
+	h.settle(c) // longstmt.go
 	query = queryText(query)
 	h.fe.BeginStatement(c.ConnectionID)
 	if mayBeKill(query) {
@@ -208,8 +225,16 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	if handled {
 		return "", h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
 	}
-	rs := resultStream{c: c} // resultbuf.go
-	rest, err := h.Handler.ComMultiQuery(ctx, c, query, h.gmsResults(c, query, &learn, &rs, cb))
+	rs := resultStream{c: c}  // resultbuf.go
+	st := newStoppable(query) // longstmt.go
+	var rest string
+	abandoned, err := h.runStoppable(ctx, c, st, func(ctx context.Context) (err error) {
+		rest, err = h.Handler.ComMultiQuery(ctx, c, query, st.guard(h.gmsResults(c, query, &learn, &rs, cb)))
+		return err
+	})
+	if abandoned {
+		return "", err
+	}
 	rs.end()
 	if sent, serr := h.explainPlan(c, query, err, cb); sent {
 		return "", serr
@@ -363,6 +388,7 @@ func learnFields(learn *func([]*querypb.Field), r *sqltypes.Result) {
 }
 
 func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
+	h.settle(c) // longstmt.go
 	h.fe.BeginStatement(c.ConnectionID)
 	// skipFast: the execute hook (execproto.go) has run the plan on these
 	// parameters and it declined them.
@@ -417,6 +443,7 @@ func (h *handler) noteError(c *mysql.Conn, err error) error {
 }
 
 func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p *mysql.PrepareData) ([]*querypb.Field, error) {
+	h.settle(c) // longstmt.go
 	query = queryText(query)
 	h.fe.BeginStatement(c.ConnectionID)
 	if orig := h.hook(c).original(query); orig != query {
@@ -435,5 +462,6 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 // its error as a statement's: an unknown database is 1049 (42000) "Unknown
 // database 'x'".
 func (h *handler) ComInitDB(c *mysql.Conn, schemaName string) error {
+	h.settle(c) // longstmt.go
 	return h.mysqlError(c, "USE "+schemaName, h.Handler.ComInitDB(c, schemaName))
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"lockstep/internal/sqlfront"
 )
 
 // SHOW PROCESSLIST's User column.
@@ -49,4 +51,22 @@ func (p *processList) Processes() []sql.Process {
 func (p *processList) RemoveConnection(connID uint32) {
 	p.users.Delete(connID)
 	p.ProcessList.RemoveConnection(connID)
+}
+
+// BeginQuery and BeginOperation hand the statement's context to a long
+// statement's planning state (sqlfront/planning.go, longstmt.go).
+func (p *processList) BeginQuery(ctx *sql.Context, query string) (*sql.Context, error) {
+	qctx, err := p.ProcessList.BeginQuery(ctx, query)
+	if err == nil && len(query) >= sqlfront.MinStoppableText {
+		sqlfront.StartPlanning(qctx)
+	}
+	return qctx, err
+}
+
+func (p *processList) BeginOperation(ctx *sql.Context) (*sql.Context, error) {
+	octx, err := p.ProcessList.BeginOperation(ctx)
+	if err == nil {
+		sqlfront.StartPlanning(octx)
+	}
+	return octx, err
 }

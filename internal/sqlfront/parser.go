@@ -148,8 +148,18 @@ func (p *parser) ParseSimple(query string) (ast.Statement, error) {
 	return st, err
 }
 
+// The parses below refuse a long text (planning.go) once the statement's
+// context is cancelled, before and after the parse: a statement killed
+// during its parse is not planned, nor parsed twice.
+
 func (p *parser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statement, string, string, error) {
+	if err := parsedLong(ctx, query); err != nil {
+		return nil, "", "", err
+	}
 	st, q, rem, err := p.Parser.Parse(ctx, rewritePassword(ctx, parserText(query)), multi)
+	if cerr := parsedLong(ctx, query); cerr != nil {
+		return nil, q, rem, cerr
+	}
 	if nerr := p.note(ctx, query, st); nerr != nil && err == nil {
 		return nil, q, rem, nerr
 	}
@@ -157,7 +167,13 @@ func (p *parser) Parse(ctx *sql.Context, query string, multi bool) (ast.Statemen
 }
 
 func (p *parser) ParseWithOptions(ctx context.Context, query string, delim rune, multi bool, o ast.ParserOptions) (ast.Statement, string, string, error) {
+	if err := parsedLong(ctx, query); err != nil {
+		return nil, "", "", err
+	}
 	st, q, rem, err := p.Parser.ParseWithOptions(ctx, rewritePassword(ctx, parserText(query)), delim, multi, o)
+	if cerr := parsedLong(ctx, query); cerr != nil {
+		return nil, q, rem, cerr
+	}
 	viewDatabase(ctx, query, st) // routinedb.go
 	if nerr := p.note(ctx, query, st); nerr != nil && err == nil {
 		return nil, q, rem, nerr
@@ -166,8 +182,14 @@ func (p *parser) ParseWithOptions(ctx context.Context, query string, delim rune,
 }
 
 func (p *parser) ParseOneWithOptions(ctx context.Context, query string, o ast.ParserOptions) (ast.Statement, int, error) {
+	if err := parsedLong(ctx, query); err != nil {
+		return nil, 0, err
+	}
 	nq := rewritePassword(ctx, parserText(query))
 	st, n, err := p.Parser.ParseOneWithOptions(ctx, nq, o)
+	if cerr := parsedLong(ctx, query); cerr != nil {
+		return nil, 0, cerr
+	}
 	if nerr := p.note(ctx, query, st); nerr != nil && err == nil {
 		return nil, 0, nerr
 	}

@@ -71,6 +71,9 @@ func (o execOverride) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 	if o.skip != nil && o.skip == n {
 		return nil, nil
 	}
+	if err := executing(ctx); err != nil { // planning.go
+		return nil, err
+	}
 	switch n := n.(type) {
 	case *plan.Set:
 		if err := o.fe.checkSetPrivileges(ctx, n); err != nil { // setpriv.go

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -24,6 +25,10 @@ type Session struct {
 	replaying bool
 
 	clientHost string // the host USER() names (userfunc.go); "" for local sessions
+
+	// planning is the long statement being planned on a goroutine of its
+	// own, nil when none (planning.go).
+	planning atomic.Pointer[Planning]
 
 	// droppedTables is one more than the number of tables the last DROP
 	// DATABASE dropped; 0 when taken (TakeDroppedTables).

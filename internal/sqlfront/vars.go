@@ -79,6 +79,15 @@ func lockstepVariables() []sql.SystemVariable {
 			Default:       "fcfs",
 			NotifyChanged: setLockSchedule,
 		}),
+		// MySQL's range, out-of-range values truncated (truncvar.go).
+		&sql.MysqlSystemVariable{
+			Name:              "max_execution_time",
+			Scope:             sql.GetMysqlScope(sql.SystemVariableScope_Both),
+			Dynamic:           true,
+			SetVarHintApplies: true,
+			Type:              newTruncatedInt("max_execution_time", 0, math.MaxUint32),
+			Default:           int64(0),
+		},
 		// go-mysql-server's definition, with a per-server global value.
 		perServer(&sql.MysqlSystemVariable{
 			Name:    "autocommit",

@@ -132,7 +132,26 @@ func killWhileRunning(t *testing.T, e *env, setup, query string, after time.Dura
 	if errno(p.err) != erQueryInterrupted {
 		t.Errorf("the killed statement: %v, want 1317", p.err)
 	}
+	// The statement has ended for the process list too.
+	if cmd := admin.str("SELECT COMMAND FROM information_schema.PROCESSLIST WHERE ID = ?", id); cmd != "Sleep" {
+		t.Errorf("after KILL QUERY the connection's command is %q, want Sleep", cmd)
+	}
 	victim.wantInt(1, "SELECT 1")
+}
+
+// hugeInList is "SELECT COUNT(*) FROM big WHERE id IN (...)" about size
+// bytes long: some 4 million 12-digit values, which take seconds to parse
+// and plan.
+func hugeInList(size int) string {
+	var b strings.Builder
+	b.Grow(size + 64)
+	b.WriteString("SELECT COUNT(*) FROM big WHERE id IN (0")
+	for i := 100000000000; b.Len() < size; i++ {
+		b.WriteString(", ")
+		b.WriteString(strconv.Itoa(i))
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // TestKillLongStatements: KILL QUERY stops a statement within a second
@@ -156,6 +175,71 @@ func TestKillLongStatements(t *testing.T) {
 	t.Run("UnionChainKillConnection", func(t *testing.T) {
 		e := newDatabase(t, srv)
 		killWhileRunning(t, e, "", unionChain(20000), time.Second, true)
+	})
+	// A statement near max_allowed_packet (64 MB): parsing and planning
+	// it take seconds, and go-mysql-server's parser and plan builder do
+	// not look at KILL; the statement fails with 1317 at once while the
+	// abandoned parse runs to its end (the connection's next statement
+	// waits for it).
+	huge := hugeInList(55 << 20)
+	t.Run("HugeStatement", func(t *testing.T) {
+		e := newDatabase(t, srv)
+		fillBig(e.session("setup"), 100)
+		killWhileRunning(t, e, "", huge, 500*time.Millisecond, false)
+	})
+	t.Run("HugeStatementKillConnection", func(t *testing.T) {
+		e := newDatabase(t, srv)
+		fillBig(e.session("setup"), 100)
+		killWhileRunning(t, e, "", huge, 500*time.Millisecond, true)
+	})
+	t.Run("HugeStatementMultiStatements", func(t *testing.T) {
+		// A client that allows several statements per text (the mysql
+		// client does) goes through COM_QUERY's multi-statement path.
+		e := newDatabase(t, srv)
+		e.db = e.openDB("multiStatements=true")
+		fillBig(e.session("setup"), 100)
+		killWhileRunning(t, e, "", huge, 500*time.Millisecond, false)
+	})
+	t.Run("HugeStatementInTransaction", func(t *testing.T) {
+		// As in MySQL, KILL QUERY ends the statement, not the
+		// transaction around it.
+		e := newDatabase(t, srv)
+		setup := e.session("setup")
+		fillBig(setup, 100)
+		setup.exec("CREATE TABLE t (id INT PRIMARY KEY)")
+		victim, admin := e.session("victim"), e.session("admin")
+		victim.exec("BEGIN")
+		victim.exec("INSERT INTO t VALUES (1)")
+		id := victim.int("SELECT CONNECTION_ID()")
+		p := victim.goExec(huge)
+		running(t, admin, id)
+		time.Sleep(500 * time.Millisecond)
+		admin.exec("KILL QUERY " + strconv.FormatInt(id, 10))
+		killed := time.Now()
+		select {
+		case <-p.done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("the statement still ran 20 s after KILL QUERY")
+		}
+		ended := time.Since(killed)
+		if ended > killAnswer {
+			t.Errorf("the statement ran %v after KILL QUERY, want at most %v", ended, killAnswer)
+		}
+		if errno(p.err) != erQueryInterrupted {
+			t.Errorf("the killed statement: %v, want 1317", p.err)
+		}
+		// The statement's error is in the diagnostics area (the next
+		// statement waits for the abandoned parse to end).
+		next := time.Now()
+		if w := victim.warnings(); len(w) != 1 || w[0] != erQueryInterrupted {
+			t.Errorf("SHOW WARNINGS after the killed statement: %v, want [1317]", w)
+		}
+		t.Logf("KILL QUERY after 500ms: the statement ended %v later; the next statement took %v", ended, time.Since(next))
+		victim.wantInt(1, "SELECT COUNT(*) FROM t") // its own insert
+		admin.wantInt(0, "SELECT COUNT(*) FROM t")  // not committed
+		victim.exec("INSERT INTO t VALUES (2)")
+		victim.exec("COMMIT")
+		admin.wantInt(2, "SELECT COUNT(*) FROM t")
 	})
 	t.Run("RecursiveCTE", func(t *testing.T) {
 		e := newDatabase(t, srv)
