@@ -45,6 +45,11 @@ type group struct {
 	stop  chan struct{}
 	done  chan struct{}
 	write atomic.Bool // this member accepts writes (primary, caught up)
+	// wasPrimary: this member took writes since it last saw no local
+	// read-write transaction as a secondary; before it applies another
+	// member's entry, local transactions must be over (localWritesEnded).
+	wasPrimary atomic.Bool
+	roleMu     sync.Mutex // promote and demote
 
 	promotions atomic.Int64
 	demotions  atomic.Int64
@@ -168,28 +173,76 @@ func (g *group) watchRole() {
 		}
 		s := g.node.Status()
 		ready := s.State == raft.StateLeader && g.sm.lastTerm.Load() == s.Term
-		switch {
-		case ready && !g.write.Load():
-			seq, gno := g.sm.next()
-			if err := g.p.Rebase(seq, gno); err != nil {
-				fmt.Fprintf(os.Stderr, "lockstep: group: member %d cannot take writes: %v\n", g.cfg.ServerID, err)
-				continue
-			}
-			g.write.Store(true)
-			g.promotions.Add(1)
-			g.fe.SetGroupSecondary(false, "")
-		case !ready:
-			if g.write.Load() {
-				g.write.Store(false)
-				g.demotions.Add(1)
-			}
-			primary := ""
-			if s.Lead != 0 && s.Lead != g.cfg.ServerID {
-				primary = fmt.Sprintf("member %d at %s", s.Lead, g.cfg.GroupSeeds[s.Lead])
-			}
-			g.fe.SetGroupSecondary(true, primary)
+		if ready {
+			g.promote()
+		} else {
+			g.demote(s.Lead)
 		}
 	}
+}
+
+// promote makes the member take writes, once: its pipeline's numbering
+// continues where the log stands.
+func (g *group) promote() {
+	g.roleMu.Lock()
+	defer g.roleMu.Unlock()
+	if g.write.Load() {
+		return
+	}
+	seq, gno := g.sm.next()
+	if err := g.p.Rebase(seq, gno); err != nil {
+		fmt.Fprintf(os.Stderr, "lockstep: group: member %d cannot take writes: %v\n", g.cfg.ServerID, err)
+		return
+	}
+	g.wasPrimary.Store(true)
+	g.write.Store(true)
+	g.promotions.Add(1)
+	g.fe.SetGroupSecondary(false, "")
+}
+
+// demote makes the member refuse writes, naming the leader it knows.
+func (g *group) demote(lead uint64) {
+	g.roleMu.Lock()
+	defer g.roleMu.Unlock()
+	if g.write.Load() {
+		g.write.Store(false)
+		g.demotions.Add(1)
+	}
+	primary := ""
+	if lead != 0 && lead != g.cfg.ServerID {
+		primary = fmt.Sprintf("member %d at %s", lead, g.cfg.GroupSeeds[lead])
+	}
+	g.fe.SetGroupSecondary(true, primary)
+}
+
+// localWriteWait bounds how long a demoted primary's applier waits for its
+// local read-write transactions to end before it stops with an error.
+var localWriteWait = 30 * time.Second
+
+// localWritesEnded is called before another member's entry is applied on
+// a member that took writes: it refuses writes from now on and waits until
+// no local read-write transaction is open. Storage's apply installs
+// committed versions without row locks, so a local transaction's
+// uncommitted version under it would be lost or kept wrongly. The local
+// transactions end as their sessions COMMIT (their entries are not
+// committed: 3101) or ROLLBACK or disconnect; a session that keeps one open
+// longer than localWriteWait stops the applier with an error naming the
+// cause, rather than letting it apply over the transaction.
+func (g *group) localWritesEnded() error {
+	g.demote(g.node.Status().Lead)
+	deadline := time.Now().Add(localWriteWait)
+	for g.fe.Storage().Sys.Stats().Active > 0 {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("this member was the primary and %d local read-write transactions are still open after %v: the applier cannot apply another member's transactions under them", g.fe.Storage().Sys.Stats().Active, localWriteWait)
+		}
+		select {
+		case <-g.stop:
+			return cluster.ErrStopped
+		case <-time.After(time.Millisecond):
+		}
+	}
+	g.wasPrimary.Store(false)
+	return nil
 }
 
 // close stops the member: the role watcher, the node (pending proposals
@@ -276,6 +329,11 @@ type groupSM struct {
 }
 
 func (s *groupSM) Apply(index, term uint64, data []byte, own bool) error {
+	if !own && data != nil && s.g.wasPrimary.Load() {
+		if err := s.g.localWritesEnded(); err != nil {
+			return err
+		}
+	}
 	s.mu.Lock()
 	err := s.m.Entry(index, data)
 	if err == nil {
