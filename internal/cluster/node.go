@@ -196,10 +196,19 @@ func (n *Node) ReportUnreachable(id uint64) { n.push(event{unreachable: id}) }
 // Propose proposes data as one entry. The proposal ends when its entry is
 // applied on this node (Err nil), or when it is certain that it will never
 // be committed; see Proposal.
-func (n *Node) Propose(data []byte) *Proposal {
+func (n *Node) Propose(data []byte) *Proposal { return n.ProposeInTerm(data, 0) }
+
+// ProposeInTerm is Propose for an entry that may only enter the log in the
+// given raft term (0: any): if raft has moved to another term by the time
+// the raft step takes the proposal, it is dropped (ErrProposalDropped). A
+// primary numbers its transactions for the term it leads; an entry
+// numbered in one term must not be appended in a later one, after other
+// leaders' entries.
+func (n *Node) ProposeInTerm(data []byte, term uint64) *Proposal {
 	n.mu.Lock()
 	n.nextID++
 	p := newProposal(n.nextID, data)
+	p.onlyTerm = term
 	if n.stopped || n.err != nil {
 		n.mu.Unlock()
 		p.finish(ErrStopped)
@@ -253,7 +262,9 @@ func (n *Node) RaftStep() bool {
 			// responses, are refused by raft; nothing to do about them.
 			_ = n.rn.Step(e.msg)
 		case e.prop != nil:
-			if err := n.rn.Propose(encodeProposal(e.prop.id, e.prop.data)); err != nil {
+			if t := e.prop.onlyTerm; t != 0 && t != n.rn.BasicStatus().Term {
+				e.prop.finish(ErrProposalDropped)
+			} else if err := n.rn.Propose(encodeProposal(e.prop.id, e.prop.data)); err != nil {
 				e.prop.finish(ErrProposalDropped)
 			} else {
 				n.waiting[e.prop.id] = e.prop

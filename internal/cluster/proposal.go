@@ -24,8 +24,9 @@ var (
 
 // Proposal is one entry proposed through Node.Propose.
 type Proposal struct {
-	id   uint64
-	data []byte
+	id       uint64
+	data     []byte
+	onlyTerm uint64 // the raft term the entry may enter the log in (0: any)
 
 	// Set by the raft step when the entry is handed to the append step.
 	index, term uint64

@@ -89,7 +89,10 @@ type simSM struct {
 	applied uint64
 }
 
-func (m *simSM) Apply(index, _ uint64, data []byte, _ bool) error {
+func (m *simSM) Apply(index, term uint64, data []byte, _ bool) error {
+	if _, t, ok := strings.Cut(string(data), "@"); ok && t != "0" && t != strconv.FormatUint(term, 10) {
+		m.sim.t.Fatalf("seed %d: node %d applied %q, proposed for term %s, at index %d in term %d", m.sim.seed, m.id, data, t, index, term)
+	}
 	if index != m.applied+1 {
 		m.sim.t.Fatalf("seed %d: node %d applied index %d after %d", m.sim.seed, m.id, index, m.applied)
 	}
@@ -291,8 +294,15 @@ func (s *sim) propose() {
 		return
 	}
 	s.nextVal++
-	data := []byte(fmt.Sprintf("k%d=v%d", s.rng.IntN(20), s.nextVal))
-	s.props = append(s.props, pending{p: l.node.Propose(data), data: data, on: l.id})
+	term := l.node.Status().Term
+	switch s.rng.IntN(4) {
+	case 0:
+		term = 0 // any term
+	case 1:
+		term-- // a stale primary epoch: must be dropped
+	}
+	data := []byte(fmt.Sprintf("k%d=v%d@%d", s.rng.IntN(20), s.nextVal, term))
+	s.props = append(s.props, pending{p: l.node.ProposeInTerm(data, term), data: data, on: l.id})
 	s.stats.proposed++
 }
 

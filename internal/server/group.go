@@ -49,7 +49,11 @@ type group struct {
 	// read-write transaction as a secondary; before it applies another
 	// member's entry, local transactions must be over (localWritesEnded).
 	wasPrimary atomic.Bool
-	roleMu     sync.Mutex // promote and demote
+	// epoch is the raft term this member leads as the primary: its
+	// pipeline numbers transactions for it, and their entries may enter
+	// the log only in it (cluster.Node.ProposeInTerm).
+	epoch  atomic.Uint64
+	roleMu sync.Mutex // promote and demote
 
 	promotions atomic.Int64
 	demotions  atomic.Int64
@@ -174,7 +178,7 @@ func (g *group) watchRole() {
 		s := g.node.Status()
 		ready := s.State == raft.StateLeader && g.sm.lastTerm.Load() == s.Term
 		if ready {
-			g.promote()
+			g.promote(s.Term)
 		} else {
 			g.demote(s.Lead)
 		}
@@ -183,7 +187,7 @@ func (g *group) watchRole() {
 
 // promote makes the member take writes, once: its pipeline's numbering
 // continues where the log stands.
-func (g *group) promote() {
+func (g *group) promote(term uint64) {
 	g.roleMu.Lock()
 	defer g.roleMu.Unlock()
 	if g.write.Load() {
@@ -194,6 +198,7 @@ func (g *group) promote() {
 		fmt.Fprintf(os.Stderr, "lockstep: group: member %d cannot take writes: %v\n", g.cfg.ServerID, err)
 		return
 	}
+	g.epoch.Store(term)
 	g.wasPrimary.Store(true)
 	g.write.Store(true)
 	g.promotions.Add(1)
@@ -300,7 +305,10 @@ func (l groupLog) Append(_ uint64, payloads ...[]byte) (uint64, error) {
 	if len(payloads) > 1 {
 		data = logrec.AppendBatch(nil, payloads...)
 	}
-	p := l.g.node.Propose(data)
+	if !l.g.write.Load() {
+		return 0, errNotPrimary(cluster.ErrProposalDropped) // before numbers are spent on it
+	}
+	p := l.g.node.ProposeInTerm(data, l.g.epoch.Load())
 	<-p.Done()
 	switch err := p.Err(); {
 	case err == nil:
