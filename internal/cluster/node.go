@@ -104,6 +104,9 @@ type Node struct {
 	st  *Storage
 	sm  StateMachine
 	rn  *raft.RawNode // the raft step's
+	// brokenEpoch: the newest proposal epoch one of whose proposals was
+	// dropped (the raft step's; see Fence).
+	brokenEpoch uint64
 
 	mu      sync.Mutex
 	events  []event
@@ -196,19 +199,31 @@ func (n *Node) ReportUnreachable(id uint64) { n.push(event{unreachable: id}) }
 // Propose proposes data as one entry. The proposal ends when its entry is
 // applied on this node (Err nil), or when it is certain that it will never
 // be committed; see Proposal.
-func (n *Node) Propose(data []byte) *Proposal { return n.ProposeInTerm(data, 0) }
+func (n *Node) Propose(data []byte) *Proposal { return n.ProposeFenced(data, Fence{}) }
 
-// ProposeInTerm is Propose for an entry that may only enter the log in the
-// given raft term (0: any): if raft has moved to another term by the time
-// the raft step takes the proposal, it is dropped (ErrProposalDropped). A
-// primary numbers its transactions for the term it leads; an entry
-// numbered in one term must not be appended in a later one, after other
-// leaders' entries.
+// Fence limits where a proposal's entry may enter the log: only in raft
+// term Term (0: any), and only while no proposal of the same Epoch (0:
+// none) or of an older one was dropped (epochs only grow). A primary
+// numbers its transactions for the term it leads, in one epoch per
+// promotion: an entry numbered in one term must not be appended in a later
+// one after other leaders' entries, and once one of an epoch's entries is
+// refused (a leadership transfer under way, the uncommitted log full), a
+// later one must not enter the log after the gap it leaves in the
+// numbering.
+type Fence struct{ Term, Epoch uint64 }
+
+// ProposeInTerm is ProposeFenced with a term only.
 func (n *Node) ProposeInTerm(data []byte, term uint64) *Proposal {
+	return n.ProposeFenced(data, Fence{Term: term})
+}
+
+// ProposeFenced is Propose for an entry that may enter the log only as the
+// fence allows; otherwise the raft step drops it (ErrProposalDropped).
+func (n *Node) ProposeFenced(data []byte, f Fence) *Proposal {
 	n.mu.Lock()
 	n.nextID++
 	p := newProposal(n.nextID, data)
-	p.onlyTerm = term
+	p.fence = f
 	if n.stopped || n.err != nil {
 		n.mu.Unlock()
 		p.finish(ErrStopped)
@@ -262,9 +277,12 @@ func (n *Node) RaftStep() bool {
 			// responses, are refused by raft; nothing to do about them.
 			_ = n.rn.Step(e.msg)
 		case e.prop != nil:
-			if t := e.prop.onlyTerm; t != 0 && t != n.rn.BasicStatus().Term {
+			f := e.prop.fence
+			if (f.Term != 0 && f.Term != n.rn.BasicStatus().Term) || (f.Epoch != 0 && f.Epoch <= n.brokenEpoch) {
+				n.brokenEpoch = max(n.brokenEpoch, f.Epoch)
 				e.prop.finish(ErrProposalDropped)
 			} else if err := n.rn.Propose(encodeProposal(e.prop.id, e.prop.data)); err != nil {
+				n.brokenEpoch = max(n.brokenEpoch, f.Epoch)
 				e.prop.finish(ErrProposalDropped)
 			} else {
 				n.waiting[e.prop.id] = e.prop

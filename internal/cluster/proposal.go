@@ -24,9 +24,9 @@ var (
 
 // Proposal is one entry proposed through Node.Propose.
 type Proposal struct {
-	id       uint64
-	data     []byte
-	onlyTerm uint64 // the raft term the entry may enter the log in (0: any)
+	id    uint64
+	data  []byte
+	fence Fence // where the entry may enter the log
 
 	// Set by the raft step when the entry is handed to the append step.
 	index, term uint64

@@ -113,9 +113,11 @@ type flight struct {
 }
 
 type pending struct {
-	p    *Proposal
-	data []byte
-	on   uint64
+	p     *Proposal
+	data  []byte
+	on    uint64
+	epoch uint64 // 0: none
+	n     int    // order of proposal within the epoch
 }
 
 type sim struct {
@@ -131,17 +133,25 @@ type sim struct {
 	acked     map[uint64][]byte
 	nextVal   int
 	stats     simStats
+	// epochs: each (leader, term) the simulation proposes on is an epoch;
+	// epochN counts its proposals, epochDrop is the order of the first one
+	// dropped (0: none), epochAcked the order of the last acknowledged.
+	epochOf    map[[2]uint64]uint64
+	epochN     map[uint64]int
+	epochDrop  map[uint64]int
+	epochAcked map[uint64]int
 }
 
 type simStats struct {
 	proposed, acked, dropped, lost, unknown int
-	crashes, partitions, elections          int
+	crashes, partitions, transfers          int
 }
 
 func newSim(t *testing.T, seed uint64, n int) *sim {
 	s := &sim{
 		t: t, seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		cut: map[[2]uint64]bool{}, committed: map[uint64][]byte{}, acked: map[uint64][]byte{},
+		epochOf: map[[2]uint64]uint64{}, epochN: map[uint64]int{}, epochDrop: map[uint64]int{}, epochAcked: map[uint64]int{},
 	}
 	var voters []uint64
 	for i := 1; i <= n; i++ {
@@ -302,7 +312,20 @@ func (s *sim) propose() {
 		term-- // a stale primary epoch: must be dropped
 	}
 	data := []byte(fmt.Sprintf("k%d=v%d@%d", s.rng.IntN(20), s.nextVal, term))
-	s.props = append(s.props, pending{p: l.node.ProposeInTerm(data, term), data: data, on: l.id})
+	var epoch uint64
+	if term != 0 && s.rng.IntN(2) == 0 {
+		key := [2]uint64{l.id, term}
+		if epoch = s.epochOf[key]; epoch == 0 {
+			epoch = uint64(len(s.epochOf) + 1)
+			s.epochOf[key] = epoch
+		}
+	}
+	pr := pending{p: l.node.ProposeFenced(data, Fence{Term: term, Epoch: epoch}), data: data, on: l.id, epoch: epoch}
+	if epoch != 0 {
+		s.epochN[epoch]++
+		pr.n = s.epochN[epoch]
+	}
+	s.props = append(s.props, pr)
 	s.stats.proposed++
 }
 
@@ -320,6 +343,12 @@ func (s *sim) settle() {
 		switch err := pr.p.Err(); {
 		case err == nil:
 			s.stats.acked++
+			if e := pr.epoch; e != 0 {
+				if d := s.epochDrop[e]; d != 0 && d < pr.n {
+					s.t.Fatalf("seed %d: proposal %d of epoch %d committed after proposal %d of it was dropped", s.seed, pr.n, e, d)
+				}
+				s.epochAcked[e] = max(s.epochAcked[e], pr.n)
+			}
 			idx := pr.p.Index()
 			if got := s.committed[idx]; !bytes.Equal(got, pr.data) {
 				s.t.Fatalf("seed %d: proposal %q acknowledged at index %d, but %q is committed there", s.seed, pr.data, idx, got)
@@ -327,6 +356,14 @@ func (s *sim) settle() {
 			s.acked[idx] = pr.data
 		case errors.Is(err, ErrProposalDropped):
 			s.stats.dropped++
+			if e := pr.epoch; e != 0 {
+				if d := s.epochDrop[e]; d == 0 || pr.n < d {
+					s.epochDrop[e] = pr.n
+				}
+				if a := s.epochAcked[e]; a > pr.n {
+					s.t.Fatalf("seed %d: proposal %d of epoch %d was dropped, but proposal %d after it committed", s.seed, pr.n, e, a)
+				}
+			}
 		case errors.Is(err, ErrProposalLost):
 			s.stats.lost++
 			if idx := pr.p.Index(); idx != 0 {
@@ -391,6 +428,15 @@ func (s *sim) act(faults bool) {
 	case r < 992 && faults:
 		if sn := s.nodes[s.rng.IntN(len(s.nodes))]; sn.up {
 			s.crash(sn)
+		}
+	case r < 996 && faults:
+		// a leadership transfer (raft drops proposals while it runs; it
+		// may fail and leave the leader leading the same term)
+		if l := s.leader(); l != nil {
+			if to := s.nodes[s.rng.IntN(len(s.nodes))]; to.id != l.id {
+				l.node.TransferLeader(to.id)
+				s.stats.transfers++
+			}
 		}
 	case r < 1000:
 		for _, sn := range s.nodes {

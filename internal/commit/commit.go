@@ -145,6 +145,14 @@ var (
 	// the first such failure the pipeline stays failed and every later
 	// Commit returns an error wrapping ErrUncertain too.
 	ErrUncertain = errors.New("commit: outcome uncertain: the log failed after the record was handed to it")
+	// ErrNotCommitted, wrapped by a Log.WaitDurable error, says the
+	// records are certainly not in the log, and neither will be any record
+	// appended after them until the pipeline is rebased (a group member's
+	// raft entry that another leader's replaced, or that raft refused).
+	// The group, and every group after it, fails with that error without
+	// publishing; the pipeline does not enter the failed state: Rebase
+	// starts a new chain.
+	ErrNotCommitted = errors.New("commit: not committed")
 	// ErrClosed is returned by Commit after Close.
 	ErrClosed = errors.New("commit: pipeline closed")
 

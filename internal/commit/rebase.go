@@ -8,7 +8,8 @@ import (
 
 // Rebase starts the pipeline's numbering again at nextSeq and nextGNO,
 // with a new certifier whose history begins there (every transaction after
-// depends at least on nextSeq-1). A group member that has just become the
+// depends at least on nextSeq-1), and a chain of groups broken by
+// ErrNotCommitted starts again. A group member that has just become the
 // primary calls it: the transactions it applied from other primaries
 // advanced the numbers without passing through its pipeline. It waits for
 // every group in flight to publish first. Numbers must not go back: a
@@ -44,6 +45,7 @@ func (p *Pipeline) Rebase(nextSeq, nextGNO int64) error {
 	p.seq.gnoOffset = nextGNO - nextSeq
 	p.gnoOffset.Store(p.seq.gnoOffset)
 	p.c.lastSeq.Store(nextSeq - 1)
+	p.chainErr = nil // a chain broken by ErrNotCommitted starts again here
 	return nil
 }
 

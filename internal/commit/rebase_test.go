@@ -1,7 +1,10 @@
 package commit
 
 import (
+	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -43,5 +46,61 @@ func TestRebase(t *testing.T) {
 	}
 	if err := p.Rebase(11, 30); err == nil || !strings.Contains(err.Error(), "is published") {
 		t.Fatalf("rebase backwards: %v", err)
+	}
+}
+
+// notCommittedLog fails the durability wait of chosen appends with
+// ErrNotCommitted.
+type notCommittedLog struct {
+	nullLog
+	mu   sync.Mutex
+	fail map[uint64]bool
+}
+
+func (l *notCommittedLog) WaitDurable(lsn uint64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fail[lsn] {
+		return fmt.Errorf("entry replaced: %w", ErrNotCommitted)
+	}
+	return nil
+}
+
+// TestNotCommitted: a group whose wait fails with ErrNotCommitted fails
+// without publishing, and so does every group after it, without the
+// pipeline entering the failed state; Rebase starts a new chain.
+func TestNotCommitted(t *testing.T) {
+	log := &notCommittedLog{fail: map[uint64]bool{2: true}}
+	p, err := New(Options{Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	published := 0
+	commit := func() error {
+		_, err := p.Commit(&Txn{Writeset: []uint64{1},
+			Encode:  func(Position) ([]byte, error) { return []byte("x"), nil },
+			Publish: func() { published++ }})
+		return err
+	}
+	if err := commit(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ { // the failed group, and one after it
+		if err := commit(); !errors.Is(err, ErrNotCommitted) || errors.Is(err, ErrUncertain) {
+			t.Fatalf("commit %d after the replaced entry: %v", i, err)
+		}
+	}
+	if p.Err() != nil || published != 1 {
+		t.Fatalf("pipeline error %v, %d published; want none and 1", p.Err(), published)
+	}
+	if err := p.Rebase(2, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := commit(); err != nil {
+		t.Fatalf("after rebase: %v", err)
+	}
+	if published != 2 || p.LastPublished() != 2 {
+		t.Fatalf("published %d, last %d; want 2 and 2", published, p.LastPublished())
 	}
 }

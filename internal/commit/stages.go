@@ -53,7 +53,7 @@ func (p *Pipeline) lead(w *waiter) {
 
 	// ---- 2. sync ----
 	syncErr := p.log.WaitDurable(lastLSN)
-	if syncErr != nil {
+	if syncErr != nil && !errors.Is(syncErr, ErrNotCommitted) {
 		syncErr = p.setFatal(fmt.Errorf("log sync: %w", syncErr))
 	}
 	w.group, w.syncErr = live, syncErr

@@ -49,15 +49,23 @@ type group struct {
 	// read-write transaction as a secondary; before it applies another
 	// member's entry, local transactions must be over (localWritesEnded).
 	wasPrimary atomic.Bool
-	// epoch is the raft term this member leads as the primary: its
-	// pipeline numbers transactions for it, and their entries may enter
-	// the log only in it (cluster.Node.ProposeInTerm).
-	epoch  atomic.Uint64
-	roleMu sync.Mutex // promote and demote
+	// fence: the term this member leads as the primary and the epoch of
+	// its promotion: its pipeline numbers transactions for them, and their
+	// entries may enter the log only there (cluster.Fence).
+	fence  atomic.Pointer[cluster.Fence]
+	roleMu sync.Mutex // write, wasPrimary, fence and the front end's mode
 
 	promotions atomic.Int64
 	demotions  atomic.Int64
+
+	// The proposals of the commit groups in consensus (groupLog), by the
+	// log position Append returned for them.
+	inflightMu  sync.Mutex
+	inflightLSN uint64
+	inflight    map[uint64]*cluster.Proposal
 }
+
+
 
 // groupTick is raft's tick; with ElectionTick 10 an election starts after
 // 1-2 s without a leader (raft randomizes it), heartbeats go every tick.
@@ -112,11 +120,15 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 		fmt.Fprintf(w, "lockstep: group: bootstrapped a new group of members %v\n", ids)
 		hs, _, _ = st.InitialState()
 	}
-	g := &group{cfg: cfg, fe: fe, st: st, stop: make(chan struct{}), done: make(chan struct{})}
+	g := &group{cfg: cfg, fe: fe, st: st, stop: make(chan struct{}), done: make(chan struct{}),
+		inflight: map[uint64]*cluster.Proposal{}}
 	g.sm = &groupSM{m: apply.New(apply.Options{FailedDDL: sqlfront.FailedDDLIndex}), x: &recoveryExec{fe: fe, w: w}, g: g}
 	g.sm.applied.Store(st.SnapshotIndex())
 	fe.SetGroupSecondary(true, "")
-	p, err := commit.New(commit.Options{Log: groupLog{g}, Wakeup: commit.Targeted})
+	// --log-syncs-in-flight: commit groups in consensus at once (the
+	// pipeline's sync slots): with more than one, the next groups are
+	// proposed while one group's entry travels and commits.
+	p, err := commit.New(commit.Options{Log: groupLog{g}, Wakeup: commit.Targeted, SyncGroups: max(cfg.LogSyncsInFlight, 1)})
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -186,10 +198,11 @@ func (g *group) watchRole() {
 }
 
 // promote makes the member take writes, once: its pipeline's numbering
-// continues where the log stands.
+// continues where the log stands, in a new epoch fenced to the term it
+// leads (cluster.Fence). Only the role watcher calls it; Rebase waits for
+// the groups in flight, so it runs outside roleMu (the applier may need
+// roleMu meanwhile, in localWritesEnded).
 func (g *group) promote(term uint64) {
-	g.roleMu.Lock()
-	defer g.roleMu.Unlock()
 	if g.write.Load() {
 		return
 	}
@@ -198,11 +211,28 @@ func (g *group) promote(term uint64) {
 		fmt.Fprintf(os.Stderr, "lockstep: group: member %d cannot take writes: %v\n", g.cfg.ServerID, err)
 		return
 	}
-	g.epoch.Store(term)
+	g.roleMu.Lock()
+	defer g.roleMu.Unlock()
+	if s := g.node.Status(); s.State != raft.StateLeader || s.Term != term {
+		return // lost it meanwhile
+	}
+	g.fence.Store(&cluster.Fence{Term: term, Epoch: uint64(g.promotions.Add(1))})
 	g.wasPrimary.Store(true)
 	g.write.Store(true)
-	g.promotions.Add(1)
 	g.fe.SetGroupSecondary(false, "")
+}
+
+// endEpoch stops the member taking writes after a commit group that was
+// certainly not committed: later groups of the epoch fail too (the
+// pipeline's chain, the node's fence); if the member still leads, the role
+// watcher promotes it again, rebasing the numbering.
+func (g *group) endEpoch() {
+	g.roleMu.Lock()
+	defer g.roleMu.Unlock()
+	if g.write.Load() {
+		g.write.Store(false)
+		g.demotions.Add(1)
+	}
 }
 
 // demote makes the member refuse writes, naming the leader it knows.
@@ -308,19 +338,36 @@ func (l groupLog) Append(_ uint64, payloads ...[]byte) (uint64, error) {
 	if !l.g.write.Load() {
 		return 0, errNotPrimary(cluster.ErrProposalDropped) // before numbers are spent on it
 	}
-	p := l.g.node.ProposeInTerm(data, l.g.epoch.Load())
+	p := l.g.node.ProposeFenced(data, *l.g.fence.Load())
+	l.g.inflightMu.Lock()
+	l.g.inflightLSN++
+	lsn := l.g.inflightLSN
+	l.g.inflight[lsn] = p
+	l.g.inflightMu.Unlock()
+	return lsn, nil
+}
+
+// WaitDurable waits for the proposal Append made: committed (and applied
+// here), certainly not (ErrNotCommitted: the epoch ends), or unknown.
+func (l groupLog) WaitDurable(lsn uint64) error {
+	l.g.inflightMu.Lock()
+	p := l.g.inflight[lsn]
+	delete(l.g.inflight, lsn)
+	l.g.inflightMu.Unlock()
+	if p == nil {
+		return fmt.Errorf("%w: no proposal for log position %d", commit.ErrUncertain, lsn)
+	}
 	<-p.Done()
 	switch err := p.Err(); {
 	case err == nil:
-		return p.Index(), nil
+		return nil
 	case errors.Is(err, cluster.ErrStopped):
-		return 0, fmt.Errorf("%w: %w", commit.ErrUncertain, err)
+		return fmt.Errorf("%w: %w", commit.ErrUncertain, err)
 	default:
-		return 0, errNotPrimary(err)
+		l.g.endEpoch()
+		return fmt.Errorf("%w: %w", commit.ErrNotCommitted, errNotPrimary(err))
 	}
 }
-
-func (groupLog) WaitDurable(uint64) error { return nil }
 
 // groupSM is the member's state machine: committed entries through the
 // apply state machine; the primary's own entries only advance it (its
