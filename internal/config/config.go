@@ -89,6 +89,10 @@ type Config struct {
 	GroupLocalAddress string            // --group-local-address host:port: where group traffic arrives
 	GroupSeeds        map[uint64]string // --group-seeds id=host:port,...: every member, this one included
 	GroupBootstrap    bool              // --group-bootstrap: the first start of a new group's members
+	// --group-name: the group's UUID, the source of its GTIDs (MySQL's
+	// group_replication_group_name); unset: derived from group-seeds at
+	// bootstrap, and kept in the data directory.
+	GroupName string
 }
 
 // Grouped reports whether the server runs as a member of a group.
@@ -97,8 +101,8 @@ func (c Config) Grouped() bool { return c.GroupLocalAddress != "" }
 // CheckGroup validates the group options together (Set checks each alone).
 func (c Config) CheckGroup() error {
 	if !c.Grouped() {
-		if len(c.GroupSeeds) > 0 || c.GroupBootstrap {
-			return errors.New("group-seeds and group-bootstrap need group-local-address")
+		if len(c.GroupSeeds) > 0 || c.GroupBootstrap || c.GroupName != "" {
+			return errors.New("group-seeds, group-bootstrap and group-name need group-local-address")
 		}
 		return nil
 	}
@@ -141,6 +145,7 @@ const (
 	KeyGroupLocalAddress = "group-local-address"
 	KeyGroupSeeds        = "group-seeds"
 	KeyGroupBootstrap    = "group-bootstrap"
+	KeyGroupName         = "group-name"
 	KeyReplicaOrder      = "replica-preserve-commit-order"
 	KeyReplicaRetries    = "replica-transaction-retries"
 )
@@ -176,7 +181,7 @@ const (
 var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword,
 	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin, KeyCheckpointLogSize,
 	KeyCheckpointFsync, KeyCheckpointRate, KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount, KeyLogSyncsInFlight, KeySSL, KeySecureFilePriv, KeyReplicaWorkers, KeyReplicaOrder, KeyReplicaRetries,
-	KeyServerID, KeyGroupLocalAddress, KeyGroupSeeds, KeyGroupBootstrap}
+	KeyServerID, KeyGroupLocalAddress, KeyGroupSeeds, KeyGroupBootstrap, KeyGroupName}
 
 // Default returns the embedded defaults: data in ./lockstep-data, listening on
 // 127.0.0.1:3306, account root with no password.
@@ -336,6 +341,12 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("invalid group-seeds %q: %v", value, err)
 		}
 		c.GroupSeeds = seeds
+	case KeyGroupName:
+		v := strings.ToLower(strings.TrimSpace(value))
+		if !IsUUID(v) {
+			return fmt.Errorf("invalid group-name %q: must be a UUID such as aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", value)
+		}
+		c.GroupName = v
 	case KeyGroupBootstrap:
 		b, err := parseBool(value)
 		if err != nil {
@@ -382,6 +393,26 @@ func (c *Config) Set(key, value string) error {
 		return fmt.Errorf("%w %q", ErrUnknownKey, key)
 	}
 	return nil
+}
+
+// IsUUID reports whether s is a UUID in its 8-4-4-4-12 hexadecimal form.
+func IsUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // parseSeeds parses id=host:port,... (every member of the group).

@@ -72,6 +72,8 @@ func TestSet(t *testing.T) {
 		{key: "group-seeds", value: "a:1", wantErr: "each member must be id=host:port"},
 		{key: "group-seeds", value: "1=a", wantErr: `"a" is not host:port`},
 		{key: "group-bootstrap", value: "ON", want: func(c *Config) { c.GroupBootstrap = true }},
+		{key: "group_name", value: "AAAAAAAA-bbbb-cccc-dddd-eeeeeeeeeeee", want: func(c *Config) { c.GroupName = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee" }},
+		{key: "group-name", value: "mygroup", wantErr: "must be a UUID"},
 		{key: "replica_preserve_commit_order", value: "OFF", want: func(c *Config) { c.ReplicaPreserveCommitOrder = false }},
 		{key: "replica-preserve-commit-order", value: "maybe", wantErr: "must be ON or OFF"},
 		{key: "replica_transaction_retries", value: "0", want: func(c *Config) { c.ReplicaTransactionRetries = 0 }},
@@ -352,6 +354,7 @@ func TestCheckGroup(t *testing.T) {
 		{name: "no seeds", set: map[string]string{"group-local-address": "h:1"}, wantErr: "needs group-seeds"},
 		{name: "not among seeds", set: map[string]string{"server-id": "3", "group-local-address": "h:1", "group-seeds": "1=h:0,2=h:1"}, wantErr: "does not name this server's server-id 3"},
 		{name: "seeds alone", set: map[string]string{"group-seeds": "1=h:0"}, wantErr: "need group-local-address"},
+		{name: "name alone", set: map[string]string{"group-name": "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"}, wantErr: "need group-local-address"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -59,6 +59,7 @@ var errNoBinlogDump = mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
 // @@gtid_executed.
 func installIdentity(fe *sqlfront.Frontend, d *durable) error {
 	fe.Engine.Analyzer.Catalog.BinlogPrimaryController = binlogStatus{d: d}
+	fe.SetGTIDSource(func() (string, int64) { return d.gtidSource(), d.lastGNO() })
 	return installServerVars(fe, map[string]func() any{
 		"server_uuid":   func() any { return d.uuid },
 		"gtid_executed": func() any { return d.gtidExecuted() },

@@ -30,11 +30,14 @@ import (
 // sqlfront's DDL logger, both feeding the group commit pipeline, which
 // certifies, orders and appends records to the log.
 type durable struct {
-	p       *commit.Pipeline
-	log     *txlog.Log
-	uuid    string
-	datadir string
-	retain  int64 // --log-retention-size
+	p    *commit.Pipeline
+	log  *txlog.Log
+	uuid string
+	// gtidUUID is the UUID this server's GTIDs carry: the group name in a
+	// group (groupname.go), else server_uuid.
+	gtidUUID string
+	datadir  string
+	retain   int64 // --log-retention-size
 
 	ckptFsync int64 // --checkpoint-fsync-threshold
 	ckptRate  int64 // --checkpoint-rate-limit
@@ -161,14 +164,29 @@ func commitError(err error) error {
 
 // gtidExecuted is @@gtid_executed: every GNO up to the last committed.
 func (d *durable) gtidExecuted() string {
+	n := d.lastGNO()
+	if n == 0 {
+		return ""
+	}
+	return d.gtidSource() + ":1-" + strconv.FormatInt(n, 10)
+}
+
+// gtidSource is the UUID of this server's GTIDs.
+func (d *durable) gtidSource() string {
+	if d.gtidUUID != "" {
+		return d.gtidUUID
+	}
+	return d.uuid
+}
+
+// lastGNO is the newest GNO executed here: committed by the pipeline, or
+// applied from the group's log.
+func (d *durable) lastGNO() int64 {
 	n := d.p.Stats().LastGNO
 	if d.grp != nil {
 		n = max(n, d.grp.sm.lastGNO.Load())
 	}
-	if n == 0 {
-		return ""
-	}
-	return d.uuid + ":1-" + strconv.FormatInt(n, 10)
+	return n
 }
 
 // status adds the log's and the pipeline's counters to SHOW STATUS.

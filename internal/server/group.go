@@ -65,8 +65,6 @@ type group struct {
 	inflight    map[uint64]*cluster.Proposal
 }
 
-
-
 // groupTick is raft's tick; with ElectionTick 10 an election starts after
 // 1-2 s without a leader (raft randomizes it), heartbeats go every tick.
 const groupTick = 100 * time.Millisecond
@@ -120,9 +118,14 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 		fmt.Fprintf(w, "lockstep: group: bootstrapped a new group of members %v\n", ids)
 		hs, _, _ = st.InitialState()
 	}
+	name, err := loadGroupName(cfg)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	g := &group{cfg: cfg, fe: fe, st: st, stop: make(chan struct{}), done: make(chan struct{}),
 		inflight: map[uint64]*cluster.Proposal{}}
-	g.sm = &groupSM{m: apply.New(apply.Options{FailedDDL: sqlfront.FailedDDLIndex}), x: &recoveryExec{fe: fe, w: w}, g: g}
+	g.sm = &groupSM{m: apply.New(apply.Options{FailedDDL: sqlfront.FailedDDLIndex, UUID: name}), x: &recoveryExec{fe: fe, w: w}, g: g}
 	g.sm.applied.Store(st.SnapshotIndex())
 	fe.SetGroupSecondary(true, "")
 	// --log-syncs-in-flight: commit groups in consensus at once (the
@@ -164,7 +167,7 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 	fmt.Fprintf(w, "lockstep: group: member %d applied the log up to index %d in %v\n", cfg.ServerID, hs.Commit, time.Since(start).Round(time.Millisecond))
 	go g.watchRole()
 
-	d := &durable{p: p, log: st.Log(), uuid: uuid, datadir: cfg.Datadir, grp: g,
+	d := &durable{p: p, log: st.Log(), uuid: uuid, gtidUUID: name, datadir: cfg.Datadir, grp: g,
 		ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
 	close(d.ckptDone) // no checkpoints in a group yet (docs/cluster.md)
 	return d, nil

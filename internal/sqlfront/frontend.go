@@ -67,7 +67,8 @@ type Frontend struct {
 	// nil until the server sets it: no file access.
 	files atomic.Pointer[FileAccess]
 
-	readOnly readOnlyState // read_only / super_read_only (readonly.go)
+	readOnly   readOnlyState    // read_only / super_read_only (readonly.go)
+	gtidSource gtidSourceHolder // the server's executed GTIDs (gtidwait.go)
 }
 
 // New builds a Frontend with an empty catalog.

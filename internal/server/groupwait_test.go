@@ -1,0 +1,124 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"lockstep/internal/config"
+)
+
+func freeLoopback(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startGroupInProcess starts a bootstrapped group of n members in this
+// process and returns them once one takes writes, primary first.
+func startGroupInProcess(t *testing.T, n int) []*procServer {
+	t.Helper()
+	seeds := map[uint64]string{}
+	for id := 1; id <= n; id++ {
+		seeds[uint64(id)] = freeLoopback(t)
+	}
+	var ms []*procServer
+	for id := 1; id <= n; id++ {
+		ms = append(ms, startInProcess(t, func(c *config.Config) {
+			c.ServerID = uint64(id)
+			c.GroupLocalAddress = seeds[uint64(id)]
+			c.GroupSeeds = seeds
+			c.GroupBootstrap = true
+		}))
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		for i, m := range ms {
+			if m.status(t, "GLOBAL", "Lockstep_group_replication_primary") == 1 {
+				ms[0], ms[i] = ms[i], ms[0]
+				return ms
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatal("no member took writes within 20 s")
+	return nil
+}
+
+// TestWaitForExecutedGTIDSet: the group's GTIDs carry one name on every
+// member; a session that wrote on the primary reads its write on a
+// secondary after WAIT_FOR_EXECUTED_GTID_SET(the primary's
+// @@gtid_executed); a set not yet executed times out with 1; a malformed
+// set is 1772, a negative timeout 1210; KILL QUERY stops a wait.
+func TestWaitForExecutedGTIDSet(t *testing.T) {
+	ms := startGroupInProcess(t, 3)
+	p, s := ms[0], ms[1]
+	p.exec(t, "CREATE DATABASE d")
+	p.exec(t, "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
+	for i := 1; i <= 50; i++ {
+		p.exec(t, fmt.Sprintf("INSERT INTO d.t VALUES (%d, %d)", i, i))
+		executed := p.str(t, "SELECT @@gtid_executed")
+		if got := s.str(t, fmt.Sprintf("SELECT WAIT_FOR_EXECUTED_GTID_SET('%s', 10)", executed)); got != "0" {
+			t.Fatalf("wait for %s on a secondary: %s", executed, got)
+		}
+		if got := s.str(t, fmt.Sprintf("SELECT v FROM d.t WHERE id = %d", i)); got != fmt.Sprint(i) {
+			t.Fatalf("after the wait, the secondary reads %q for row %d", got, i)
+		}
+	}
+	pe, se := p.str(t, "SELECT @@gtid_executed"), s.str(t, "SELECT @@gtid_executed")
+	if pe != se || p.str(t, "SELECT @@server_uuid") == s.str(t, "SELECT @@server_uuid") {
+		t.Fatalf("gtid_executed %q on the primary, %q on a secondary; want the same (the group name), with different server_uuids", pe, se)
+	}
+	name, _, _ := strings.Cut(pe, ":")
+	future := name + ":1-1000000"
+	start := time.Now()
+	if got := s.str(t, fmt.Sprintf("SELECT WAIT_FOR_EXECUTED_GTID_SET('%s', 0.2)", future)); got != "1" {
+		t.Fatalf("wait for a set not executed: %s, want 1 (timeout)", got)
+	}
+	if d := time.Since(start); d < 150*time.Millisecond {
+		t.Fatalf("the timed-out wait returned after %v", d)
+	}
+	if got := s.str(t, "SELECT WAIT_FOR_EXECUTED_GTID_SET('')"); got != "0" {
+		t.Fatalf("wait for the empty set: %s", got)
+	}
+	for q, code := range map[string]string{
+		"SELECT WAIT_FOR_EXECUTED_GTID_SET('not a set')":            "1772",
+		"SELECT WAIT_FOR_EXECUTED_GTID_SET('" + name + ":5-2')":     "1772",
+		"SELECT WAIT_FOR_EXECUTED_GTID_SET('" + name + ":1', -1)":   "1210",
+		"SELECT WAIT_FOR_EXECUTED_GTID_SET('" + name + ":1', 1, 2)": "",
+	} {
+		_, err := s.db.Exec(q)
+		if err == nil || (code != "" && !strings.Contains(err.Error(), code)) {
+			t.Errorf("%s: %v, want error %s", q, err, code)
+		}
+	}
+
+	// KILL QUERY ends an unbounded wait.
+	conn := s.newSession(t)
+	var id int64
+	if err := conn.QueryRowContext(context.Background(), "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := conn.ExecContext(context.Background(), fmt.Sprintf("SELECT WAIT_FOR_EXECUTED_GTID_SET('%s')", future))
+		errc <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	s.exec(t, fmt.Sprintf("KILL QUERY %d", id))
+	select {
+	case err := <-errc:
+		if err == nil || !strings.Contains(err.Error(), "1317") {
+			t.Fatalf("the killed wait: %v, want 1317", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("KILL QUERY did not stop the wait within 5 s")
+	}
+}
