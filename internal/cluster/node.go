@@ -93,6 +93,7 @@ type event struct {
 	cc          pb.ConfChangeI
 	transfer    uint64
 	unreachable uint64
+	handOff     bool // transfer leadership to the most caught-up voter
 }
 
 // Node runs one member of a group: a raft RawNode with asynchronous
@@ -191,6 +192,11 @@ func (n *Node) Receive(m pb.Message) { n.push(event{msg: m, hasMsg: true}) }
 
 // TransferLeader asks the leader to hand leadership to the given member.
 func (n *Node) TransferLeader(to uint64) { n.push(event{transfer: to}) }
+
+// HandOff asks the leader to transfer leadership to the voter whose log
+// matches its own furthest (a planned switchover: a graceful shutdown of
+// the primary). A node that does not lead ignores it.
+func (n *Node) HandOff() { n.push(event{handOff: true}) }
 
 // ReportUnreachable tells raft that a message to the member may not have
 // arrived (its connection broke), so that it probes again at once.
@@ -293,6 +299,8 @@ func (n *Node) RaftStep() bool {
 			n.rn.TransferLeader(e.transfer)
 		case e.unreachable != 0:
 			n.rn.ReportUnreachable(e.unreachable)
+		case e.handOff:
+			n.handOff()
 		}
 	}
 	if !n.rn.HasReady() {
@@ -329,6 +337,27 @@ func (n *Node) RaftStep() bool {
 	n.mu.Unlock()
 	n.send(out)
 	return true
+}
+
+// handOff transfers leadership to the most caught-up voter, if this node
+// leads (the raft step).
+func (n *Node) handOff() {
+	st := n.rn.Status()
+	if st.RaftState != raft.StateLeader {
+		return
+	}
+	var best, match uint64
+	for id, pr := range st.Progress {
+		if id == n.cfg.ID || pr.IsLearner || !pr.RecentActive {
+			continue
+		}
+		if best == 0 || pr.Match > match || (pr.Match == match && id < best) {
+			best, match = id, pr.Match
+		}
+	}
+	if best != 0 {
+		n.rn.TransferLeader(best)
+	}
 }
 
 // noteAppended records the index and term of this node's proposals among

@@ -57,6 +57,7 @@ type group struct {
 
 	promotions atomic.Int64
 	demotions  atomic.Int64
+	handOffs   atomic.Int64
 
 	// The proposals of the commit groups in consensus (groupLog), by the
 	// log position Append returned for them.
@@ -297,11 +298,44 @@ func (g *group) close() error {
 		case <-time.After(time.Second):
 		}
 	}
+	g.handOff()
 	g.rt.Stop()
 	terr := g.tr.Close()
 	perr := g.p.Close()
 	serr := g.st.Close()
 	return errors.Join(terr, perr, serr)
+}
+
+// handOffWait bounds how long a stopping primary waits for another member
+// to take over (a transfer needs the transferee to catch up, then one
+// election round).
+var handOffWait = 3 * time.Second
+
+// handOff, on a member that leads, refuses writes and transfers leadership
+// to the most caught-up member before the member stops, so that a planned
+// shutdown of the primary costs the group one election round instead of
+// an election timeout (MySQL's group_replication_set_as_primary on
+// shutdown).
+func (g *group) handOff() {
+	if g.node.Status().State != raft.StateLeader {
+		return
+	}
+	g.demote(0)
+	start, asked := time.Now(), time.Now()
+	g.node.HandOff()
+	for time.Since(start) < handOffWait {
+		s := g.node.Status()
+		if s.State != raft.StateLeader && s.Lead != 0 && s.Lead != g.cfg.ServerID {
+			g.handOffs.Add(1)
+			fmt.Fprintf(os.Stderr, "lockstep: group: member %d handed the primary role to member %d in %v\n", g.cfg.ServerID, s.Lead, time.Since(start).Round(time.Millisecond))
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+		if time.Since(asked) > time.Second && s.State == raft.StateLeader {
+			g.node.HandOff() // the transfer timed out: ask again
+			asked = time.Now()
+		}
+	}
 }
 
 // status adds the member's counters to SHOW STATUS.
@@ -319,6 +353,7 @@ func (g *group) status(m map[string]int64) {
 	}
 	m["Lockstep_group_replication_promotions"] = g.promotions.Load()
 	m["Lockstep_group_replication_demotions"] = g.demotions.Load()
+	m["Lockstep_group_replication_hand_offs"] = g.handOffs.Load()
 }
 
 // groupLog is the pipeline's log in a group: appending a commit group

@@ -122,3 +122,40 @@ func TestWaitForExecutedGTIDSet(t *testing.T) {
 		t.Fatal("KILL QUERY did not stop the wait within 5 s")
 	}
 }
+
+// TestGroupHandOff: a primary that shuts down hands the primary role to
+// another member first: the group has a primary again sooner than an
+// election could give it one (raft's followers wait at least ElectionTick
+// ticks, 1 s, before they campaign), and the data written before is there.
+func TestGroupHandOff(t *testing.T) {
+	ms := startGroupInProcess(t, 3)
+	p := ms[0]
+	p.exec(t, "CREATE DATABASE d")
+	p.exec(t, "CREATE TABLE d.t (id INT PRIMARY KEY)")
+	p.exec(t, "INSERT INTO d.t VALUES (1), (2), (3)")
+	start := time.Now()
+	if err := p.stop(); err != nil {
+		t.Fatal(err)
+	}
+	var next *procServer
+	for next == nil && time.Since(start) < 10*time.Second {
+		for _, m := range ms[1:] {
+			if m.status(t, "GLOBAL", "Lockstep_group_replication_primary") == 1 {
+				next = m
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	took := time.Since(start)
+	if next == nil {
+		t.Fatal("no member took writes within 10 s of the primary's shutdown")
+	}
+	if took > 900*time.Millisecond {
+		t.Fatalf("a member took writes %v after the primary began to shut down: no hand-off (an election takes at least 1 s)", took)
+	}
+	t.Logf("member took over %v after the primary began to shut down", took)
+	next.exec(t, "INSERT INTO d.t VALUES (4)")
+	if got := next.str(t, "SELECT COUNT(*) FROM d.t"); got != "4" {
+		t.Fatalf("rows on the new primary: %s", got)
+	}
+}
