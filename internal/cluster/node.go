@@ -115,7 +115,8 @@ type Node struct {
 	waiting map[uint64]*Proposal // proposed, index not known yet (raft step)
 	nextID  uint64
 	status  Status
-	err     error // the node's fatal error
+	members membersState // members.go
+	err     error        // the node's fatal error
 	stopped bool
 
 	wakeRaft, wakeAppend, wakeApply chan struct{}
@@ -184,7 +185,13 @@ func (n *Node) push(e event) {
 func (n *Node) Tick() { n.push(event{tick: true}) }
 
 // Receive hands the node a message from another member.
-func (n *Node) Receive(m pb.Message) { n.push(event{msg: m, hasMsg: true}) }
+func (n *Node) Receive(m pb.Message) {
+	if m.Type == msgMembers {
+		n.receiveMembers(m) // members.go
+		return
+	}
+	n.push(event{msg: m, hasMsg: true})
+}
 
 // TransferLeader asks the leader to hand leadership to the given member.
 func (n *Node) TransferLeader(to uint64) { n.push(event{transfer: to}) }
@@ -244,10 +251,12 @@ func (n *Node) RaftStep() bool {
 	if dead {
 		return false
 	}
+	ticks := uint64(0)
 	for _, e := range evs {
 		switch {
 		case e.tick:
 			n.rn.Tick()
+			ticks++
 		case e.hasMsg:
 			// Messages from members raft does not know (yet), or stale
 			// responses, are refused by raft; nothing to do about them.
@@ -265,6 +274,9 @@ func (n *Node) RaftStep() bool {
 		case e.unreachable != 0:
 			n.rn.ReportUnreachable(e.unreachable)
 		}
+	}
+	if ticks > 0 {
+		n.tickMembers(ticks) // members.go
 	}
 	if !n.rn.HasReady() {
 		return len(evs) > 0
