@@ -1,6 +1,7 @@
 // Command lockstep is the one lockstep binary.
 //
 //	lockstep serve [flags]        start a server (see `lockstep serve --help`)
+//	lockstep demo [flags]         run a local 3-member replication group
 //	lockstep bench tpcc [flags]   run TPC-C against a MySQL-protocol server
 //	lockstep version              print the version
 //
@@ -105,8 +106,7 @@ func newRootCmd(stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return err // a usage error: exit 2, printed as one line by run
 	})
-	root.AddCommand(newServeCmd(stderr), newBenchCmd(), newVersionCmd())
-	// Reserved for later: `lockstep demo` (DESIGN.md).
+	root.AddCommand(newServeCmd(stderr), newDemoCmd(), newBenchCmd(), newVersionCmd())
 	return root
 }
 

@@ -119,7 +119,8 @@ type Node struct {
 	waiting map[uint64]*Proposal // proposed, index not known yet (raft step)
 	nextID  uint64
 	status  Status
-	err     error // the node's fatal error
+	members membersState // members.go
+	err     error        // the node's fatal error
 	stopped bool
 
 	wakeRaft, wakeAppend, wakeApply chan struct{}
@@ -188,7 +189,13 @@ func (n *Node) push(e event) {
 func (n *Node) Tick() { n.push(event{tick: true}) }
 
 // Receive hands the node a message from another member.
-func (n *Node) Receive(m pb.Message) { n.push(event{msg: m, hasMsg: true}) }
+func (n *Node) Receive(m pb.Message) {
+	if m.Type == msgMembers {
+		n.receiveMembers(m) // members.go
+		return
+	}
+	n.push(event{msg: m, hasMsg: true})
+}
 
 // TransferLeader asks the leader to hand leadership to the given member.
 func (n *Node) TransferLeader(to uint64) { n.push(event{transfer: to}) }
@@ -274,10 +281,12 @@ func (n *Node) RaftStep() bool {
 	if dead {
 		return false
 	}
+	ticks := uint64(0)
 	for _, e := range evs {
 		switch {
 		case e.tick:
 			n.rn.Tick()
+			ticks++
 		case e.hasMsg:
 			// Messages from members raft does not know (yet), or stale
 			// responses, are refused by raft; nothing to do about them.
@@ -302,6 +311,9 @@ func (n *Node) RaftStep() bool {
 		case e.handOff:
 			n.handOff()
 		}
+	}
+	if ticks > 0 {
+		n.tickMembers(ticks) // members.go
 	}
 	if !n.rn.HasReady() {
 		return len(evs) > 0

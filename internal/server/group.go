@@ -155,6 +155,7 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 		return nil, err
 	}
 	g.rt = cluster.Start(g.node, groupTick)
+	fe.SetGroupMembers(func() []sqlfront.GroupMember { return g.groupMemberRows(uuid) }) // groupmembers.go
 	// What this member knew committed is applied before clients connect,
 	// as a standalone server replays its log.
 	start := time.Now()

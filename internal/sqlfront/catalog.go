@@ -27,6 +27,9 @@ func (p *provider) Database(ctx *sql.Context, name string) (sql.Database, error)
 	if name == logTablesDB {
 		return logTablesDatabase{}, nil // mysqlschema.go
 	}
+	if strings.EqualFold(name, perfSchemaName) {
+		return perfSchemaDB{fe: p.fe}, nil // perfschema.go
+	}
 	return nil, sql.ErrDatabaseNotFound.New(name)
 }
 
@@ -56,7 +59,7 @@ func (p *provider) CreateDatabase(ctx *sql.Context, name string) error {
 	if err := p.fe.beginDDL(ctx); err != nil {
 		return err
 	}
-	if p.HasDatabase(ctx, name) {
+	if p.HasDatabase(ctx, name) || strings.EqualFold(name, perfSchemaName) {
 		return sql.ErrDatabaseExists.New(name)
 	}
 	if err := p.fe.logDDL(ctx); err != nil {

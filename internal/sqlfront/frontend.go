@@ -56,6 +56,8 @@ type Frontend struct {
 
 	sessions sessionTable // by connection id, for the protocol handler (sessions.go)
 
+	groupMembers atomic.Pointer[func() []GroupMember] // replication_group_members' rows (perfschema.go)
+
 	fast fastCounters
 
 	anyFK         atomic.Bool // a table has declared a foreign key (fk.go)

@@ -1,0 +1,123 @@
+package cluster
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// viewString renders a view: id, L for the leader, + active or - not.
+func viewString(ms []Member) string {
+	s := ""
+	for _, m := range ms {
+		s += fmt.Sprint(m.ID)
+		if m.Leader {
+			s += "L"
+		}
+		if m.Active {
+			s += "+ "
+		} else {
+			s += "- "
+		}
+	}
+	return s
+}
+
+// waitView waits until member m's view of the group is want.
+func waitView(t *testing.T, m *tcpMember, want string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	var got string
+	for time.Now().Before(deadline) {
+		if got = viewString(m.n.Members()); got == want {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("member %d sees %q, want %q within %v", m.id, got, want, within)
+}
+
+// TestMembersView: every member of a running group sees every member
+// active and the same leader — the followers through the leader's
+// members messages — and keeps seeing them so across raft's quorum checks
+// (which clear RecentActive every election timeout); a stopped member is
+// inactive in the view of the others within a few election timeouts.
+func TestMembersView(t *testing.T) {
+	peers := map[uint64]string{}
+	var ms []*tcpMember
+	for id := uint64(1); id <= 3; id++ {
+		m := &tcpMember{id: id, dir: t.TempDir(), addr: freeAddr(t)}
+		peers[id] = m.addr
+		ms = append(ms, m)
+	}
+	for _, m := range ms {
+		m.start(t, peers, []uint64{1, 2, 3})
+	}
+	defer func() {
+		for _, m := range ms {
+			if m.rt != nil {
+				m.stop()
+			}
+		}
+	}()
+	l := waitLeader(t, ms, 0)
+	all := ""
+	for _, m := range ms {
+		all += fmt.Sprint(m.id)
+		if m == l {
+			all += "L"
+		}
+		all += "+ "
+	}
+	for _, m := range ms {
+		waitView(t, m, all, 5*time.Second)
+	}
+	// Ten election timeouts (20 ms ticks): no live member ever shows
+	// inactive, on the leader or through it.
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(7 * time.Millisecond) {
+		for _, m := range ms {
+			if got := viewString(m.n.Members()); got != all {
+				t.Fatalf("member %d sees %q, want %q", m.id, got, all)
+			}
+		}
+	}
+	if got := l.n.Members(); got[int(l.id)-1].Match == 0 {
+		t.Fatalf("the leader's view has no match index for itself: %+v", got)
+	}
+
+	// The leader stops: the two others elect one of them, and both see
+	// the old leader inactive.
+	l.stop()
+	l.rt = nil
+	nl := waitLeader(t, ms, l.id)
+	want := ""
+	for _, m := range ms {
+		want += fmt.Sprint(m.id)
+		switch m {
+		case nl:
+			want += "L+ "
+		case l:
+			want += "- "
+		default:
+			want += "+ "
+		}
+	}
+	for _, m := range ms {
+		if m != l {
+			waitView(t, m, want, 3*time.Second)
+		}
+	}
+}
+
+func TestMembersMessageEncoding(t *testing.T) {
+	ms := []Member{{ID: 1, Leader: true, Active: true, Match: 1 << 40}, {ID: 7, Learner: true}, {ID: 300, Active: true, Match: 5}}
+	got, err := decodeMembers(encodeMembers(ms))
+	if err != nil || !reflect.DeepEqual(got, ms) {
+		t.Fatalf("decode(encode(%+v)) = %+v, %v", ms, got, err)
+	}
+	b := encodeMembers(ms)
+	if _, err := decodeMembers(b[:len(b)-1]); err == nil {
+		t.Fatal("a truncated members message decodes")
+	}
+}

@@ -1,0 +1,73 @@
+package server
+
+import (
+	"net"
+	"sort"
+	"strconv"
+
+	"lockstep/internal/sqlfront"
+)
+
+// performance_schema.replication_group_members of a group member: one row
+// per member of --group-seeds, in server id order, from the member's raft
+// node's view (cluster.Node.Members: the leader's progress, which the
+// followers receive from it).
+//
+//   - MEMBER_ID: this member's server_uuid; another member's server id as
+//     text (members do not exchange their uuids yet).
+//   - MEMBER_HOST, MEMBER_PORT: the member's group address (MySQL shows
+//     the member's SQL host and port, which lockstep's members do not
+//     know of each other).
+//   - MEMBER_STATE: ONLINE for a member heard from recently in this
+//     member's view, UNREACHABLE otherwise.
+//   - MEMBER_ROLE: PRIMARY for the raft leader, SECONDARY for the others.
+//   - MEMBER_VERSION: this server's version for every member (all run
+//     the same binary); MEMBER_COMMUNICATION_STACK: "raft".
+
+// groupMemberRows answers the table; uuid is this member's server_uuid.
+func (g *group) groupMemberRows(uuid string) []sqlfront.GroupMember {
+	view := map[uint64]struct{ active, leader bool }{}
+	for _, m := range g.node.Members() {
+		view[m.ID] = struct{ active, leader bool }{m.Active, m.Leader}
+	}
+	ids := make([]uint64, 0, len(g.cfg.GroupSeeds))
+	for id := range g.cfg.GroupSeeds {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	rows := make([]sqlfront.GroupMember, 0, len(ids))
+	for _, id := range ids {
+		r := sqlfront.GroupMember{ID: strconv.FormatUint(id, 10), State: "UNREACHABLE", Role: "SECONDARY",
+			Version: version(), Stack: "raft"}
+		if id == g.cfg.ServerID {
+			r.ID = uuid
+		}
+		r.Host = g.cfg.GroupSeeds[id]
+		if h, p, err := net.SplitHostPort(r.Host); err == nil {
+			r.Host = h
+			r.Port, _ = strconv.Atoi(p)
+		}
+		if v, ok := view[id]; ok {
+			if v.active {
+				r.State = "ONLINE"
+			}
+			if v.leader {
+				r.Role = "PRIMARY"
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// version is MEMBER_VERSION: lockstep's MySQL version without its suffix
+// (MySQL prints 8.0.33).
+func version() string {
+	v := sqlfront.ServerVersion
+	for i := 0; i < len(v); i++ {
+		if v[i] == '-' {
+			return v[:i]
+		}
+	}
+	return v
+}
