@@ -93,8 +93,12 @@ type event struct {
 	cc          pb.ConfChangeI
 	transfer    uint64
 	unreachable uint64
-	handOff     bool // transfer leadership to the most caught-up voter
+	handOff     bool   // transfer leadership to the most caught-up voter
+	readIndex   []byte // a read-index request's context (readindex.go)
 }
+
+// readState is raft's answer to a read-index request.
+type readState = raft.ReadState
 
 // Node runs one member of a group: a raft RawNode with asynchronous
 // storage writes, and the three steps that do its work. All methods are
@@ -124,6 +128,10 @@ type Node struct {
 	stopped bool
 
 	wakeRaft, wakeAppend, wakeApply chan struct{}
+
+	// Read-index waiters by request id (readindex.go), under mu.
+	reads    map[uint64]chan uint64
+	nextRead uint64
 }
 
 // NewNode starts a node on its storage (bootstrapped or restarted).
@@ -310,6 +318,8 @@ func (n *Node) RaftStep() bool {
 			n.rn.ReportUnreachable(e.unreachable)
 		case e.handOff:
 			n.handOff()
+		case e.readIndex != nil:
+			n.rn.ReadIndex(e.readIndex)
 		}
 	}
 	if ticks > 0 {
@@ -319,6 +329,7 @@ func (n *Node) RaftStep() bool {
 		return len(evs) > 0
 	}
 	rd := n.rn.Ready()
+	n.deliverReads(rd.ReadStates)
 	var out []pb.Message
 	for _, m := range rd.Messages {
 		switch m.To {

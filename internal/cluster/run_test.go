@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -190,5 +192,61 @@ func TestGroupOverTCP(t *testing.T) {
 				t.Fatalf("member %d index %d = %q, member %d has %q", m.id, i, got, others[0].id, want)
 			}
 		}
+	}
+}
+
+// TestReadIndex: every member, leader or follower, gets a read index at or
+// above what was committed before it asked; with the leader gone and no
+// quorum, the request times out.
+func TestReadIndex(t *testing.T) {
+	peers := map[uint64]string{}
+	var ms []*tcpMember
+	for id := uint64(1); id <= 3; id++ {
+		m := &tcpMember{id: id, dir: t.TempDir(), addr: freeAddr(t)}
+		peers[id] = m.addr
+		ms = append(ms, m)
+	}
+	for _, m := range ms {
+		m.start(t, peers, []uint64{1, 2, 3})
+	}
+	defer func() {
+		for _, m := range ms {
+			if m.rt != nil {
+				m.stop()
+			}
+		}
+	}()
+	l := waitLeader(t, ms, 0)
+	var last uint64
+	for i := 0; i < 20; i++ {
+		p := l.n.Propose([]byte(fmt.Sprint(i)))
+		<-p.Done()
+		if p.Err() != nil {
+			t.Fatal(p.Err())
+		}
+		last = p.Index()
+	}
+	for _, m := range ms {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		idx, err := m.n.ReadIndex(ctx)
+		cancel()
+		if err != nil || idx < last {
+			t.Fatalf("member %d: read index %d, %v; want >= %d", m.id, idx, err, last)
+		}
+	}
+	// Two members down: no quorum, no read index.
+	var survivor *tcpMember
+	for _, m := range ms {
+		if m != l && survivor == nil {
+			survivor = m
+			continue
+		}
+		m.stop()
+		m.rt = nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
+	defer cancel()
+	if idx, err := survivor.n.ReadIndex(ctx); !errors.Is(err, ErrNoReadIndex) {
+		t.Fatalf("read index without a quorum: %d, %v", idx, err)
 	}
 }

@@ -117,6 +117,9 @@ func (x *execHook) execute(pkt []byte) (bool, error) {
 	x.passed = 0
 	x.h.settle(x.vc) // longstmt.go
 	x.h.fe.BeginStatement(x.vc.ConnectionID)
+	if err := x.h.fe.BeforeStatement(context.Background(), x.vc.ConnectionID); err != nil {
+		return false, nil // go-mysql-server's path reports it (ComStmtExecute)
+	}
 	stmtID, prepare, plan, st, ok := x.parse(pkt)
 	if !ok {
 		return false, nil

@@ -58,6 +58,7 @@ type group struct {
 	promotions atomic.Int64
 	demotions  atomic.Int64
 	handOffs   atomic.Int64
+	barriers   atomic.Int64 // read barriers passed (groupread.go)
 
 	// The proposals of the commit groups in consensus (groupLog), by the
 	// log position Append returned for them.
@@ -168,6 +169,7 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 	}
 	fmt.Fprintf(w, "lockstep: group: member %d applied the log up to index %d in %v\n", cfg.ServerID, hs.Commit, time.Since(start).Round(time.Millisecond))
 	go g.watchRole()
+	fe.SetReadBarrier(g.readBarrier)
 
 	d := &durable{p: p, log: st.Log(), uuid: uuid, gtidUUID: name, datadir: cfg.Datadir, grp: g,
 		ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
@@ -355,6 +357,7 @@ func (g *group) status(m map[string]int64) {
 	m["Lockstep_group_replication_promotions"] = g.promotions.Load()
 	m["Lockstep_group_replication_demotions"] = g.demotions.Load()
 	m["Lockstep_group_replication_hand_offs"] = g.handOffs.Load()
+	m["Lockstep_group_replication_read_barriers"] = g.barriers.Load()
 }
 
 // groupLog is the pipeline's log in a group: appending a commit group
@@ -422,7 +425,13 @@ type groupSM struct {
 	lastGNO  atomic.Int64
 }
 
+// testApplyDelay slows every member's applier (tests of read consistency).
+var testApplyDelay time.Duration
+
 func (s *groupSM) Apply(index, term uint64, data []byte, own bool) error {
+	if testApplyDelay > 0 && data != nil && !own {
+		time.Sleep(testApplyDelay)
+	}
 	if !own && data != nil && s.g.wasPrimary.Load() {
 		if err := s.g.localWritesEnded(); err != nil {
 			return err

@@ -159,3 +159,70 @@ func TestGroupHandOff(t *testing.T) {
 		t.Fatalf("rows on the new primary: %s", got)
 	}
 }
+
+// TestGroupConsistencyBefore: with group_replication_consistency = BEFORE
+// a secondary's statement sees every transaction committed before it
+// began, although the secondary's applier lags (slowed here); with
+// EVENTUAL it does not wait. AFTER is refused. Without a quorum a BEFORE
+// statement fails with 3100.
+func TestGroupConsistencyBefore(t *testing.T) {
+	testApplyDelay = 30 * time.Millisecond
+	defer func() { testApplyDelay = 0 }()
+	ms := startGroupInProcess(t, 3)
+	p, s := ms[0], ms[1]
+	p.exec(t, "CREATE DATABASE d")
+	p.exec(t, "CREATE TABLE d.t (id INT PRIMARY KEY)")
+
+	eventual := s.newSession(t)
+	before := s.newSession(t)
+	ctx := context.Background()
+	if _, err := before.ExecContext(ctx, "SET SESSION group_replication_consistency = 'BEFORE'"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := before.ExecContext(ctx, "SET SESSION group_replication_consistency = 'AFTER'"); err == nil || !strings.Contains(err.Error(), "1231") {
+		t.Fatalf("SET ... = 'AFTER': %v, want 1231", err)
+	}
+	missed := 0
+	for i := 1; i <= 10; i++ {
+		p.exec(t, fmt.Sprintf("INSERT INTO d.t VALUES (%d)", i))
+		var n int
+		if err := before.QueryRowContext(ctx, fmt.Sprintf("SELECT COUNT(*) FROM d.t WHERE id = %d", i)).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 1 {
+			t.Fatalf("BEFORE: the secondary did not see row %d committed before the statement", i)
+		}
+		p.exec(t, fmt.Sprintf("INSERT INTO d.t VALUES (%d)", 100+i))
+		if err := eventual.QueryRowContext(ctx, fmt.Sprintf("SELECT COUNT(*) FROM d.t WHERE id = %d", 100+i)).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			missed++
+		}
+	}
+	if missed == 0 {
+		t.Fatal("EVENTUAL never read behind the primary: the applier delay does not show, so the BEFORE check proves nothing")
+	}
+	if got := s.status(t, "GLOBAL", "Lockstep_group_replication_read_barriers"); got < 10 {
+		t.Fatalf("read barriers counted: %d, want >= 10", got)
+	}
+
+	// No quorum: the other two members stop.
+	readBarrierWait = 500 * time.Millisecond
+	defer func() { readBarrierWait = 10 * time.Second }()
+	for _, m := range ms {
+		if m != s {
+			if err := m.stop(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var n int
+	err := before.QueryRowContext(ctx, "SELECT COUNT(*) FROM d.t").Scan(&n)
+	if err == nil || !strings.Contains(err.Error(), "3100") {
+		t.Fatalf("BEFORE without a quorum: %v, want 3100", err)
+	}
+	if err := eventual.QueryRowContext(ctx, "SELECT COUNT(*) FROM d.t").Scan(&n); err != nil {
+		t.Fatalf("EVENTUAL without a quorum: %v", err)
+	}
+}

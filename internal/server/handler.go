@@ -168,6 +168,9 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 	if isShutdown(query) {
 		return h.mysqlError(c, query, h.shutdown(ctx, c, cb)) // shutdown.go
 	}
+	if err := h.fe.BeforeStatement(ctx, c.ConnectionID); err != nil {
+		return h.mysqlError(c, query, consistencyError(err)) // groupread.go
+	}
 	res, handled, err, learn := h.fe.FastQuery(ctx, c.ConnectionID, query)
 	if handled {
 		return h.fastResult(c, query, res, err, func(r *sqltypes.Result) error { return cb(r, false) })
@@ -218,6 +221,9 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	}
 	if isShutdown(query) {
 		return "", h.mysqlError(c, query, h.shutdown(ctx, c, cb)) // shutdown.go
+	}
+	if err := h.fe.BeforeStatement(ctx, c.ConnectionID); err != nil {
+		return "", h.mysqlError(c, query, consistencyError(err)) // groupread.go
 	}
 	// The fast path takes single statements only (normaliseText refuses a
 	// text with a second statement), so nothing remains after it.
@@ -390,6 +396,9 @@ func learnFields(learn *func([]*querypb.Field), r *sqltypes.Result) {
 func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
 	h.settle(c) // longstmt.go
 	h.fe.BeginStatement(c.ConnectionID)
+	if err := h.fe.BeforeStatement(ctx, c.ConnectionID); err != nil {
+		return h.mysqlError(c, p.PrepareStmt, consistencyError(err)) // groupread.go
+	}
 	// skipFast: the execute hook (execproto.go) has run the plan on these
 	// parameters and it declined them.
 	if !h.hook(c).skipFast(p.StatementID) {

@@ -69,8 +69,9 @@ type Frontend struct {
 	// nil until the server sets it: no file access.
 	files atomic.Pointer[FileAccess]
 
-	readOnly   readOnlyState    // read_only / super_read_only (readonly.go)
-	gtidSource gtidSourceHolder // the server's executed GTIDs (gtidwait.go)
+	readOnly    readOnlyState     // read_only / super_read_only (readonly.go)
+	gtidSource  gtidSourceHolder  // the server's executed GTIDs (gtidwait.go)
+	readBarrier readBarrierHolder // a group member's read point (consistency.go)
 }
 
 // New builds a Frontend with an empty catalog.

@@ -71,6 +71,7 @@ func lockstepVariables() []sql.SystemVariable {
 		},
 		fastVariable(),
 		fastProtoVariable(),
+		consistencyVariable(), // consistency.go
 		perServer(&sql.MysqlSystemVariable{
 			Name:          "innodb_lock_schedule_algorithm",
 			Scope:         sql.GetMysqlScope(sql.SystemVariableScope_Global),
