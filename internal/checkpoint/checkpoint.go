@@ -22,7 +22,9 @@
 // encodes it), row frames (primary key, row), and a final end frame with
 // the counts; from format version 3, an accounts frame (the user and grant
 // tables as go-mysql-server serialises them) may come before the end
-// frame. Version 1 files (no descriptors) are still read. A file without its end frame is incomplete
+// frame; from format version 4, the header also carries the raft log
+// index, term and membership a group member's checkpoint holds. Version 1
+// files (no descriptors) are still read. A file without its end frame is incomplete
 // and is never used.
 package checkpoint
 
@@ -43,7 +45,7 @@ import (
 
 const (
 	magic            = "LOCKSTEP-CKPT"
-	formatVersion    = 3 // written; minFormatVersion..formatVersion are read
+	formatVersion    = 4 // written; minFormatVersion..formatVersion are read
 	minFormatVersion = 1
 
 	frameHeader byte = 1
@@ -65,6 +67,12 @@ var ErrCorrupt = errors.New("checkpoint: corrupt file")
 type Header struct {
 	Seq  int64  // the last sequence number the checkpoint contains
 	GTID string // the executed GTID set at Seq
+	// In a replication group (format version 4): the raft log index the
+	// checkpoint holds every entry up to, that entry's term, and the
+	// group's membership then (a raftpb.ConfState, encoded). A checkpoint
+	// is the raft snapshot. Zero standalone.
+	Index, Term uint64
+	Conf        []byte
 }
 
 // Statement is one catalog statement: SQL run in Database.
@@ -130,6 +138,9 @@ func Create(dir string, h Header, o Options) (*Writer, error) {
 	b := append([]byte(magic), formatVersion)
 	b = binary.AppendUvarint(b, uint64(h.Seq))
 	b = appendString(b, h.GTID)
+	b = binary.AppendUvarint(b, h.Index)
+	b = binary.AppendUvarint(b, h.Term)
+	b = appendString(b, string(h.Conf))
 	w.frame(frameHeader, b)
 	return w, w.err
 }
@@ -321,10 +332,21 @@ func Read(path string, v Visitor) (Header, error) {
 	d := body[len(magic)+1:]
 	seq, d, ok := uvarint(d)
 	gtid, d, ok2 := str(d)
-	if !ok || !ok2 || len(d) != 0 {
-		return h, r.corrupt("bad header")
-	}
 	h = Header{Seq: int64(seq), GTID: gtid}
+	if ok && ok2 && version >= 4 {
+		var ok3, ok4, ok5 bool
+		var conf string
+		h.Index, d, ok3 = uvarint(d)
+		h.Term, d, ok4 = uvarint(d)
+		conf, d, ok5 = str(d)
+		ok = ok3 && ok4 && ok5
+		if len(conf) > 0 {
+			h.Conf = []byte(conf)
+		}
+	}
+	if !ok || !ok2 || len(d) != 0 {
+		return Header{}, r.corrupt("bad header")
+	}
 	var tables, rows uint64
 	for {
 		typ, body, err := r.next()

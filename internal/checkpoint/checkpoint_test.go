@@ -138,3 +138,30 @@ func TestReadsVersion1(t *testing.T) {
 		t.Fatalf("accounts frame in a version 1 file: %v", err)
 	}
 }
+
+// TestHeaderRaft: a group member's checkpoint header keeps the raft index,
+// term and membership it was written with (format version 4); a
+// standalone one reads them as zero.
+func TestHeaderRaft(t *testing.T) {
+	for _, want := range []Header{
+		{Seq: 7, GTID: "u:1-7", Index: 1234, Term: 5, Conf: []byte{1, 2, 3}},
+		{Seq: 9, GTID: "u:1-9"},
+	} {
+		dir := t.TempDir()
+		w, err := Create(dir, want, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path, err := w.Commit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Read(path, Visitor{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Seq != want.Seq || got.GTID != want.GTID || got.Index != want.Index || got.Term != want.Term || string(got.Conf) != string(want.Conf) {
+			t.Fatalf("header %+v, want %+v", got, want)
+		}
+	}
+}

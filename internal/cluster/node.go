@@ -270,12 +270,38 @@ func (n *Node) Err() error {
 	return n.err
 }
 
+// fail stops the node with err: its steps do nothing more, and every
+// pending proposal ends with ErrStopped (its outcome is unknown: its entry
+// may be committed by the others). The raft step ends those it owns.
 func (n *Node) fail(err error) {
 	n.mu.Lock()
 	if n.err == nil {
 		n.err = err
 	}
+	ps := make([]*Proposal, 0, len(n.byIndex))
+	for _, p := range n.byIndex {
+		ps = append(ps, p)
+	}
+	n.byIndex = map[uint64]*Proposal{}
 	n.mu.Unlock()
+	for _, p := range ps {
+		p.finish(ErrStopped)
+	}
+	wake(n.wakeRaft)
+}
+
+// abandon ends the proposals the raft step holds or has queued (the raft
+// step, once the node has failed).
+func (n *Node) abandon(evs []event) {
+	for _, e := range evs {
+		if e.prop != nil {
+			e.prop.finish(ErrStopped)
+		}
+	}
+	for id, p := range n.waiting {
+		delete(n.waiting, id)
+		p.finish(ErrStopped)
+	}
 }
 
 // RaftStep runs the raft step once: it feeds raft the inbox, takes a
@@ -284,8 +310,11 @@ func (n *Node) RaftStep() bool {
 	n.mu.Lock()
 	evs := n.events
 	n.events = nil
-	dead := n.err != nil || n.stopped
+	failed, dead := n.err != nil, n.err != nil || n.stopped
 	n.mu.Unlock()
+	if failed {
+		n.abandon(evs)
+	}
 	if dead {
 		return false
 	}

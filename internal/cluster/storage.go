@@ -134,12 +134,6 @@ func (s *Storage) InitialState() (pb.HardState, pb.ConfState, error) {
 // Entries implements raft.Storage: entries [lo, hi), at most maxSize bytes
 // of payload but at least one.
 func (s *Storage) Entries(lo, hi, maxSize uint64) ([]pb.Entry, error) {
-	s.mu.Lock()
-	snap := s.p.snap.Index
-	s.mu.Unlock()
-	if lo <= snap {
-		return nil, raft.ErrCompacted
-	}
 	limit := -1
 	if maxSize < math.MaxInt {
 		limit = int(maxSize)
@@ -162,11 +156,8 @@ func (s *Storage) Term(i uint64) (uint64, error) {
 	s.mu.Lock()
 	snap := s.p.snap
 	s.mu.Unlock()
-	switch {
-	case i == snap.Index:
+	if i == snap.Index {
 		return snap.Term, nil
-	case i < snap.Index:
-		return 0, raft.ErrCompacted
 	}
 	t, err := s.log.Term(i)
 	return t, raftError(err)
@@ -180,25 +171,63 @@ func (s *Storage) LastIndex() (uint64, error) {
 	return max(s.log.LastIndex(), snap), nil
 }
 
-// FirstIndex implements raft.Storage: the log may still hold entries the
-// snapshot covers (it drops whole segments); they count as compacted.
+// FirstIndex implements raft.Storage: the log's first index. The log may
+// still hold entries a checkpoint covers (a checkpoint drops the log's head
+// only as far as every member has it, in whole segments): they stay
+// available to raft, so a member that lags behind a checkpoint is sent
+// entries, not a snapshot (which cannot be sent yet, see Snapshot). A
+// node restarted from a checkpoint tells raft where it applied to
+// (Config.Applied), so it does not apply them twice.
 func (s *Storage) FirstIndex() (uint64, error) {
-	s.mu.Lock()
-	snap := s.p.snap.Index
-	s.mu.Unlock()
-	return max(s.log.FirstIndex(), snap+1), nil
+	return s.log.FirstIndex(), nil
 }
 
 // Snapshot implements raft.Storage. The snapshot is the state the log
-// starts after; today that is only the bootstrap snapshot (the empty state
-// and the founding membership), so it has no data.
+// starts after. Only the bootstrap snapshot (index 1: the empty state and
+// the founding membership) can be sent, as it has no data; a checkpoint's
+// cannot yet (not implemented: streaming a checkpoint file to a member and
+// loading it in place of its state), so raft is told it is unavailable
+// and a member that needs it waits — the server keeps the log every known
+// member still needs (groupckpt.go).
 func (s *Storage) Snapshot() (pb.Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.p.snap.Index == 0 {
+	if s.p.snap.Index != 1 {
 		return pb.Snapshot{}, raft.ErrSnapshotTemporarilyUnavailable
 	}
 	return pb.Snapshot{Metadata: s.p.snap}, nil
+}
+
+// SetSnapshot records that the state machine's durable state (a
+// checkpoint) holds every entry up to meta.Index: the raft-state file says
+// so, and raft's first index moves past it. The log itself is cut later
+// (TruncatePrefix), keeping what other members still need. An older
+// snapshot than the one recorded is ignored.
+func (s *Storage) SetSnapshot(meta pb.SnapshotMetadata) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if meta.Index <= s.p.snap.Index {
+		return nil
+	}
+	if last := s.log.LastIndex(); meta.Index > last {
+		return fmt.Errorf("cluster: a snapshot at index %d is beyond the log's end %d", meta.Index, last)
+	}
+	next := s.p
+	next.snap = meta
+	next.hs.Commit = max(next.hs.Commit, meta.Index)
+	if err := writePersisted(s.fs, s.dir, next); err != nil {
+		return err
+	}
+	s.p = next
+	s.commit = max(s.commit, meta.Index)
+	return nil
+}
+
+// ConfState is the membership of the snapshot the log starts after.
+func (s *Storage) ConfState() pb.ConfState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.p.snap.ConfState
 }
 
 // raftError maps the log's errors onto raft's.

@@ -78,54 +78,10 @@ func (d *durable) checkpoint(fe *sqlfront.Frontend) (string, error) {
 		return "", fmt.Errorf("checkpoint marker: %w", err)
 	}
 	defer snap.Rollback()
-	items, err := fe.Catalog()
+	path, rows, err := d.writeCheckpoint(fe, snap, checkpoint.Header{Seq: seq, GTID: d.gtidSource() + ":1-" + strconv.FormatInt(gno, 10)})
 	if err != nil {
 		return "", err
 	}
-	w, err := checkpoint.Create(d.checkpointDir(), checkpoint.Header{Seq: seq, GTID: d.uuid + ":1-" + strconv.FormatInt(gno, 10)},
-		checkpoint.Options{FsyncThreshold: d.ckptFsync, RateLimit: d.ckptRate, Stop: d.ckptStop, Hurry: fe.DDLWaiting})
-	if err != nil {
-		return "", err
-	}
-	var rows int64
-	ctx := context.Background()
-	for _, it := range items {
-		if it.Table != nil {
-			t := checkpoint.Table{ID: uint64(it.Table.ID()), Version: it.Version, Desc: it.Table.Desc().Marshal(nil)}
-			if err := w.Table(t); err != nil {
-				w.Abort()
-				return "", err
-			}
-		}
-		if err := w.SQL(checkpoint.Statement{Database: it.Database, SQL: it.SQL}); err != nil {
-			w.Abort()
-			return "", err
-		}
-		if it.Table == nil {
-			continue
-		}
-		err := snap.Scan(ctx, it.Table, storage.PrimaryIndex, storage.Range{}, false, 0, func(pk, row []byte) (bool, error) {
-			rows++
-			return true, w.Row(pk, row)
-		})
-		if err != nil {
-			w.Abort()
-			return "", fmt.Errorf("checkpoint: reading table %s: %w", it.Table.Name(), err)
-		}
-	}
-	if acct := fe.Accounts(); acct != nil {
-		if err := w.Accounts(acct); err != nil {
-			w.Abort()
-			return "", err
-		}
-	}
-	path, err := w.Commit()
-	d.ckpt.chunks.Add(w.Chunks())
-	d.ckpt.pausedNs.Add(int64(w.Paused()))
-	if err != nil {
-		return "", err
-	}
-	d.ckpt.lastBytes.Store(w.Bytes())
 	if err := checkpoint.RemoveOlder(d.checkpointDir(), path); err != nil {
 		return path, err
 	}
@@ -137,6 +93,59 @@ func (d *durable) checkpoint(fe *sqlfront.Frontend) (string, error) {
 	d.ckpt.lastRows.Store(rows)
 	d.ckpt.lastNs.Store(int64(time.Since(start)))
 	return path, nil
+}
+
+// writeCheckpoint writes a checkpoint of what snap (a ReadView opened at
+// the checkpoint's point) sees, with header h; the caller holds LockDDL.
+func (d *durable) writeCheckpoint(fe *sqlfront.Frontend, snap *storage.Tx, h checkpoint.Header) (path string, rows int64, err error) {
+	items, err := fe.Catalog()
+	if err != nil {
+		return "", 0, err
+	}
+	w, err := checkpoint.Create(d.checkpointDir(), h,
+		checkpoint.Options{FsyncThreshold: d.ckptFsync, RateLimit: d.ckptRate, Stop: d.ckptStop, Hurry: fe.DDLWaiting})
+	if err != nil {
+		return "", 0, err
+	}
+	ctx := context.Background()
+	for _, it := range items {
+		if it.Table != nil {
+			t := checkpoint.Table{ID: uint64(it.Table.ID()), Version: it.Version, Desc: it.Table.Desc().Marshal(nil)}
+			if err := w.Table(t); err != nil {
+				w.Abort()
+				return "", 0, err
+			}
+		}
+		if err := w.SQL(checkpoint.Statement{Database: it.Database, SQL: it.SQL}); err != nil {
+			w.Abort()
+			return "", 0, err
+		}
+		if it.Table == nil {
+			continue
+		}
+		err := snap.Scan(ctx, it.Table, storage.PrimaryIndex, storage.Range{}, false, 0, func(pk, row []byte) (bool, error) {
+			rows++
+			return true, w.Row(pk, row)
+		})
+		if err != nil {
+			w.Abort()
+			return "", 0, fmt.Errorf("checkpoint: reading table %s: %w", it.Table.Name(), err)
+		}
+	}
+	if acct := fe.Accounts(); acct != nil {
+		if err := w.Accounts(acct); err != nil {
+			w.Abort()
+			return "", 0, err
+		}
+	}
+	path, err = w.Commit()
+	d.ckpt.chunks.Add(w.Chunks())
+	d.ckpt.pausedNs.Add(int64(w.Paused()))
+	if err != nil {
+		return "", 0, err
+	}
+	d.ckpt.lastBytes.Store(w.Bytes())
+	return path, rows, nil
 }
 
 // retainFrom is where the log may be cut after a checkpoint that covers
@@ -192,9 +201,16 @@ func (d *durable) checkpointLoop(fe *sqlfront.Frontend, every int64, w io.Writer
 // loadCheckpoint loads the newest checkpoint into fe (an empty engine) and
 // returns its sequence number and last GNO (0: none).
 func loadCheckpoint(dir string, fe *sqlfront.Frontend, w io.Writer) (seq, gno int64, err error) {
+	h, err := loadCheckpointHeader(dir, fe, w)
+	return h.Seq, checkpointGNO(h), err
+}
+
+// loadCheckpointHeader is loadCheckpoint returning the checkpoint's
+// header (zero: none).
+func loadCheckpointHeader(dir string, fe *sqlfront.Frontend, w io.Writer) (checkpoint.Header, error) {
 	path, err := checkpoint.Latest(dir)
 	if err != nil || path == "" {
-		return 0, 0, err
+		return checkpoint.Header{}, err
 	}
 	start := time.Now()
 	store := fe.Storage()
@@ -235,11 +251,11 @@ func loadCheckpoint(dir string, fe *sqlfront.Frontend, w io.Writer) (seq, gno in
 		},
 	})
 	if err != nil {
-		return 0, 0, err
+		return checkpoint.Header{}, err
 	}
 	fmt.Fprintf(w, "lockstep: recovery: loaded checkpoint at sequence number %d (%d rows) in %v\n",
 		h.Seq, rows, time.Since(start).Round(time.Millisecond))
-	return h.Seq, checkpointGNO(h), nil
+	return h, nil
 }
 
 // checkpointGNO is the last GNO a checkpoint holds, from its GTID set

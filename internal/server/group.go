@@ -58,7 +58,14 @@ type group struct {
 	promotions atomic.Int64
 	demotions  atomic.Int64
 	handOffs   atomic.Int64
+	errState   atomic.Bool  // the node failed: MySQL GR's ERROR state
 	barriers   atomic.Int64 // read barriers passed (groupread.go)
+
+	// Checkpoints (groupckpt.go).
+	d           *durable
+	w           io.Writer
+	ckptWanted  atomic.Bool
+	ckptRunning atomic.Bool
 
 	// The proposals of the commit groups in consensus (groupLog), by the
 	// log position Append returned for them.
@@ -126,9 +133,20 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 		return nil, err
 	}
 	g := &group{cfg: cfg, fe: fe, st: st, stop: make(chan struct{}), done: make(chan struct{}),
-		inflight: map[uint64]*cluster.Proposal{}}
-	g.sm = &groupSM{m: apply.New(apply.Options{FailedDDL: sqlfront.FailedDDLIndex, UUID: name}), x: &recoveryExec{fe: fe, w: w}, g: g}
-	g.sm.applied.Store(st.SnapshotIndex())
+		inflight: map[uint64]*cluster.Proposal{}, w: w}
+	// The newest checkpoint (groupckpt.go) is the state raft resumes from.
+	applied, ckpt, err := loadGroupCheckpoint(cfg.Datadir, fe, st, w)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("recovery: %w", err)
+	}
+	hs, _, _ = st.InitialState()
+	g.sm = &groupSM{m: apply.New(apply.Options{FailedDDL: sqlfront.FailedDDLIndex, UUID: name,
+		Applied: apply.Position{Index: applied, Seq: ckpt.Seq}, ExecutedGNO: checkpointGNO(ckpt)}),
+		x: &recoveryExec{fe: fe, w: w}, g: g}
+	g.sm.applied.Store(applied)
+	g.sm.lastTerm.Store(ckpt.Term)
+	g.sm.lastGNO.Store(checkpointGNO(ckpt))
 	fe.SetGroupSecondary(true, "")
 	// --log-syncs-in-flight: commit groups in consensus at once (the
 	// pipeline's sync slots): with more than one, the next groups are
@@ -140,7 +158,7 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 	}
 	g.p = p
 	g.node, err = cluster.NewNode(cluster.Config{
-		ID: cfg.ServerID, Storage: st, StateMachine: g.sm,
+		ID: cfg.ServerID, Storage: st, StateMachine: g.sm, Applied: applied,
 		Send:         func(ms []raftMessage) { g.tr.Send(ms) },
 		ElectionTick: 10, HeartbeatTick: 1,
 		Logf: func(format string, args ...any) { fmt.Fprintf(w, "lockstep: group: "+format+"\n", args...) },
@@ -172,8 +190,10 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 	fe.SetReadBarrier(g.readBarrier)
 
 	d := &durable{p: p, log: st.Log(), uuid: uuid, gtidUUID: name, datadir: cfg.Datadir, grp: g,
+		retain: cfg.LogRetentionSize, ckptFsync: cfg.CheckpointFsyncThreshold, ckptRate: cfg.CheckpointRateLimit,
 		ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
-	close(d.ckptDone) // no checkpoints in a group yet (docs/cluster.md)
+	g.d = d
+	go g.checkpointLoop(d, cfg.CheckpointLogSize, w)
 	return d, nil
 }
 
@@ -194,6 +214,10 @@ func (g *group) watchRole() {
 			return
 		case <-t.C:
 		}
+		if err := g.node.Err(); err != nil {
+			g.failed(err)
+			continue
+		}
 		s := g.node.Status()
 		ready := s.State == raft.StateLeader && g.sm.lastTerm.Load() == s.Term
 		if ready {
@@ -202,6 +226,25 @@ func (g *group) watchRole() {
 			g.demote(s.Lead)
 		}
 	}
+}
+
+// failed puts a member whose node stopped with an error in MySQL Group
+// Replication's ERROR state, once: it says why on stderr, refuses writes
+// (naming the error) and keeps serving reads of what it applied (MySQL's
+// group_replication_exit_state_action=READ_ONLY). Commits waiting for
+// their entries end with an unknown outcome (the node ended them).
+func (g *group) failed(err error) {
+	if !g.errState.CompareAndSwap(false, true) {
+		return
+	}
+	fmt.Fprintf(g.w, "lockstep: group: member %d stopped replicating: %v; it serves reads of what it applied and refuses writes until it is restarted\n", g.cfg.ServerID, err)
+	g.roleMu.Lock()
+	defer g.roleMu.Unlock()
+	if g.write.Load() {
+		g.write.Store(false)
+		g.demotions.Add(1)
+	}
+	g.fe.SetGroupSecondary(true, fmt.Sprintf("this member stopped replicating after an error (%v) and must be restarted", err))
 }
 
 // promote makes the member take writes, once: its pipeline's numbering
@@ -302,6 +345,11 @@ func (g *group) close() error {
 		}
 	}
 	g.handOff()
+	// A checkpoint being written stops at its next write (ckptStop is
+	// closed before this runs); wait for it before the log closes.
+	for deadline := time.Now().Add(10 * time.Second); g.ckptRunning.Load() && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	g.rt.Stop()
 	terr := g.tr.Close()
 	perr := g.p.Close()
@@ -357,6 +405,11 @@ func (g *group) status(m map[string]int64) {
 	m["Lockstep_group_replication_promotions"] = g.promotions.Load()
 	m["Lockstep_group_replication_demotions"] = g.demotions.Load()
 	m["Lockstep_group_replication_hand_offs"] = g.handOffs.Load()
+	if g.errState.Load() {
+		m["Lockstep_group_replication_member_error"] = 1
+	} else {
+		m["Lockstep_group_replication_member_error"] = 0
+	}
 	m["Lockstep_group_replication_read_barriers"] = g.barriers.Load()
 }
 
@@ -462,6 +515,7 @@ func (s *groupSM) Apply(index, term uint64, data []byte, own bool) error {
 	s.lastGNO.Store(gno)
 	s.lastTerm.Store(term)
 	s.applied.Store(index)
+	s.g.maybeCheckpoint(index, term, seq, gno) // groupckpt.go
 	return nil
 }
 

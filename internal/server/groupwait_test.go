@@ -226,3 +226,96 @@ func TestGroupConsistencyBefore(t *testing.T) {
 		t.Fatalf("EVENTUAL without a quorum: %v", err)
 	}
 }
+
+// TestGroupCheckpoint: members checkpoint on their own (a small
+// --checkpoint-log-size), the checkpoint is the raft snapshot (its index in
+// the raft-state file), the log's head is dropped up to what every member
+// has, and a member restarted from its checkpoint holds the same data and
+// goes on applying.
+func TestGroupCheckpoint(t *testing.T) {
+	seeds := map[uint64]string{}
+	for id := 1; id <= 3; id++ {
+		seeds[uint64(id)] = freeLoopback(t)
+	}
+	dirs := map[int]string{}
+	member := func(id int, bootstrap bool) *procServer {
+		return startInProcess(t, func(c *config.Config) {
+			if dirs[id] == "" {
+				dirs[id] = c.Datadir
+			}
+			c.Datadir = dirs[id]
+			c.ServerID = uint64(id)
+			c.GroupLocalAddress = seeds[uint64(id)]
+			c.GroupSeeds = seeds
+			c.GroupBootstrap = bootstrap
+			c.CheckpointLogSize = 64 << 10
+			c.LogSegmentSize = 16 << 10
+		})
+	}
+	ms := []*procServer{member(1, true), member(2, true), member(3, true)}
+	var p *procServer
+	for deadline := time.Now().Add(20 * time.Second); p == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, m := range ms {
+			if m.status(t, "GLOBAL", "Lockstep_group_replication_primary") == 1 {
+				p = m
+			}
+		}
+	}
+	if p == nil {
+		t.Fatal("no primary")
+	}
+	p.exec(t, "CREATE DATABASE d")
+	p.exec(t, "CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(200))")
+	pad := strings.Repeat("x", 150)
+	for i := 1; i <= 3000; i++ {
+		p.exec(t, fmt.Sprintf("INSERT INTO d.t VALUES (%d, '%s')", i, pad))
+	}
+	// Every member checkpoints and drops the head of its log.
+	for _, m := range ms {
+		deadline := time.Now().Add(20 * time.Second)
+		for m.status(t, "GLOBAL", "Lockstep_checkpoints") == 0 || m.status(t, "GLOBAL", "Lockstep_log_first_index") <= 1 {
+			if time.Now().After(deadline) {
+				t.Fatalf("member %s: %d checkpoints, log first index %d", m.addr, m.status(t, "GLOBAL", "Lockstep_checkpoints"), m.status(t, "GLOBAL", "Lockstep_log_first_index"))
+			}
+			p.exec(t, fmt.Sprintf("UPDATE d.t SET v = '%s' WHERE id = 1", pad[:time.Now().Nanosecond()%100]))
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	// A secondary restarts from its checkpoint and catches up.
+	var s *procServer
+	var sid int
+	for i, m := range ms {
+		if m != p {
+			s, sid = m, i+1
+			break
+		}
+	}
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	// While it is down the primary checkpoints past what it has: the
+	// primary must still send it entries (a checkpoint cannot be sent).
+	before := p.status(t, "GLOBAL", "Lockstep_checkpoints")
+	for i := 3001; p.status(t, "GLOBAL", "Lockstep_checkpoints") < before+2; i++ {
+		if i > 20000 {
+			t.Fatal("the primary did not checkpoint while a secondary was down")
+		}
+		p.exec(t, fmt.Sprintf("INSERT INTO d.t VALUES (%d, '%s')", i, pad))
+	}
+	s2 := member(sid, false)
+	want := p.str(t, "SELECT @@gtid_executed")
+	if got := s2.str(t, fmt.Sprintf("SELECT WAIT_FOR_EXECUTED_GTID_SET('%s', 20)", want)); got != "0" {
+		for _, m := range []*procServer{p, s2} {
+			for _, v := range []string{"Lockstep_group_replication_applied_index", "Lockstep_group_replication_written_index", "Lockstep_group_replication_primary_id", "Lockstep_group_replication_term", "Lockstep_log_first_index", "Lockstep_checkpoints"} {
+				t.Logf("%s %s = %d", m.addr, v, m.status(t, "GLOBAL", v))
+			}
+			t.Logf("%s gtid %s", m.addr, m.str(t, "SELECT @@gtid_executed"))
+		}
+		t.Fatalf("the restarted member did not catch up to %s", want)
+	}
+	for _, q := range []string{"SELECT COUNT(*) FROM d.t", "SELECT SUM(LENGTH(v)) FROM d.t", "SELECT MAX(id) FROM d.t"} {
+		if a, b := p.str(t, q), s2.str(t, q); a != b {
+			t.Fatalf("%s: %s on the primary, %s on the restarted member", q, a, b)
+		}
+	}
+}

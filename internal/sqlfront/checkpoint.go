@@ -155,3 +155,8 @@ func (fe *Frontend) queryRows(ctx *sql.Context, q string) ([]sql.Row, error) {
 
 // QuoteIdent quotes an identifier for SQL text: backticks, doubled inside.
 func QuoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+// TryLockDDL is LockDDL when no DDL statement holds the latch; it reports
+// whether it took it (a group member's applier cannot wait for a DDL
+// statement that waits for the applier).
+func (fe *Frontend) TryLockDDL() bool { return fe.ddlMu.TryLock() }

@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"strings"
 	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -121,6 +122,9 @@ func (fe *Frontend) readOnlyError(ctx *sql.Context) error {
 		where := "no primary is known at the moment"
 		if p := fe.readOnly.primary.Load(); p != nil && *p != "" {
 			where = "the primary is " + *p
+			if strings.HasPrefix(*p, "this member ") {
+				where = *p
+			}
 		}
 		return mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState,
 			"The MySQL server is running with the --super-read-only option so it cannot execute this statement (this server is a secondary of its replication group; %s)", where)
