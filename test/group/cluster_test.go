@@ -49,7 +49,7 @@ const (
 	// catching up, a verification.
 	stepTimeout = 60 * time.Second
 	// dsnTimeouts keep a client from waiting forever on a killed member.
-	dsnTimeouts = "&timeout=5s&readTimeout=30s&writeTimeout=30s&interpolateParams=true"
+	dsnTimeouts  = "&timeout=5s&readTimeout=30s&writeTimeout=30s&interpolateParams=true"
 	statusPrefix = "Lockstep_group_replication_"
 )
 
