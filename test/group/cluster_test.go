@@ -34,6 +34,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,6 +67,9 @@ type member struct {
 	datadir   string
 	srv       *testutil.Server // nil while it is down
 	db        *sql.DB          // pool to srv; nil while it is down
+	// down is set when this run of the member is killed or stopped (a
+	// new flag for each start): the clients' errors on it are expected.
+	down *atomic.Bool
 }
 
 // cluster is a three-member group started by startCluster.
@@ -118,10 +122,12 @@ func (c *cluster) start(m *member, bootstrap bool) {
 		c.t.Fatalf("sql.Open for member %d: %v", m.id, err)
 	}
 	m.db = db
+	m.down = new(atomic.Bool)
 }
 
 // kill ends m with SIGKILL.
 func (c *cluster) kill(m *member) {
+	m.down.Store(true)
 	m.db.Close()
 	m.srv.Kill()
 	m.srv, m.db = nil, nil
@@ -130,6 +136,7 @@ func (c *cluster) kill(m *member) {
 // stop ends m with SIGTERM and fails the test unless it exits cleanly.
 func (c *cluster) stop(m *member) {
 	c.t.Helper()
+	m.down.Store(true)
 	m.db.Close()
 	if err := m.srv.Stop(); err != nil {
 		c.t.Errorf("member %d did not shut down cleanly: %v\n--- its output ---\n%s", m.id, err, m.srv.Stderr())
@@ -342,3 +349,5 @@ func envInt(t *testing.T, name string, def int) int {
 	}
 	return n
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }
