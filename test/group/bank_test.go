@@ -120,7 +120,32 @@ func (b *bank) stop() (acked, unknown, refused int) {
 // asks the members which one takes writes and points the clients there.
 func (b *bank) run(d time.Duration) {
 	end := time.Now().Add(d)
-	for time.Now().Before(end) {
+	b.runUntil(func() bool { return !time.Now().Before(end) })
+}
+
+// runPast lets the clients work until m has applied past index
+// (stepTimeout at most): a member restarted after that recovers from a
+// commit index it saved (cluster.Config.CommitSaveEvery, 1024 entries)
+// and replays its own log up to it before it takes clients.
+func (b *bank) runPast(m *member, index int64) {
+	b.t.Helper()
+	deadline := time.Now().Add(stepTimeout)
+	var applied int64
+	b.runUntil(func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if st, err := status(ctx, m); err == nil {
+			applied = st["applied_index"]
+		}
+		return applied > index || time.Now().After(deadline)
+	})
+	if applied <= index {
+		b.t.Fatalf("member %d applied only up to %d in %v of load, want past %d", m.id, applied, stepTimeout, index)
+	}
+}
+
+func (b *bank) runUntil(done func() bool) {
+	for !done() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		p := b.c.findPrimary(ctx)
 		cancel()

@@ -19,7 +19,6 @@ func TestGroupSecondaryKill(t *testing.T) {
 	c.waitConverged()
 	b.round = 1
 	b.start()
-	b.run(500 * time.Millisecond)
 	var sec *member
 	for _, m := range c.members {
 		if m != p {
@@ -27,6 +26,8 @@ func TestGroupSecondaryKill(t *testing.T) {
 			break
 		}
 	}
+	// Far enough that the secondary's restart replays its own log first.
+	b.runPast(sec, 1100)
 	killedAt := time.Now()
 	c.kill(sec)
 	b.run(secondaryDown)
