@@ -1,7 +1,6 @@
 package group
 
 import (
-	"context"
 	"testing"
 	"time"
 )
@@ -32,9 +31,9 @@ func TestGroupPrimaryKill(t *testing.T) {
 	for b.round = 1; b.round <= rounds; b.round++ {
 		b.start()
 		b.run(loadBefore)
-		old := b.target.Load().m
-		if !old.down.Load() && c.findPrimary(context.Background()) != old {
-			t.Logf("round %d: member %d is no longer the primary just before the kill", b.round, old.id)
+		old := c.waitPrimary(0)
+		if cur := b.target.Load(); cur == nil || cur.m != old {
+			t.Fatalf("round %d: the clients do not write to the primary (member %d) just before the kill", b.round, old.id)
 		}
 		killedAt := time.Now()
 		c.kill(old)
