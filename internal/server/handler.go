@@ -460,8 +460,17 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 
 // ComInitDB (the mysql CLI's `use`, a connection's initial database) maps
 // its error as a statement's: an unknown database is 1049 (42000) "Unknown
-// database 'x'".
+// database 'x'". The account must be allowed the database (1044): the
+// catalog checks user databases, but go-mysql-server opens mysql to
+// everyone (sqlfront/dbaccess.go). At the handshake the session does not
+// exist yet: it is made first.
 func (h *handler) ComInitDB(c *mysql.Conn, schemaName string) error {
 	h.settle(c) // longstmt.go
+	if _, err := h.Handler.ParserOptionsForConnection(c); err != nil {
+		return h.mysqlError(c, "USE "+schemaName, err)
+	}
+	if err := h.fe.CheckDatabaseAccess(c.ConnectionID, schemaName); err != nil {
+		return h.mysqlError(c, "USE "+schemaName, err)
+	}
 	return h.mysqlError(c, "USE "+schemaName, h.Handler.ComInitDB(c, schemaName))
 }
