@@ -288,7 +288,7 @@ func (h *handler) fastResult(c *mysql.Conn, query string, res *sqltypes.Result, 
 		err = h.sendOK(c, res, func() error { return send(res) })
 	}
 	h.syncInTrans(c)
-	return h.noteError(c, mysqlError(query, err))
+	return h.noteError(c, h.timedOut(c, mysqlError(query, err)))
 }
 
 // setStatement matches a SET statement (variables, NAMES, TRANSACTION ...),
