@@ -412,8 +412,8 @@ func (s *Session) runFast(ctx context.Context, p *fastPlan, bind map[string]*que
 	}
 	// From here the statement can be stopped (fast_stop.go): reads run
 	// under its context; a write's rows are written under it.
-	end := s.beginFast(p)
-	defer end()
+	s.beginFast(p)
+	defer s.endFast()
 	if p.write != nil {
 		return s.runWrite(ctx, p, entry, bind, explicit)
 	}

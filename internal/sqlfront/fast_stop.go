@@ -30,13 +30,21 @@ import (
 // can be stopped until its rows are written: its commit is not.
 
 // stmtContext is a context.Context that a session's fast-path statements
-// run under; it is never cancelled outside one.
+// run under; it is never cancelled outside one. Beginning and ending a
+// statement are two atomic stores (every fast statement pays them); the
+// Done channel is made only for a statement that asks for it (a lock
+// wait).
 type stmtContext struct {
+	// state is the statement running, shifted left by one, with the low
+	// bit set once it is stopped; 0: none.
+	state atomic.Uint64
+	last  uint64 // the last statement begun (its session's goroutine only)
+	timed bool   // the statement timer runs for it (idem)
+
 	mu      sync.Mutex
-	seq     uint64        // the statement running; 0: none
-	last    uint64        // the last statement begun
-	done    chan struct{} // made on demand for the statement running
-	stopped atomic.Bool   // the statement running was stopped
+	done    chan struct{} // the running statement's, made on demand
+	closed  bool          // done is closed
+	hasDone atomic.Bool   // done is not nil
 }
 
 var _ context.Context = (*stmtContext)(nil)
@@ -45,7 +53,7 @@ func (c *stmtContext) Deadline() (time.Time, bool) { return time.Time{}, false }
 func (c *stmtContext) Value(any) any               { return nil }
 
 func (c *stmtContext) Err() error {
-	if c.stopped.Load() {
+	if c.state.Load()&1 != 0 {
 		return context.Canceled
 	}
 	return nil
@@ -55,51 +63,62 @@ func (c *stmtContext) Done() <-chan struct{} {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.done == nil {
-		c.done = make(chan struct{})
-		if c.stopped.Load() {
-			close(c.done)
-		}
+		c.done, c.closed = make(chan struct{}), false
+		c.hasDone.Store(true)
+	}
+	if !c.closed && c.state.Load()&1 != 0 {
+		close(c.done)
+		c.closed = true
 	}
 	return c.done
 }
 
 // begin starts a statement and returns its number.
 func (c *stmtContext) begin() uint64 {
-	c.mu.Lock()
 	c.last++
-	c.seq = c.last
-	c.reset()
-	c.mu.Unlock()
-	return c.seq
+	c.dropDone()
+	c.state.Store(c.last << 1)
+	return c.last
 }
 
 // end ends the statement running: stops after it do nothing.
 func (c *stmtContext) end() {
-	c.mu.Lock()
-	c.seq = 0
-	c.reset()
-	c.mu.Unlock()
+	c.state.Store(0)
+	c.dropDone()
 }
 
-// reset forgets the last statement's stop and channel; c.mu is held.
-func (c *stmtContext) reset() {
-	c.stopped.Store(false)
-	c.done = nil
+// dropDone forgets the last statement's Done channel.
+func (c *stmtContext) dropDone() {
+	if !c.hasDone.Load() {
+		return
+	}
+	c.mu.Lock()
+	c.done, c.closed = nil, false
+	c.hasDone.Store(false)
+	c.mu.Unlock()
 }
 
 // stop stops statement seq if it is running (seq 0: whichever is) and
 // reports whether it did.
 func (c *stmtContext) stop(seq uint64) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.seq == 0 || (seq != 0 && seq != c.seq) || c.stopped.Load() {
-		return false
+	for {
+		st := c.state.Load()
+		if st == 0 || st&1 != 0 || (seq != 0 && st>>1 != seq) {
+			return false
+		}
+		if !c.state.CompareAndSwap(st, st|1) {
+			continue
+		}
+		c.mu.Lock()
+		// The statement may have ended meanwhile: its successor's
+		// channel is not closed.
+		if c.done != nil && !c.closed && c.state.Load() == st|1 {
+			close(c.done)
+			c.closed = true
+		}
+		c.mu.Unlock()
+		return true
 	}
-	c.stopped.Store(true)
-	if c.done != nil {
-		close(c.done)
-	}
-	return true
 }
 
 // fastPidBit marks the statement timer's pid of a fast-path statement
@@ -107,24 +126,31 @@ func (c *stmtContext) stop(seq uint64) bool {
 const fastPidBit = 1 << 63
 
 // beginFast starts a fast-path statement of plan p: reads are timed by
-// max_execution_time. The returned function ends it.
-func (s *Session) beginFast(p *fastPlan) func() {
+// max_execution_time. endFast ends it.
+func (s *Session) beginFast(p *fastPlan) {
 	seq := s.stmt.begin()
 	if p.write == nil {
 		if ms := s.maxExecutionTime(); ms > 0 {
+			s.stmt.timed = true
 			s.timer.arm(fastPidBit|seq, time.Duration(ms)*time.Millisecond, func() { s.stmt.stop(seq) })
-			return func() {
-				s.timer.disarm()
-				s.stmt.end()
-			}
 		}
 	}
-	return s.stmt.end
 }
 
-// maxExecutionTime is the session's max_execution_time (0: none).
+// endFast ends the fast-path statement beginFast started (again: nothing).
+func (s *Session) endFast() {
+	if s.stmt.timed {
+		s.stmt.timed = false
+		s.timer.disarm()
+	}
+	s.stmt.end()
+}
+
+// maxExecutionTime is the session's max_execution_time (0: none): the
+// session's own value, read without Session.GetSessionVariable's checks
+// for the variables lockstep answers itself (it is not one of them).
 func (s *Session) maxExecutionTime() int64 {
-	v, err := s.GetSessionVariable(s.fastContext(), "max_execution_time")
+	v, err := s.BaseSession.GetSessionVariable(s.fastContext(), "max_execution_time")
 	if err != nil {
 		return 0
 	}
