@@ -49,14 +49,15 @@ func hasAnyGlobal(ps mysql_db.PrivilegeSet, privs ...sql.PrivilegeType) bool {
 }
 
 // mayUseDatabase is MySQL's check for USE db by an account holding ps.
+// The database's own grants are looked at first: an application's
+// account usually has them, and no global ones.
 func mayUseDatabase(ps mysql_db.PrivilegeSet, db string) bool {
-	if strings.EqualFold(db, "information_schema") || hasAnyGlobal(ps, dbOpPrivileges...) {
-		return true
+	name := db
+	if name == logTablesDB {
+		name = "mysql"
 	}
-	if db == logTablesDB {
-		db = "mysql"
-	}
-	return ps.Database(db).HasPrivileges()
+	return ps.Database(name).HasPrivileges() || hasAnyGlobal(ps, dbOpPrivileges...) ||
+		strings.EqualFold(db, "information_schema")
 }
 
 // mayListDatabase is MySQL's check for SHOW DATABASES listing db.
@@ -96,6 +97,9 @@ func (d dbAccess) mdb() *mysql_db.MySQLDb {
 }
 
 func (d dbAccess) Database(ctx *sql.Context, name string) (sql.Database, error) {
+	if name == "" {
+		return d.provider.Database(ctx, name)
+	}
 	if ps, ok := accountPrivileges(ctx, d.mdb()); ok && !mayUseDatabase(ps, name) {
 		return nil, errDatabaseDenied(ctx, name) // before "unknown database", as MySQL
 	}
