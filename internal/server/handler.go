@@ -294,7 +294,7 @@ func (h *handler) fastResult(c *mysql.Conn, query string, res *sqltypes.Result, 
 		err = h.sendOK(c, res, func() error { return send(res) })
 	}
 	h.syncInTrans(c)
-	return h.noteError(c, mysqlError(query, err))
+	return h.noteError(c, h.timedOut(c, mysqlError(query, err)))
 }
 
 // setStatement matches a SET statement (variables, NAMES, TRANSACTION ...),
@@ -469,8 +469,17 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 
 // ComInitDB (the mysql CLI's `use`, a connection's initial database) maps
 // its error as a statement's: an unknown database is 1049 (42000) "Unknown
-// database 'x'".
+// database 'x'". The account must be allowed the database (1044): the
+// catalog checks user databases, but go-mysql-server opens mysql to
+// everyone (sqlfront/dbaccess.go). At the handshake the session does not
+// exist yet: it is made first.
 func (h *handler) ComInitDB(c *mysql.Conn, schemaName string) error {
 	h.settle(c) // longstmt.go
+	if _, err := h.Handler.ParserOptionsForConnection(c); err != nil {
+		return h.mysqlError(c, "USE "+schemaName, err)
+	}
+	if err := h.fe.CheckDatabaseAccess(c.ConnectionID, schemaName); err != nil {
+		return h.mysqlError(c, "USE "+schemaName, err)
+	}
 	return h.mysqlError(c, "USE "+schemaName, h.Handler.ComInitDB(c, schemaName))
 }

@@ -65,5 +65,8 @@ func (h *handler) kill(ctx context.Context, c *mysql.Conn, query string, cb mysq
 	if err := h.inner(ctx, c, stmt+strconv.FormatUint(id, 10), nil); err != nil {
 		return true, err
 	}
+	// Allowed: the statement the fast path runs, which go-mysql-server's
+	// process list does not know, stops too.
+	h.fe.StopFastStatement(uint32(id))
 	return true, cb(&sqltypes.Result{}, false)
 }

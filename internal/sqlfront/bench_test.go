@@ -84,6 +84,13 @@ func TestPointSelectFastRuns(t *testing.T) {
 // returns a function executing it for one id (failing tb unless the fast
 // path answered with one row).
 func preparedPointSelect(tb testing.TB, n int) func(id []byte) {
+	exec, _ := preparedPointSelectSession(tb, n)
+	return exec
+}
+
+// preparedPointSelectSession is preparedPointSelect with the session it
+// runs in.
+func preparedPointSelectSession(tb testing.TB, n int) (func(id []byte), *Session) {
 	f := newTestFE(tb)
 	loadSbtest(tb, f, n)
 	conn := &mysql.Conn{ConnectionID: 77, UserData: sql.MysqlConnectionUser{User: "root", Host: "localhost"}}
@@ -102,5 +109,5 @@ func preparedPointSelect(tb testing.TB, n int) func(id []byte) {
 		if err != nil || !ok || len(res.Rows) != 1 {
 			tb.Fatalf("id %s: handled %v, err %v", id, ok, err)
 		}
-	}
+	}, s.(*Session)
 }

@@ -238,15 +238,15 @@ func (fe *Frontend) FastPrepare(connID, stmtID uint32, query string, fields []*q
 // path (built once: a session runs one statement at a time).
 func (s *Session) fastContext() *sql.Context {
 	if s.fastCtx == nil {
-		s.fastCtx = sql.NewContext(context.Background(), sql.WithSession(s))
+		s.fastCtx = sql.NewContext(&s.stmt, sql.WithSession(s)) // fast_stop.go
 	}
 	return s.fastCtx
 }
 
 // recognise returns a plan for query, or nil.
 func (fe *Frontend) recognise(ctx *sql.Context, query string, fields []*querypb.Field) *fastPlan {
-	if !mayBeFast(query) {
-		return nil
+	if !mayBeFast(query) || containsFold(query, "max_execution_time") {
+		return nil // the hint is go-mysql-server's to read (fast_stop.go)
 	}
 	stmt, err := ast.ParseWithOptions(ctx, parserText(query), sql.LoadSqlMode(ctx).ParserOptions())
 	if err != nil {

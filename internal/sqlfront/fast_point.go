@@ -407,12 +407,17 @@ func (s *Session) runFast(ctx context.Context, p *fastPlan, bind map[string]*que
 	if explicit && s.GetTransaction() == nil {
 		return nil, false, nil
 	}
+	if p.write != nil && sctx.GetCharacterSet() != p.clientCharset {
+		return nil, false, nil
+	}
+	// From here the statement can be stopped (fast_stop.go): reads run
+	// under its context; a write's rows are written under it.
+	s.beginFast(p)
+	defer s.endFast()
 	if p.write != nil {
-		if sctx.GetCharacterSet() != p.clientCharset {
-			return nil, false, nil
-		}
 		return s.runWrite(ctx, p, entry, bind, explicit)
 	}
+	ctx = &s.stmt
 	if p.rng != nil {
 		return s.runRange(ctx, p, entry, bind, explicit)
 	}

@@ -600,13 +600,19 @@ func (s *Session) runWrite(ctx context.Context, p *fastPlan, entry *tableEntry, 
 		res *sqltypes.Result
 		err error
 	)
+	// The rows are written under the statement's context (KILL QUERY
+	// stops the statement there, fast_stop.go); the commit is not stopped.
+	work := &s.stmt
 	switch p.write.kind {
 	case writeUpdate:
-		res, err = s.fastUpdate(ctx, sctx, p, entry, tx, targets, bind)
+		res, err = s.fastUpdate(work, sctx, p, entry, tx, targets, bind)
 	case writeDelete:
-		res, err = s.fastDelete(ctx, p, entry, tx, targets)
+		res, err = s.fastDelete(work, p, entry, tx, targets)
 	default:
-		res, err = s.fastInsert(ctx, sctx, p, entry, tx, bind)
+		res, err = s.fastInsert(work, sctx, p, entry, tx, bind)
+	}
+	if err == nil {
+		s.stmt.end()
 	}
 	if err == errFastFallback || errors.Is(err, storage.ErrTableChanged) || isDuplicate(err) {
 		// Undo the statement; go-mysql-server runs it from the start.

@@ -36,8 +36,8 @@ import (
 // begins) cancels the statement's context as KILL QUERY does; the
 // statement then fails with 3024 "Query execution was interrupted, maximum
 // statement execution time exceeded" instead of 1317 (the protocol layer
-// asks StatementTimedOut). Statements on the fast path run for
-// microseconds and are not timed.
+// asks StatementTimedOut). Statements on the fast path are stopped by
+// the same timer and by KILL (fast_stop.go).
 
 // statementTimerRuleID is the pre-analysis rule arming max_execution_time.
 const statementTimerRuleID analyzer.RuleId = 1<<20 + 40
@@ -142,6 +142,16 @@ func (st *stmtTimer) armed(pid uint64) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return st.pid == pid || st.internal > 0
+}
+
+// disarm stops the timer; whether it fired is kept.
+func (st *stmtTimer) disarm() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.t != nil {
+		st.t.Stop()
+		st.t = nil
+	}
 }
 
 // reset stops the timer: a new command begins.

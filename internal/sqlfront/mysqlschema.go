@@ -27,8 +27,8 @@ import (
 //
 //   - information_schema lists the mysql schema's tables and columns (a
 //     dump reads both to decide what to dump and which columns to select);
-//     go-mysql-server leaves the schema out. Listed for a user with any
-//     global privilege or one on mysql, as MySQL does.
+//     go-mysql-server leaves the schema out. Listed to an account that
+//     SHOW DATABASES lists it to (dbaccess.go), as MySQL does.
 //   - the log tables general_log and slow_log exist (mysqldump asks for
 //     their definition first of all, and a dump recreates them with CREATE
 //     TABLE IF NOT EXISTS). This server keeps no general or slow log in
@@ -267,7 +267,7 @@ var listMySQLSchema = sync.OnceFunc(func() {
 		if !ok || c.MySQLDb == nil || !c.MySQLDb.Enabled() {
 			return dbs, nil
 		}
-		if ps := c.MySQLDb.UserActivePrivilegeSet(ctx); ps.Count() == 0 && !ps.Database("mysql").HasPrivileges() {
+		if ps := c.MySQLDb.UserActivePrivilegeSet(ctx); !mayListDatabase(ps, "mysql") { // dbaccess.go
 			return dbs, nil
 		}
 		for _, d := range dbs {

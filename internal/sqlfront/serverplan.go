@@ -126,6 +126,16 @@ func (o execOverride) build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 		}
 	case *plan.Call:
 		return o.buildInDatabase(ctx, n, row) // routinedb.go
+	case *plan.Use:
+		if db := n.Database(); db != nil && !o.fe.mayUse(ctx, db.Name()) {
+			return nil, errDatabaseDenied(ctx, db.Name()) // mysql (dbaccess.go)
+		}
+	case *plan.ShowDatabases:
+		iter, err := newExecOverride(o.fe, n).Build(ctx, n, row)
+		if err != nil {
+			return nil, err
+		}
+		return listedDatabasesIter{RowIter: iter, fe: o.fe}, nil // dbaccess.go
 	case *plan.Into:
 		if n.Outfile != "" || n.Dumpfile != "" {
 			return o.fe.buildInto(ctx, n, row) // outfile.go

@@ -90,7 +90,8 @@ type Session struct {
 
 	nextTx nextTxState // SET TRANSACTION for the next transaction only (settx.go)
 
-	timer stmtTimer // max_execution_time of the running statement (interrupt.go)
+	timer stmtTimer   // max_execution_time of the running statement (interrupt.go)
+	stmt  stmtContext // the context of its fast-path statements (fast_stop.go)
 	// orderText: whether statement pid's text orders its rows
 	// (indexrule.go textOrdered).
 	orderText struct {

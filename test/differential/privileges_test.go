@@ -219,4 +219,45 @@ func TestPrivilegesAgainstMariaDB(t *testing.T) {
 	}
 	_, _ = lsRoot.ExecContext(ctx, "SET GLOBAL read_only = 0")
 	mdb.root(t, "SET GLOBAL read_only = 0")
+
+	// Database access: an account with a global privilege that opens no
+	// database (PROCESS) and one with a table's privilege, connected
+	// without a database: USE, SHOW DATABASES, SCHEMATA, and a
+	// connection's initial database.
+	dbUsers := map[string]string{
+		"pproc": "GRANT PROCESS ON *.* TO %s",
+		"ptab":  "GRANT SELECT ON pdb.t TO %s",
+	}
+	for u, grant := range dbUsers {
+		mdb.root(t, fmt.Sprintf("CREATE USER '%s'@'127.0.0.1'; "+grant, u, fmt.Sprintf("'%s'@'127.0.0.1'", u)))
+		for _, q := range []string{"CREATE USER " + u, fmt.Sprintf(grant, u)} {
+			if _, err := lsRoot.ExecContext(ctx, q); err != nil {
+				t.Fatalf("lockstep: %s: %v", q, err)
+			}
+		}
+	}
+	for _, c := range []struct{ user, db, q string }{
+		{"pproc", "", "USE pdb"},
+		{"pproc", "", "USE mysql"},
+		{"pproc", "", "USE nosuch"},
+		{"pproc", "", "SHOW DATABASES"},
+		{"pproc", "", "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA ORDER BY 1"},
+		{"pproc", "pdb", "SELECT 1"}, // refused at connect
+		{"ptab", "", "USE pdb"},
+		{"ptab", "", "USE other"},
+		{"ptab", "", "SHOW DATABASES"},
+		{"ptab", "pdb", "SELECT DATABASE()"},
+	} {
+		for i, s := range sides {
+			db, err := sql.Open("mysql", c.user+"@tcp("+s.addr+")/"+c.db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[i] = render(s.name, db, c.q)
+			db.Close()
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s (database %q): %s\n  lockstep: %s\n  MariaDB:  %s", c.user, c.db, c.q, got[0], got[1])
+		}
+	}
 }

@@ -63,10 +63,15 @@ func newPrivEnv(t *testing.T, extra ...string) *privEnv {
 	return p
 }
 
-// as opens a pool for user (password pw) on database pdb.
+// as opens a pool for user (password pw) on database pdb; pp, which has
+// no privilege there (MySQL refuses it the database: 1044), on none.
 func (p *privEnv) as(user string) *sql.DB {
 	p.t.Helper()
-	dsn := fmt.Sprintf("%s:pw@tcp(%s)/pdb?parseTime=true&allowAllFiles=true", user, p.srv.Addr)
+	dbName := "pdb"
+	if user == "pp" {
+		dbName = ""
+	}
+	dsn := fmt.Sprintf("%s:pw@tcp(%s)/%s?parseTime=true&allowAllFiles=true", user, p.srv.Addr, dbName)
 	if user == "root" {
 		dsn = fmt.Sprintf("root@tcp(%s)/pdb?parseTime=true&allowAllFiles=true", p.srv.Addr)
 	}
