@@ -116,8 +116,28 @@ func (s *Storage) Bootstrap(voters []uint64) error {
 	return nil
 }
 
-// Close closes the log.
-func (s *Storage) Close() error { return s.log.Close() }
+// Close closes the log (which fsyncs what it holds), then records the
+// newest commit index in the raft-state file, so that a member restarted
+// after a clean shutdown applies everything it knew committed before it
+// hears from the group.
+func (s *Storage) Close() error {
+	err := s.log.Close()
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := s.p
+	next.hs.Commit = max(next.hs.Commit, min(s.commit, s.log.LastIndex()))
+	if next.hs.Commit == s.p.hs.Commit {
+		return nil
+	}
+	if err := writePersisted(s.fs, s.dir, next); err != nil {
+		return err
+	}
+	s.p = next
+	return nil
+}
 
 // Log is the log under the storage (reads of committed entries, status).
 func (s *Storage) Log() *txlog.Log { return s.log }

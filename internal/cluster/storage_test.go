@@ -162,3 +162,26 @@ func TestStorageRefuses(t *testing.T) {
 		t.Fatalf("a commit index beyond the log: %v", err)
 	}
 }
+
+// TestStorageCloseSavesCommit: a clean close records the newest commit
+// index, which saveHardState keeps only now and then.
+func TestStorageCloseSavesCommit(t *testing.T) {
+	fs := crashfs.New()
+	st := openTestStorage(t, fs)
+	st.Bootstrap([]uint64{1})
+	mustAppend(t, st, ents(1, 2, 50))
+	if err := st.saveHardState(pb.HardState{Term: 1, Commit: 40}, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if p := st.persistedState(); p.hs.Commit != 1 {
+		t.Fatalf("commit persisted before close: %d, want 1 (saved lazily)", p.hs.Commit)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st = openTestStorage(t, fs)
+	defer st.Close()
+	if hs, _, _ := st.InitialState(); hs.Commit != 40 {
+		t.Fatalf("commit after a clean close and reopen: %d, want 40", hs.Commit)
+	}
+}

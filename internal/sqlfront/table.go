@@ -367,6 +367,14 @@ func (t *Table) GetNextAutoIncrementValue(ctx *sql.Context, insertVal interface{
 			explicit = mag
 		}
 	}
+	// A refused write spends no value: read_only and a group secondary are
+	// checked before one is taken, as MySQL refuses the statement before
+	// it runs (readonly.go; the editor checks again before each row).
+	if s, ok := ctx.Session.(*Session); ok && s.fe.readOnlyActive() && !t.entry.temp {
+		if err := s.fe.readOnlyError(ctx); err != nil {
+			return 0, err
+		}
+	}
 	v := t.entry.store.NextAutoIncrement(explicit)
 	if s, ok := ctx.Session.(*Session); ok && explicit == 0 {
 		s.autoInc.noteGenerated(v)

@@ -580,3 +580,35 @@ func TestPrivilegeErrors(t *testing.T) {
 		wantErr(t, "pu: "+c.q, err, c.code, c.msg)
 	}
 }
+
+// TestReadOnlySpendsNoAutoIncrement: an INSERT refused by super_read_only
+// takes no AUTO_INCREMENT value (MySQL refuses the statement before it
+// runs); the next insert after read-only ends gets the next id.
+func TestReadOnlySpendsNoAutoIncrement(t *testing.T) {
+	p := newPrivEnv(t)
+	ctx := p.ctx
+	root := p.as("root")
+	for _, q := range []string{
+		"CREATE TABLE pdb.ai (id INT AUTO_INCREMENT PRIMARY KEY, v INT)",
+		"INSERT INTO pdb.ai (v) VALUES (1)",
+		"SET GLOBAL super_read_only = ON",
+	} {
+		if _, err := root.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for _, q := range []string{"INSERT INTO pdb.ai (v) VALUES (2)", "INSERT INTO pdb.ai (v) SELECT 3 FROM dual", "INSERT INTO pdb.ai (v) VALUES (4), (5)"} {
+		_, err := root.ExecContext(ctx, q)
+		wantErr(t, "super_read_only: "+q, err, 1290, "--super-read-only option")
+	}
+	if _, err := root.ExecContext(ctx, "SET GLOBAL read_only = OFF"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.ExecContext(ctx, "INSERT INTO pdb.ai (v) VALUES (6)"); err != nil {
+		t.Fatal(err)
+	}
+	var id int
+	if err := root.QueryRowContext(ctx, "SELECT id FROM pdb.ai WHERE v = 6").Scan(&id); err != nil || id != 2 {
+		t.Fatalf("the insert after read-only got id %d (%v), want 2: refused inserts spent values", id, err)
+	}
+}
