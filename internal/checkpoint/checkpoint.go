@@ -491,3 +491,38 @@ func syncDir(dir string) error {
 	defer f.Close()
 	return f.Sync()
 }
+
+// Install writes a checkpoint file received whole (a group member's raft
+// snapshot) into dir, after verifying it: a temporary file, fsynced, read
+// back through Read, renamed into place. It returns the file's path.
+func Install(dir string, data []byte) (string, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return "", err
+	}
+	tmp := filepath.Join(dir, filePrefix+"install"+fileSuffix+".tmp")
+	if err := os.WriteFile(tmp, data, 0o640); err != nil {
+		return "", err
+	}
+	f, err := os.Open(tmp)
+	if err == nil {
+		err = f.Sync()
+		f.Close()
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	h, err := Read(tmp, Visitor{})
+	if err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("checkpoint: the received checkpoint: %w", err)
+	}
+	final := filepath.Join(dir, fmt.Sprintf("%s%020d%s", filePrefix, h.Seq, fileSuffix))
+	if err := os.Rename(tmp, final); err != nil {
+		return "", err
+	}
+	if err := syncDir(dir); err != nil {
+		return "", err
+	}
+	return final, RemoveOlder(dir, final)
+}

@@ -132,6 +132,14 @@ type Node struct {
 	// Read-index waiters by request id (readindex.go), under mu.
 	reads    map[uint64]chan uint64
 	nextRead uint64
+
+	// Membership (membership.go), under mu: the ConfState raft returned
+	// for the last change it applied, changes the apply step has seen
+	// and the raft step not yet applied, and whether the apply step is
+	// running (a snapshot waits for it).
+	conf           pb.ConfState
+	pendingChanges int
+	applying       bool
 }
 
 // NewNode starts a node on its storage (bootstrapped or restarted).
@@ -176,6 +184,7 @@ func NewNode(cfg Config) (*Node, error) {
 		wakeApply:  make(chan struct{}, 1),
 	}
 	n.status = Status{ID: cfg.ID, Applied: applied}
+	n.conf = cfg.Storage.ConfState()
 	return n, nil
 }
 
@@ -333,6 +342,12 @@ func (n *Node) RaftStep() bool {
 			if (f.Term != 0 && f.Term != n.rn.BasicStatus().Term) || (f.Epoch != 0 && f.Epoch <= n.brokenEpoch) {
 				n.brokenEpoch = max(n.brokenEpoch, f.Epoch)
 				e.prop.finish(ErrProposalDropped)
+			} else if e.prop.change != nil {
+				if err := n.rn.ProposeConfChange(*e.prop.change); err != nil {
+					e.prop.finish(ErrProposalDropped)
+				} else {
+					n.waiting[e.prop.id] = e.prop
+				}
 			} else if err := n.rn.Propose(encodeProposal(e.prop.id, e.prop.data)); err != nil {
 				n.brokenEpoch = max(n.brokenEpoch, f.Epoch)
 				e.prop.finish(ErrProposalDropped)
@@ -340,7 +355,11 @@ func (n *Node) RaftStep() bool {
 				n.waiting[e.prop.id] = e.prop
 			}
 		case e.cc != nil:
-			n.rn.ApplyConfChange(e.cc)
+			cs := n.rn.ApplyConfChange(e.cc)
+			n.mu.Lock()
+			n.conf = *cs
+			n.pendingChanges--
+			n.mu.Unlock()
 		case e.transfer != 0:
 			n.rn.TransferLeader(e.transfer)
 		case e.unreachable != 0:
@@ -416,12 +435,19 @@ func (n *Node) handOff() {
 // entries about to be appended (the raft step; the leader's own entries).
 func (n *Node) noteAppended(ents []pb.Entry) {
 	for _, e := range ents {
+		var id uint64
 		if e.Type != pb.EntryNormal {
-			continue
-		}
-		id, _, ok, err := decodeProposal(e.Data)
-		if err != nil || !ok {
-			continue
+			cc, err := changeOf(e)
+			if err != nil {
+				continue
+			}
+			id, _ = decodeChangeContext(cc.Context)
+		} else {
+			pid, _, ok, err := decodeProposal(e.Data)
+			if err != nil || !ok {
+				continue
+			}
+			id = pid
 		}
 		p := n.waiting[id]
 		if p == nil {
@@ -463,10 +489,22 @@ func (n *Node) AppendWrite() bool {
 	if dead || len(q) == 0 {
 		return false
 	}
-	for _, m := range q {
+	for i, m := range q {
 		if m.Snapshot != nil && !raft.IsEmptySnap(*m.Snapshot) {
-			n.fail(fmt.Errorf("cluster: installing a snapshot (index %d) is not supported yet", m.Snapshot.Metadata.Index))
-			return true
+			if !n.applyIdle() {
+				// The state machine must be idle to take the snapshot:
+				// this message and those after it wait (in order).
+				n.mu.Lock()
+				n.appendQ = append(append([]pb.Message(nil), q[i:]...), n.appendQ...)
+				n.written = append(n.written, q[:i]...)
+				n.mu.Unlock()
+				wake(n.wakeApply)
+				return i > 0
+			}
+			if err := n.installSnapshot(*m.Snapshot); err != nil {
+				n.fail(err)
+				return true
+			}
 		}
 		n.dropOverwritten(m.Entries)
 		lsn, err := n.st.append(m.Entries)
@@ -542,10 +580,17 @@ func (n *Node) ApplyStep() bool {
 	q := n.applyQ
 	n.applyQ = nil
 	dead := n.err != nil || n.stopped
+	n.applying = !dead && len(q) > 0
 	n.mu.Unlock()
 	if dead || len(q) == 0 {
 		return false
 	}
+	defer func() {
+		n.mu.Lock()
+		n.applying = false
+		n.mu.Unlock()
+		wake(n.wakeAppend) // a snapshot may be waiting for the apply step
+	}()
 	for _, m := range q {
 		for _, e := range m.Entries {
 			if err := n.applyEntry(e); err != nil {
@@ -567,17 +612,18 @@ func (n *Node) applyEntry(e pb.Entry) error {
 			return err
 		}
 		data = d
-	case pb.EntryConfChange:
-		var cc pb.ConfChange
-		if err := cc.Unmarshal(e.Data); err != nil {
-			return fmt.Errorf("decoding a membership change: %w", err)
+	case pb.EntryConfChange, pb.EntryConfChangeV2:
+		cc, err := changeOf(e)
+		if err != nil {
+			return err
 		}
-		n.push(event{cc: cc})
-	case pb.EntryConfChangeV2:
-		var cc pb.ConfChangeV2
-		if err := cc.Unmarshal(e.Data); err != nil {
-			return fmt.Errorf("decoding a membership change: %w", err)
+		if o, ok := n.sm.(MembershipObserver); ok {
+			_, addr := decodeChangeContext(cc.Context)
+			o.MembershipChanged(e.Index, cc, addr)
 		}
+		n.mu.Lock()
+		n.pendingChanges++
+		n.mu.Unlock()
 		n.push(event{cc: cc})
 	}
 	n.mu.Lock()

@@ -3,6 +3,8 @@ package cluster
 import (
 	"errors"
 	"sync"
+
+	pb "go.etcd.io/raft/v3/raftpb"
 )
 
 // Errors a proposal can end with. ErrProposalDropped and ErrProposalLost
@@ -24,9 +26,10 @@ var (
 
 // Proposal is one entry proposed through Node.Propose.
 type Proposal struct {
-	id    uint64
-	data  []byte
-	fence Fence // where the entry may enter the log
+	id     uint64
+	data   []byte
+	fence  Fence            // where the entry may enter the log
+	change *pb.ConfChangeV2 // a membership change (membership.go)
 
 	// Set by the raft step when the entry is handed to the append step.
 	index, term uint64

@@ -33,6 +33,8 @@ type Storage struct {
 	// commit is the newest commit index raft reported, which may be ahead
 	// of p.hs.Commit (written lazily).
 	commit uint64
+	// source gives a checkpoint's data for Snapshot (nil: none).
+	source SnapshotSource
 }
 
 // StorageOptions configure OpenStorage.
@@ -203,20 +205,31 @@ func (s *Storage) FirstIndex() (uint64, error) {
 }
 
 // Snapshot implements raft.Storage. The snapshot is the state the log
-// starts after. Only the bootstrap snapshot (index 1: the empty state and
-// the founding membership) can be sent, as it has no data; a checkpoint's
-// cannot yet (not implemented: streaming a checkpoint file to a member and
-// loading it in place of its state), so raft is told it is unavailable
-// and a member that needs it waits — the server keeps the log every known
-// member still needs (groupckpt.go).
+// starts after: the bootstrap snapshot (index 1: the empty state and the
+// founding membership, no data), or a checkpoint, whose data the
+// SnapshotSource reads (a checkpoint file, sent whole: at most
+// maxSnapshotData bytes; a larger one, or none, is unavailable and raft
+// asks again later).
 func (s *Storage) Snapshot() (pb.Snapshot, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.p.snap.Index != 1 {
+	meta, src := s.p.snap, s.source
+	s.mu.Unlock()
+	switch {
+	case meta.Index == 1:
+		return pb.Snapshot{Metadata: meta}, nil // the bootstrap: no data
+	case meta.Index == 0 || src == nil:
 		return pb.Snapshot{}, raft.ErrSnapshotTemporarilyUnavailable
 	}
-	return pb.Snapshot{Metadata: s.p.snap}, nil
+	data, err := src(meta)
+	if err != nil || len(data) > maxSnapshotData {
+		return pb.Snapshot{}, raft.ErrSnapshotTemporarilyUnavailable
+	}
+	return pb.Snapshot{Metadata: meta, Data: data}, nil
 }
+
+// maxSnapshotData: a snapshot travels in one transport frame (not
+// streamed yet), with room for the message around it.
+const maxSnapshotData = maxFrame - 1<<20
 
 // SetSnapshot records that the state machine's durable state (a
 // checkpoint) holds every entry up to meta.Index: the raft-state file says
@@ -241,6 +254,34 @@ func (s *Storage) SetSnapshot(meta pb.SnapshotMetadata) error {
 	s.p = next
 	s.commit = max(s.commit, meta.Index)
 	return nil
+}
+
+// installSnapshot makes the log start after a snapshot the leader sent:
+// the raft-state file first (a crash after it completes the reset at
+// open), then the log is emptied to start at meta.Index+1.
+func (s *Storage) installSnapshot(meta pb.SnapshotMetadata) error {
+	s.mu.Lock()
+	next := s.p
+	next.snap = meta
+	next.hs.Commit = max(next.hs.Commit, meta.Index)
+	if err := writePersisted(s.fs, s.dir, next); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	s.p = next
+	s.commit = max(s.commit, meta.Index)
+	s.mu.Unlock()
+	if err := s.log.Reset(meta.Index+1, meta.Term); err != nil {
+		return fmt.Errorf("cluster: starting the log after the snapshot at %d: %w", meta.Index, err)
+	}
+	return nil
+}
+
+// SetSource installs where Snapshot finds a checkpoint's data.
+func (s *Storage) SetSource(src SnapshotSource) {
+	s.mu.Lock()
+	s.source = src
+	s.mu.Unlock()
 }
 
 // ConfState is the membership of the snapshot the log starts after.

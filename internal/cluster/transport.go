@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	pb "go.etcd.io/raft/v3/raftpb"
@@ -28,11 +29,11 @@ type Transport struct {
 	deliver func(pb.Message)
 	report  func(id uint64)
 
-	mu    sync.Mutex
-	peers map[uint64]*peer
-	conns map[net.Conn]bool
-	done  chan struct{}
-	wg    sync.WaitGroup
+	mu     sync.Mutex
+	peersP atomic.Pointer[map[uint64]*peer] // replaced whole by AddPeer
+	conns  map[net.Conn]bool
+	done   chan struct{}
+	wg     sync.WaitGroup
 }
 
 // maxFrame bounds one message on the wire (a commit group is at most
@@ -69,28 +70,60 @@ func NewTransport(o TransportOptions) (*Transport, error) {
 		return nil, fmt.Errorf("cluster: listening for group traffic on %s: %w", o.Listen, err)
 	}
 	t := &Transport{id: o.ID, ln: ln, deliver: o.Deliver, report: o.Unreachable,
-		peers: map[uint64]*peer{}, conns: map[net.Conn]bool{}, done: make(chan struct{})}
+		conns: map[net.Conn]bool{}, done: make(chan struct{})}
+	peers := map[uint64]*peer{}
 	for id, addr := range o.Peers {
 		if id == o.ID {
 			continue
 		}
 		p := &peer{id: id, addr: addr, q: make(chan pb.Message, queueLen)}
-		t.peers[id] = p
+		peers[id] = p
 		t.wg.Add(1)
 		go t.sendLoop(p)
 	}
+	t.peersP.Store(&peers)
 	t.wg.Add(1)
 	go t.acceptLoop()
 	return t, nil
 }
+
+// AddPeer makes the transport reach member id at addr (a member added to
+// the group); a known member keeps its address.
+func (t *Transport) AddPeer(id uint64, addr string) {
+	if id == t.id || addr == "" {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	select {
+	case <-t.done:
+		return
+	default:
+	}
+	peers := make(map[uint64]*peer, len(*t.peerMap())+1)
+	for k, v := range *t.peerMap() {
+		peers[k] = v
+	}
+	if _, ok := peers[id]; ok {
+		return
+	}
+	p := &peer{id: id, addr: addr, q: make(chan pb.Message, queueLen)}
+	peers[id] = p
+	t.peersP.Store(&peers)
+	t.wg.Add(1)
+	go t.sendLoop(p)
+}
+
+func (t *Transport) peerMap() *map[uint64]*peer { return t.peersP.Load() }
 
 // Addr is the address the transport listens on.
 func (t *Transport) Addr() string { return t.ln.Addr().String() }
 
 // Send queues messages for their peers; it never blocks.
 func (t *Transport) Send(msgs []pb.Message) {
+	peers := *t.peerMap()
 	for _, m := range msgs {
-		p := t.peers[m.To]
+		p := peers[m.To]
 		if p == nil {
 			continue
 		}

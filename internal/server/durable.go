@@ -173,6 +173,11 @@ func (d *durable) gtidExecuted() string {
 
 // gtidSource is the UUID of this server's GTIDs.
 func (d *durable) gtidSource() string {
+	if d.grp != nil {
+		if n := d.grp.groupName(); n != "" {
+			return n
+		}
+	}
 	if d.gtidUUID != "" {
 		return d.gtidUUID
 	}

@@ -61,6 +61,12 @@ type group struct {
 	errState   atomic.Bool  // the node failed: MySQL GR's ERROR state
 	barriers   atomic.Int64 // read barriers passed (groupread.go)
 
+	// Membership (groupmembership.go).
+	gtidName    atomic.Pointer[string] // the group name ("" until a new member learns it)
+	addrs       *memberAddrs
+	changes     atomic.Int64
+	lastPromote time.Time // the role watcher's
+
 	// Checkpoints (groupckpt.go).
 	d           *durable
 	w           io.Writer
@@ -110,11 +116,13 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 		return nil, fmt.Errorf("open the group's log: %w", err)
 	}
 	hs, _, _ := st.InitialState()
-	if hs.Term == 0 {
+	if hs.Term == 0 && st.SnapshotIndex() == 0 {
 		if !cfg.GroupBootstrap {
-			st.Close()
-			return nil, errors.New("this server has never been a member of a group: give the founding members --group-bootstrap at their first start (joining a running group is not supported yet)")
+			fmt.Fprintf(w, "lockstep: group: member %d has no group state yet: it waits to be added to a running group (on its primary: SELECT group_replication_add_member(%d, '%s')); founding members start the group with --group-bootstrap\n",
+				cfg.ServerID, cfg.ServerID, cfg.GroupLocalAddress)
 		}
+	}
+	if hs.Term == 0 && cfg.GroupBootstrap && st.SnapshotIndex() == 0 {
 		ids := make([]uint64, 0, len(cfg.GroupSeeds))
 		for id := range cfg.GroupSeeds {
 			ids = append(ids, id)
@@ -127,13 +135,17 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 		fmt.Fprintf(w, "lockstep: group: bootstrapped a new group of members %v\n", ids)
 		hs, _, _ = st.InitialState()
 	}
-	name, err := loadGroupName(cfg)
+	// A new member learns the group's name with its first snapshot.
+	joining := hs.Term == 0 && st.SnapshotIndex() == 0 && !cfg.GroupBootstrap
+	name, err := loadGroupName(cfg, !joining || cfg.GroupName != "")
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
 	g := &group{cfg: cfg, fe: fe, st: st, stop: make(chan struct{}), done: make(chan struct{}),
-		inflight: map[uint64]*cluster.Proposal{}, w: w}
+		inflight: map[uint64]*cluster.Proposal{}, w: w, addrs: newMemberAddrs(cfg.GroupSeeds)}
+	g.gtidName.Store(&name)
+	st.SetSource(g.snapshotData)
 	// The newest checkpoint (groupckpt.go) is the state raft resumes from.
 	applied, ckpt, err := loadGroupCheckpoint(cfg.Datadir, fe, st, w)
 	if err != nil {
@@ -169,6 +181,13 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 	}
 	g.tr, err = cluster.NewTransport(cluster.TransportOptions{ID: cfg.ServerID, Listen: cfg.GroupLocalAddress,
 		Peers: cfg.GroupSeeds, Deliver: g.node.Receive, Unreachable: g.node.ReportUnreachable})
+	if err == nil {
+		// Members added since the seeds were written (changes applied
+		// before the transport existed).
+		for _, id := range g.addrs.ids() {
+			g.tr.AddPeer(id, g.addrs.get(id))
+		}
+	}
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -188,8 +207,9 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 	fmt.Fprintf(w, "lockstep: group: member %d applied the log up to index %d in %v\n", cfg.ServerID, hs.Commit, time.Since(start).Round(time.Millisecond))
 	go g.watchRole()
 	fe.SetReadBarrier(g.readBarrier)
+	fe.SetGroupAdmin(groupAdmin{g}) // groupmembership.go
 
-	d := &durable{p: p, log: st.Log(), uuid: uuid, gtidUUID: name, datadir: cfg.Datadir, grp: g,
+	d := &durable{p: p, log: st.Log(), uuid: uuid, datadir: cfg.Datadir, grp: g,
 		retain: cfg.LogRetentionSize, ckptFsync: cfg.CheckpointFsyncThreshold, ckptRate: cfg.CheckpointRateLimit,
 		ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
 	g.d = d
@@ -222,6 +242,7 @@ func (g *group) watchRole() {
 		ready := s.State == raft.StateLeader && g.sm.lastTerm.Load() == s.Term
 		if ready {
 			g.promote(s.Term)
+			g.promoteLearners() // groupmembership.go
 		} else {
 			g.demote(s.Lead)
 		}
@@ -295,7 +316,7 @@ func (g *group) demote(lead uint64) {
 	}
 	primary := ""
 	if lead != 0 && lead != g.cfg.ServerID {
-		primary = fmt.Sprintf("member %d at %s", lead, g.cfg.GroupSeeds[lead])
+		primary = fmt.Sprintf("member %d at %s", lead, g.addrs.get(lead))
 	}
 	g.fe.SetGroupSecondary(true, primary)
 }
@@ -405,6 +426,11 @@ func (g *group) status(m map[string]int64) {
 	m["Lockstep_group_replication_promotions"] = g.promotions.Load()
 	m["Lockstep_group_replication_demotions"] = g.demotions.Load()
 	m["Lockstep_group_replication_hand_offs"] = g.handOffs.Load()
+	m["Lockstep_group_replication_membership_changes"] = g.changes.Load()
+	if cs, _ := g.node.ConfState(); true {
+		m["Lockstep_group_replication_voters"] = int64(len(cs.Voters))
+		m["Lockstep_group_replication_learners"] = int64(len(cs.Learners))
+	}
 	if g.errState.Load() {
 		m["Lockstep_group_replication_member_error"] = 1
 	} else {

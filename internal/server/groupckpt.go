@@ -61,14 +61,20 @@ func (g *group) checkpointLoop(d *durable, every int64, w io.Writer) {
 // is wanted and the DDL latch is free (the applier; index and term are the
 // entry's, seq and gno where the apply state machine stands).
 func (g *group) maybeCheckpoint(index, term uint64, seq, gno int64) {
-	if !g.ckptWanted.Load() || g.d == nil || !g.fe.TryLockDDL() {
+	if !g.ckptWanted.Load() || g.d == nil {
+		return
+	}
+	conf, ok := g.node.ConfState()
+	if !ok {
+		return // a membership change up to here is not yet in raft's configuration
+	}
+	if !g.fe.TryLockDDL() {
 		return
 	}
 	g.ckptWanted.Store(false)
 	g.ckptRunning.Store(true)
 	snap := g.fe.Storage().Begin(txn.RepeatableRead)
 	snap.Trx().ReadView()
-	conf := g.st.ConfState()
 	enc, _ := conf.Marshal()
 	h := checkpoint.Header{Seq: seq, GTID: g.d.gtidSource() + ":1-" + strconv.FormatInt(gno, 10), Index: index, Term: term, Conf: enc}
 	go func() {

@@ -30,8 +30,8 @@ func (g *group) groupMemberRows(uuid string) []sqlfront.GroupMember {
 	for _, m := range g.node.Members() {
 		view[m.ID] = struct{ active, leader bool }{m.Active, m.Leader}
 	}
-	ids := make([]uint64, 0, len(g.cfg.GroupSeeds))
-	for id := range g.cfg.GroupSeeds {
+	ids := make([]uint64, 0)
+	for _, id := range g.addrs.ids() {
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
@@ -42,7 +42,7 @@ func (g *group) groupMemberRows(uuid string) []sqlfront.GroupMember {
 		if id == g.cfg.ServerID {
 			r.ID = uuid
 		}
-		r.Host = g.cfg.GroupSeeds[id]
+		r.Host = g.addrs.get(id)
 		if h, p, err := net.SplitHostPort(r.Host); err == nil {
 			r.Host = h
 			r.Port, _ = strconv.Atoi(p)

@@ -42,8 +42,9 @@ func deriveGroupName(seeds map[uint64]string) string {
 }
 
 // loadGroupName reads the member's group name, or (at its first start as
-// a member) chooses and keeps it.
-func loadGroupName(cfg config.Config) (string, error) {
+// a member, when create) chooses and keeps it; "" when there is none and
+// create is false (a new member learns it from the group).
+func loadGroupName(cfg config.Config, create bool) (string, error) {
 	path := filepath.Join(cfg.Datadir, groupNameFile)
 	b, err := os.ReadFile(path)
 	if err == nil {
@@ -64,16 +65,56 @@ func loadGroupName(cfg config.Config) (string, error) {
 	if !errors.Is(err, os.ErrNotExist) {
 		return "", err
 	}
+	if !create {
+		return "", nil
+	}
 	name := cfg.GroupName
 	if name == "" {
 		name = deriveGroupName(cfg.GroupSeeds)
 	}
+	return name, keepGroupName(cfg.Datadir, name)
+}
+
+// keepGroupName writes DATADIR/group.cnf.
+func keepGroupName(datadir, name string) error {
+	path := filepath.Join(datadir, groupNameFile)
 	tmp := path + ".tmp"
 	if err := writeFileSync(tmp, []byte("[group]\ngroup-name="+name+"\n"), 0o640); err != nil {
-		return "", err
+		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return "", err
+		return err
 	}
-	return name, syncDir(cfg.Datadir)
+	return syncDir(datadir)
+}
+
+// groupName is the group's name ("" while a new member has not learnt it).
+func (g *group) groupName() string {
+	if p := g.gtidName.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// learnGroupName keeps the name a new member learnt from its first
+// snapshot: a checkpoint's GTIDs carry it; the bootstrap snapshot names
+// the founding members, from whose addresses the founders derived it.
+func (g *group) learnGroupName(fromGTID string, founders []uint64) error {
+	if g.groupName() != "" {
+		return nil
+	}
+	name, _, _ := strings.Cut(fromGTID, ":")
+	if !config.IsUUID(name) {
+		seeds := map[uint64]string{}
+		for _, id := range founders {
+			seeds[id] = g.addrs.get(id)
+		}
+		name = deriveGroupName(seeds)
+	}
+	if err := keepGroupName(g.cfg.Datadir, name); err != nil {
+		return err
+	}
+	g.gtidName.Store(&name)
+	fmt.Fprintf(g.w, "lockstep: group: member %d belongs to group %s\n", g.cfg.ServerID, name)
+	return nil
 }

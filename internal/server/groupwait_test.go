@@ -319,3 +319,90 @@ func TestGroupCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupMembership: a member added to a running group whose log the
+// checkpoints have cut gets the primary's checkpoint as a raft snapshot,
+// catches up as a learner and is promoted to a voter; a member is removed;
+// the primary role moves to the new member (group_replication_set_as_
+// primary) and writes go on there.
+func TestGroupMembership(t *testing.T) {
+	seeds := map[uint64]string{}
+	for id := 1; id <= 4; id++ {
+		seeds[uint64(id)] = freeLoopback(t)
+	}
+	founding := map[uint64]string{1: seeds[1], 2: seeds[2], 3: seeds[3]}
+	member := func(id int, s map[uint64]string, bootstrap bool) *procServer {
+		return startInProcess(t, func(c *config.Config) {
+			c.ServerID = uint64(id)
+			c.GroupLocalAddress = seeds[uint64(id)]
+			c.GroupSeeds = s
+			c.GroupBootstrap = bootstrap
+			c.CheckpointLogSize = 64 << 10
+			c.LogSegmentSize = 16 << 10
+		})
+	}
+	ms := map[int]*procServer{1: member(1, founding, true), 2: member(2, founding, true), 3: member(3, founding, true)}
+	primary := func() (int, *procServer) {
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			for id, m := range ms {
+				if m.status(t, "GLOBAL", "Lockstep_group_replication_primary") == 1 {
+					return id, m
+				}
+			}
+		}
+		t.Fatal("no primary")
+		return 0, nil
+	}
+	pid, p := primary()
+	p.exec(t, "CREATE DATABASE d")
+	p.exec(t, "CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(200))")
+	pad := strings.Repeat("y", 150)
+	for i := 1; p.status(t, "GLOBAL", "Lockstep_log_first_index") <= 2; i++ {
+		if i > 20000 {
+			t.Fatal("the primary's log was never cut")
+		}
+		p.exec(t, fmt.Sprintf("INSERT INTO d.t VALUES (%d, '%s')", i, pad))
+	}
+	if _, err := ms[(pid%3)+1].db.Exec(fmt.Sprintf("SELECT group_replication_add_member(4, '%s')", seeds[4])); err == nil || !strings.Contains(err.Error(), "3910") {
+		t.Fatalf("add member on a secondary: %v, want 3910", err)
+	}
+	m4 := member(4, seeds, false)
+	ms[4] = m4
+	if got := p.str(t, fmt.Sprintf("SELECT group_replication_add_member(4, '%s')", seeds[4])); !strings.Contains(got, "added") {
+		t.Fatalf("add member: %q", got)
+	}
+	want := p.str(t, "SELECT @@gtid_executed")
+	if got := m4.str(t, fmt.Sprintf("SELECT WAIT_FOR_EXECUTED_GTID_SET('%s', 30)", want)); got != "0" {
+		t.Fatalf("the new member did not catch up to %s (applied index %d)", want, m4.status(t, "GLOBAL", "Lockstep_group_replication_applied_index"))
+	}
+	for _, q := range []string{"SELECT COUNT(*) FROM d.t", "SELECT SUM(LENGTH(v)) FROM d.t"} {
+		if a, b := p.str(t, q), m4.str(t, q); a != b {
+			t.Fatalf("%s: %s on the primary, %s on the new member", q, a, b)
+		}
+	}
+	for deadline := time.Now().Add(20 * time.Second); p.status(t, "GLOBAL", "Lockstep_group_replication_voters") != 4; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the new member was not promoted: %d voters, %d learners", p.status(t, "GLOBAL", "Lockstep_group_replication_voters"), p.status(t, "GLOBAL", "Lockstep_group_replication_learners"))
+		}
+	}
+	// Remove a founding secondary.
+	rid := 1
+	for rid == pid {
+		rid++
+	}
+	p.exec(t, fmt.Sprintf("SELECT group_replication_remove_member(%d)", rid))
+	if v := p.status(t, "GLOBAL", "Lockstep_group_replication_voters"); v != 3 {
+		t.Fatalf("voters after the removal: %d", v)
+	}
+	// The primary role moves to the new member, and writes go on there.
+	p.exec(t, "SELECT group_replication_set_as_primary(4)")
+	for deadline := time.Now().Add(10 * time.Second); m4.status(t, "GLOBAL", "Lockstep_group_replication_primary") != 1; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("member 4 did not become the primary")
+		}
+	}
+	m4.exec(t, "INSERT INTO d.t VALUES (100000, 'on member 4')")
+	if _, err := p.db.Exec("INSERT INTO d.t VALUES (100001, 'x')"); err == nil || !strings.Contains(err.Error(), "1290") {
+		t.Fatalf("a write on the old primary: %v, want 1290", err)
+	}
+}

@@ -100,6 +100,11 @@ func (fe *Frontend) RunCatalogSQL(database, query string) error {
 	if database != "" {
 		ctx.SetCurrentDatabase(database)
 	}
+	if s, ok := ctx.Session.(*Session); ok {
+		// A checkpoint's statement, not a client's: not logged, and not
+		// stopped by a read-only mode (a group member loading one).
+		s.replaying = true
+	}
 	if err := ctx.SetSessionVariable(ctx, "foreign_key_checks", int8(0)); err != nil {
 		return err
 	}
@@ -160,3 +165,14 @@ func QuoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``")
 // whether it took it (a group member's applier cannot wait for a DDL
 // statement that waits for the applier).
 func (fe *Frontend) TryLockDDL() bool { return fe.ddlMu.TryLock() }
+
+// UserDatabases lists the databases the server holds (a new group member
+// holds none).
+func (fe *Frontend) UserDatabases() []string {
+	ctx := fe.NewLocalContext(context.Background())
+	var out []string
+	for _, db := range fe.provider.AllDatabases(ctx) {
+		out = append(out, db.Name())
+	}
+	return out
+}

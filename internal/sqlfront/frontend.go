@@ -72,6 +72,7 @@ type Frontend struct {
 	readOnly    readOnlyState     // read_only / super_read_only (readonly.go)
 	gtidSource  gtidSourceHolder  // the server's executed GTIDs (gtidwait.go)
 	readBarrier readBarrierHolder // a group member's read point (consistency.go)
+	groupAdmin  groupAdminHolder  // a group member's administration (groupadmin.go)
 }
 
 // New builds a Frontend with an empty catalog.

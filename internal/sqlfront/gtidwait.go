@@ -1,7 +1,6 @@
 package sqlfront
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -196,7 +195,9 @@ func (w *waitGTIDs) Eval(ctx *sql.Context, row sql.Row) (interface{}, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("WAIT_FOR_EXECUTED_GTID_SET: %w", ctx.Err())
+			// KILL QUERY, KILL, max_execution_time: 1317 (3024 for the
+			// last, which the protocol layer tells apart).
+			return nil, mysql.NewSQLError(mysql.ERQueryInterrupted, mysql.SSQueryInterrupted, "Query execution was interrupted")
 		case <-time.After(pause):
 		}
 		pause = min(pause*2, 5*time.Millisecond)

@@ -30,6 +30,9 @@ func (p *provider) Function(_ *sql.Context, name string) (sql.Function, bool) {
 	if lower == "load_file" {
 		return sql.Function1{Name: lower, Fn: newLoadFile}, true // loadfile.go
 	}
+	if _, ok := groupAdminFunctions[lower]; ok {
+		return newGroupAdminFunc(lower), true // groupadmin.go
+	}
 	if lower == "wait_for_executed_gtid_set" {
 		return sql.FunctionN{Name: lower, Fn: newWaitGTIDs}, true // gtidwait.go
 	}
