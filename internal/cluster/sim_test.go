@@ -43,7 +43,7 @@ import (
 // acknowledged proposal.
 
 var (
-	simSeeds = flag.Int("sim.seeds", 0, "cluster simulation: number of seeds (default: LOCKSTEP_SIM_SEEDS or 40)")
+	simSeeds = flag.Int("sim.seeds", 0, "cluster simulation: number of seeds (default: LOCKSTEP_SIM_SEEDS or 1000)")
 	simSeed  = flag.Uint64("sim.seed", 0, "cluster simulation: run this one seed")
 	simSteps = flag.Int("sim.steps", 3000, "cluster simulation: actions per seed")
 )
@@ -51,7 +51,7 @@ var (
 func TestSimulation(t *testing.T) {
 	seeds := *simSeeds
 	if seeds == 0 {
-		seeds = 40
+		seeds = 1000
 		if v, err := strconv.Atoi(os.Getenv("LOCKSTEP_SIM_SEEDS")); err == nil && v > 0 {
 			seeds = v
 		}
