@@ -160,6 +160,7 @@ type orderExec struct {
 	visible   []int64
 	p         *Parallel
 	waitDeps  bool // transaction 1 also waits until a worker waits for its last_committed
+	waitGate  bool // transaction 1 also waits until transaction 2 waits at the commit-order gate
 }
 
 func (x *orderExec) show(seq int64) {
@@ -181,6 +182,15 @@ func (x *orderExec) before(seq int64) {
 		for deadline := time.Now().Add(10 * time.Second); x.p.Metrics().DependencyWaits == 0; time.Sleep(time.Millisecond) {
 			if time.Now().After(deadline) {
 				panic("no worker waited for its last_committed")
+			}
+		}
+	}
+	if x.waitGate {
+		// 1 goes on only once 2 waits at the gate (else 2's worker may
+		// reach the gate after 1 was published, and wait for nothing).
+		for deadline := time.Now().Add(10 * time.Second); x.p.Metrics().GateWaits == 0; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				panic("transaction 2 never waited at the gate")
 			}
 		}
 	}
@@ -212,7 +222,7 @@ func (x *orderExec) TxnHeld(t *record.Txn) (func(), func(), error) {
 func TestPreserveCommitOrder(t *testing.T) {
 	for _, order := range []bool{true, false} {
 		t.Run(fmt.Sprintf("preserve=%v", order), func(t *testing.T) {
-			x := &orderExec{installed: make(chan struct{}), waitDeps: true}
+			x := &orderExec{installed: make(chan struct{}), waitDeps: true, waitGate: order}
 			m := New(Options{})
 			p := NewParallel(m, x, ParallelOptions{Workers: 3, PreserveCommitOrder: order})
 			x.p = p
