@@ -32,8 +32,11 @@ type Transport struct {
 	mu     sync.Mutex
 	peersP atomic.Pointer[map[uint64]*peer] // replaced whole by AddPeer
 	conns  map[net.Conn]bool
-	done   chan struct{}
-	wg     sync.WaitGroup
+	// cut drops every message sent and received (Isolate: a network
+	// partition around this member, for tests).
+	cut  atomic.Bool
+	done chan struct{}
+	wg   sync.WaitGroup
 }
 
 // maxFrame bounds one message on the wire (a commit group is at most
@@ -119,8 +122,16 @@ func (t *Transport) peerMap() *map[uint64]*peer { return t.peersP.Load() }
 // Addr is the address the transport listens on.
 func (t *Transport) Addr() string { return t.ln.Addr().String() }
 
+// Isolate cuts this member off from the others (every message it sends
+// or receives is dropped) or heals the cut: a network partition, for
+// tests of a primary cut off from the group.
+func (t *Transport) Isolate(on bool) { t.cut.Store(on) }
+
 // Send queues messages for their peers; it never blocks.
 func (t *Transport) Send(msgs []pb.Message) {
+	if t.cut.Load() {
+		return
+	}
 	peers := *t.peerMap()
 	for _, m := range msgs {
 		p := peers[m.To]
@@ -209,6 +220,9 @@ func (t *Transport) readLoop(c net.Conn) {
 		var m pb.Message
 		if err := m.Unmarshal(b); err != nil {
 			return
+		}
+		if t.cut.Load() {
+			continue
 		}
 		t.deliver(m)
 	}

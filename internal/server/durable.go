@@ -159,6 +159,12 @@ func commitError(err error) error {
 	case errors.Is(err, txlog.ErrDiskFull):
 		return mysql.NewSQLError(1021, "HY000", "Disk full (%v); the transaction was rolled back", err)
 	}
+	// A group member's refusal (3101: not the primary any more) reaches
+	// the client as it is, as MySQL Group Replication's does.
+	var se *mysql.SQLError
+	if errors.As(err, &se) && se.Num == 3101 {
+		return se
+	}
 	return mysql.NewSQLError(1180, "HY000", "Got error during COMMIT: %v", err)
 }
 

@@ -80,6 +80,10 @@ type group struct {
 	inflight    map[uint64]*cluster.Proposal
 }
 
+// testGroups, when set (tests), maps each member's group address to its
+// group, so that a test can cut a member off (Transport.Isolate).
+var testGroups *sync.Map
+
 // groupTick is raft's tick; with ElectionTick 10 an election starts after
 // 1-2 s without a leader (raft randomizes it), heartbeats go every tick.
 const groupTick = 100 * time.Millisecond
@@ -193,6 +197,9 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 		return nil, err
 	}
 	g.rt = cluster.Start(g.node, groupTick)
+	if testGroups != nil {
+		testGroups.Store(cfg.GroupLocalAddress, g)
+	}
 	fe.SetGroupMembers(func() []sqlfront.GroupMember { return g.groupMemberRows(uuid) }) // groupmembers.go
 	// What this member knew committed is applied before clients connect,
 	// as a standalone server replays its log.

@@ -2,11 +2,15 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	mysqldriver "github.com/go-sql-driver/mysql"
 
 	"lockstep/internal/config"
 )
@@ -404,5 +408,94 @@ func TestGroupMembership(t *testing.T) {
 	m4.exec(t, "INSERT INTO d.t VALUES (100000, 'on member 4')")
 	if _, err := p.db.Exec("INSERT INTO d.t VALUES (100001, 'x')"); err == nil || !strings.Contains(err.Error(), "1290") {
 		t.Fatalf("a write on the old primary: %v, want 1290", err)
+	}
+}
+
+// TestGroupDeposedPrimary: the primary is cut off from the group (its
+// transport drops everything) while a session has an open transaction on
+// it; the others elect a new primary, which commits a change to the same
+// row; the cut heals. The old primary refuses the open transaction's
+// COMMIT (its entry cannot be committed), applies the new primary's
+// change only once that transaction is gone (storage's apply must not go
+// over a local transaction's versions), and ends with the group's data.
+func TestGroupDeposedPrimary(t *testing.T) {
+	testGroups = &sync.Map{}
+	defer func() { testGroups = nil }()
+	seeds := map[uint64]string{}
+	for id := 1; id <= 3; id++ {
+		seeds[uint64(id)] = freeLoopback(t)
+	}
+	ms := map[uint64]*procServer{}
+	for id := uint64(1); id <= 3; id++ {
+		ms[id] = startInProcess(t, func(c *config.Config) {
+			c.ServerID = id
+			c.GroupLocalAddress = seeds[id]
+			c.GroupSeeds = seeds
+			c.GroupBootstrap = true
+		})
+	}
+	primary := func(skip uint64) (uint64, *procServer) {
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			for id, m := range ms {
+				if id != skip && m.status(t, "GLOBAL", "Lockstep_group_replication_primary") == 1 {
+					return id, m
+				}
+			}
+		}
+		t.Fatal("no primary")
+		return 0, nil
+	}
+	pid, p := primary(0)
+	p.exec(t, "CREATE DATABASE d")
+	p.exec(t, "CREATE TABLE d.t (id INT PRIMARY KEY, v VARCHAR(20))")
+	p.exec(t, "INSERT INTO d.t VALUES (1, 'start'), (2, 'start')")
+
+	ctx := context.Background()
+	local := p.newSession(t)
+	if _, err := local.ExecContext(ctx, "BEGIN"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := local.ExecContext(ctx, "UPDATE d.t SET v = 'old primary' WHERE id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	gv, _ := testGroups.Load(seeds[pid])
+	old := gv.(*group)
+	old.tr.Isolate(true)
+
+	qid, q := primary(pid)
+	q.exec(t, "UPDATE d.t SET v = 'new primary' WHERE id = 1")
+	q.exec(t, "UPDATE d.t SET v = 'new primary' WHERE id = 2")
+	want := q.str(t, "SELECT @@gtid_executed")
+	target := q.status(t, "GLOBAL", "Lockstep_group_replication_applied_index")
+	old.tr.Isolate(false)
+	// The old primary receives the new primary's entries, and its applier
+	// holds them back while the local transaction is open.
+	for deadline := time.Now().Add(20 * time.Second); p.status(t, "GLOBAL", "Lockstep_group_replication_written_index") < target; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the old primary never received the new primary's entries")
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	if a := p.status(t, "GLOBAL", "Lockstep_group_replication_applied_index"); a >= target {
+		t.Fatalf("the old primary applied up to %d (the new primary's changes at %d) under its open transaction", a, target)
+	}
+
+	// The open transaction cannot commit on a member that lost the
+	// primary role.
+	_, err := local.ExecContext(ctx, "COMMIT")
+	var me *mysqldriver.MySQLError
+	if !errors.As(err, &me) || me.Number != 3101 {
+		t.Fatalf("COMMIT on the deposed primary: %v, want 3101", err)
+	}
+	if got := p.str(t, fmt.Sprintf("SELECT WAIT_FOR_EXECUTED_GTID_SET('%s', 20)", want)); got != "0" {
+		t.Fatalf("the old primary did not apply the new primary's transactions (member %d is primary now)", qid)
+	}
+	for _, m := range ms {
+		if got := m.str(t, "SELECT GROUP_CONCAT(v ORDER BY id) FROM d.t"); got != "new primary,new primary" {
+			t.Fatalf("member %s holds %q", m.addr, got)
+		}
+	}
+	if p.status(t, "GLOBAL", "Lockstep_group_replication_member_error") != 0 {
+		t.Fatal("the old primary stopped replicating")
 	}
 }
