@@ -461,6 +461,12 @@ func TestGroupDeposedPrimary(t *testing.T) {
 	gv, _ := testGroups.Load(seeds[pid])
 	old := gv.(*group)
 	old.tr.Isolate(true)
+	// Cut off, it acknowledges no write.
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	if _, err := p.db.ExecContext(cctx, "INSERT INTO d.t VALUES (3, 'cut off')"); err == nil {
+		t.Fatal("the primary cut off from the group acknowledged a write")
+	}
+	cancel()
 
 	qid, q := primary(pid)
 	q.exec(t, "UPDATE d.t SET v = 'new primary' WHERE id = 1")
