@@ -35,6 +35,8 @@ type Storage struct {
 	commit uint64
 	// source gives a checkpoint's data for Snapshot (nil: none).
 	source SnapshotSource
+	// lastLSN: the log position of the last append (the append step's).
+	lastLSN uint64
 }
 
 // StorageOptions configure OpenStorage.
@@ -310,6 +312,14 @@ func (s *Storage) append(ents []pb.Entry) (uint64, error) {
 	if len(ents) == 0 {
 		return 0, nil
 	}
+	// The log's LastIndex counts what its writer has written: wait for
+	// the previous append, or a conflicting tail still on its way would
+	// look absent.
+	if s.lastLSN != 0 {
+		if err := s.log.WaitWritten(s.lastLSN); err != nil {
+			return 0, err
+		}
+	}
 	if first := ents[0].Index; first <= s.log.LastIndex() {
 		if err := s.log.TruncateSuffix(first); err != nil {
 			return 0, fmt.Errorf("cluster: dropping the log's tail from %d: %w", first, err)
@@ -323,6 +333,7 @@ func (s *Storage) append(ents []pb.Entry) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("cluster: appending entries %d..%d: %w", ents[0].Index, ents[len(ents)-1].Index, err)
 	}
+	s.lastLSN = lsn
 	return lsn, nil
 }
 
