@@ -208,6 +208,7 @@ func newBenchReplayCmd() *cobra.Command {
 	f.IntVar(&mc.Rows, "rows", mc.Rows, "--make-log: table size")
 	f.IntVar(&mc.Threads, "threads", mc.Threads, "--make-log: connections committing transactions")
 	f.Int64Var(&mc.CheckpointLogSize, "checkpoint-log-size", 0, "--make-log: the server's --checkpoint-log-size (0: no checkpoint, the log reaches back to the start)")
+	f.IntVar(&mc.LargeTxnRows, "large-txn-rows", 0, "--make-log: then one transaction inserting this many rows (INSERT ... SELECT into sbtest.large)")
 	f.Int64Var(&seed, "seed", 0, "--make-log: random seed (0: a random one)")
 	f.SortFlags = false
 	return cmd

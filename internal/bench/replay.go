@@ -47,6 +47,13 @@ type ReplayResult struct {
 	Elapsed      time.Duration // reading and applying the log, not the checkpoint
 	Checksums    []TableChecksum
 	Source       *SourceInfo // the generator's record, if the data directory has one
+	// PayloadBytes is the log's entries' payload bytes (uncompressed),
+	// MaxEntry the largest one's.
+	PayloadBytes, MaxEntry int64
+	// Memory: the Go heap's and the process's peaks while the log was
+	// read and applied (not the checksums after), and the heap the
+	// replayed data keeps.
+	Memory MemPeak
 }
 
 // Rate is the replay rate in transactions per second.
@@ -153,6 +160,12 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 		feed = par.Entry
 	}
 	first, last := res.FirstIndex, res.LastIndex
+	mem := watchMemory(2 * time.Millisecond)
+	defer func() {
+		if mem != nil {
+			mem.finish()
+		}
+	}()
 	start := time.Now()
 	lastReport := start
 	if last >= first && last > 0 {
@@ -171,6 +184,8 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 				return nil, fmt.Errorf("log read at index %d returned nothing", lo)
 			}
 			for _, e := range entries {
+				res.PayloadBytes += int64(len(e.Payload))
+				res.MaxEntry = max(res.MaxEntry, int64(len(e.Payload)))
 				if err := feed(e.Index, e.Payload); err != nil {
 					return nil, err
 				}
@@ -196,6 +211,7 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 		x.Note(note)
 	}
 	res.Elapsed = time.Since(start)
+	res.Memory, mem = mem.finish(), nil
 	st := m.Stats()
 	res.Transactions, res.OtherRecords, res.Skipped, res.Entries = cx.txns.Load(), cx.other.Load(), st.Skipped, st.Entries
 	res.SerialDeps = st.SerialDeps
@@ -232,6 +248,9 @@ func (r *ReplayResult) print(w io.Writer, c ReplayConfig) {
 	row("no last_committed", "%d (depend on their predecessor)", r.SerialDeps)
 	row("read log", "%.3f s", r.ReadNs.Seconds())
 	row("read and apply", "%.3f s", r.Elapsed.Seconds())
+	row("log payload", "%s (largest entry %s)", mib(uint64(r.PayloadBytes)), mib(uint64(r.MaxEntry)))
+	row("peak memory", "Go heap objects %s, Go total %s, process RSS %s; heap kept after %s",
+		mib(r.Memory.HeapObjects), mib(r.Memory.GoTotal), mib(r.Memory.RSSHighWater), mib(r.Memory.LiveAfter))
 	row("replay rate", "%.0f transactions/s", r.Rate())
 	if s := r.Source; s != nil && s.Rate > 0 {
 		row("source rate", "%.0f transactions/s (%d transactions at %d threads, conflict rate %g; %s)", s.Rate, s.Transactions, s.Threads, s.ConflictRate, SourceFile)
