@@ -343,6 +343,9 @@ func (m *Machine) Next() (Step, bool) {
 			return Step{}, false
 		}
 		s := m.queue[0]
+		// Clear the slot: the backing array outlives the step, and a
+		// step holds its record (and, through it, its entry's bytes).
+		m.queue[0] = Step{}
 		m.queue = m.queue[1:]
 		if s.Kind == StepDDL {
 			var note string
