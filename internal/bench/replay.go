@@ -27,9 +27,13 @@ type ReplayConfig struct {
 	// PreserveCommitOrder (replica_preserve_commit_order) with Workers > 1:
 	// transactions become visible in sequence order.
 	PreserveCommitOrder bool
-	ReportInterval      time.Duration
-	Out                 io.Writer // the table and the result line
-	Progress            io.Writer // progress lines and the applier's notes (stderr)
+	// Scheduler, with Workers > 1: who waits for a transaction's
+	// last_committed — its worker (lockstep's) or the dispatching thread
+	// (MySQL's coordinator, the baseline).
+	Scheduler      apply.Scheduler
+	ReportInterval time.Duration
+	Out            io.Writer // the table and the result line
+	Progress       io.Writer // progress lines and the applier's notes (stderr)
 }
 
 // ReplayResult is what a replay measured.
@@ -155,7 +159,7 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 	if c.Workers > 1 {
 		// The entries' payloads are the caller's (txlog.Read), so steps
 		// may still be running while the next entries are read.
-		par = apply.NewParallel(m, x, apply.ParallelOptions{Workers: c.Workers, PreserveCommitOrder: c.PreserveCommitOrder})
+		par = apply.NewParallel(m, x, apply.ParallelOptions{Workers: c.Workers, PreserveCommitOrder: c.PreserveCommitOrder, Scheduler: c.Scheduler})
 		defer par.Close()
 		feed = par.Entry
 	}
@@ -237,7 +241,7 @@ func (r *ReplayResult) print(w io.Writer, c ReplayConfig) {
 	fmt.Fprintf(w, "replay of %s, %s\n", c.Datadir, from)
 	row := func(k, v string, a ...any) { fmt.Fprintf(w, "  %-22s %s\n", k, fmt.Sprintf(v, a...)) }
 	if c.Workers > 1 {
-		row("workers", "%d (apply.Parallel, commit order preserved: %v; the recovery executor)", c.Workers, c.PreserveCommitOrder)
+		row("workers", "%d (apply.Parallel, scheduler %v, commit order preserved: %v; the recovery executor)", c.Workers, c.Scheduler, c.PreserveCommitOrder)
 	} else {
 		row("workers", "1 (serial: apply.Drain, the recovery executor)")
 	}
