@@ -58,6 +58,10 @@ type ReplayResult struct {
 	// read and applied (not the checksums after), and the heap the
 	// replayed data keeps.
 	Memory MemPeak
+	// Waits: the parallel applier's (0 serially): transactions that
+	// waited for their last_committed (in their worker, or in the
+	// coordinator), and at the commit-order gate.
+	DependencyWaits, GateWaits int64
 }
 
 // Rate is the replay rate in transactions per second.
@@ -207,6 +211,8 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 		if err := par.Wait(); err != nil {
 			return nil, err
 		}
+		mt := par.Metrics()
+		res.DependencyWaits, res.GateWaits = mt.DependencyWaits, mt.GateWaits
 		if err := par.Close(); err != nil {
 			return nil, err
 		}
@@ -250,6 +256,9 @@ func (r *ReplayResult) print(w io.Writer, c ReplayConfig) {
 	row("DDL/account records", "%d", r.OtherRecords)
 	row("skipped (checkpoint)", "%d", r.Skipped)
 	row("no last_committed", "%d (depend on their predecessor)", r.SerialDeps)
+	if c.Workers > 1 {
+		row("waits", "%d for last_committed, %d at the commit-order gate", r.DependencyWaits, r.GateWaits)
+	}
 	row("read log", "%.3f s", r.ReadNs.Seconds())
 	row("read and apply", "%.3f s", r.Elapsed.Seconds())
 	row("log payload", "%s (largest entry %s)", mib(uint64(r.PayloadBytes)), mib(uint64(r.MaxEntry)))
