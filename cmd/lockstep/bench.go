@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"lockstep/internal/apply"
 	"lockstep/internal/bench"
 )
 
@@ -128,7 +129,7 @@ func newBenchReplayCmd() *cobra.Command {
 	rc := bench.ReplayConfig{Workers: 1, PreserveCommitOrder: true, ReportInterval: time.Second}
 	mc := bench.MakeLogConfig{Transactions: 100000, ConflictRate: 0.1, HotRows: 16, Rows: 10000, Threads: 16, ReportInterval: time.Second}
 	var makeLog bool
-	var cpuProfile string
+	var cpuProfile, scheduler string
 	var seed int64
 	cmd := &cobra.Command{
 		Use:   "replay",
@@ -143,7 +144,10 @@ func newBenchReplayCmd() *cobra.Command {
 			"applying the log, not loading the checkpoint.\n\n" +
 			"--workers 1 applies serially (apply.Drain); more runs the parallel applier\n" +
 			"(apply.Parallel: workers wait for each transaction's last_committed, and\n" +
-			"with --preserve-commit-order, the default, publish in commit order).\n\n" +
+			"with --preserve-commit-order, the default, publish in commit order).\n" +
+			"--scheduler coordinator makes the one dispatching thread wait for each\n" +
+			"transaction's last_committed before handing it out instead (MySQL's\n" +
+			"LOGICAL_CLOCK coordinator), as a baseline.\n\n" +
 			"--make-log writes a new data directory instead: a lockstep server run in\n" +
 			"process on --datadir, a sysbench table of --rows rows, then --transactions\n" +
 			"oltp_write_only-like transactions (an index update, a non-index update, a\n" +
@@ -173,6 +177,10 @@ func newBenchReplayCmd() *cobra.Command {
 			if rc.Workers < 1 {
 				return fmt.Errorf("bench replay: --workers must be at least 1, not %d", rc.Workers)
 			}
+			var err error
+			if rc.Scheduler, err = apply.ParseScheduler(scheduler); err != nil {
+				return fmt.Errorf("bench replay: --scheduler: %v", err)
+			}
 			rc.Out, rc.Progress = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if cpuProfile != "" {
 				f, err := os.Create(cpuProfile)
@@ -199,6 +207,7 @@ func newBenchReplayCmd() *cobra.Command {
 	f.StringVar(&rc.Datadir, "datadir", "", "the data directory of a stopped server (with --make-log: a new one to write)")
 	f.IntVar(&rc.Workers, "workers", rc.Workers, "apply workers: 1 is the serial applier (apply.Drain), more the parallel one (apply.Parallel)")
 	f.BoolVar(&rc.PreserveCommitOrder, "preserve-commit-order", rc.PreserveCommitOrder, "with --workers > 1: make transactions visible in commit order (replica_preserve_commit_order)")
+	f.StringVar(&scheduler, "scheduler", "lockstep", "with --workers > 1: lockstep (each worker waits for its transaction's last_committed) or coordinator (the dispatching thread waits, as MySQL's LOGICAL_CLOCK coordinator)")
 	f.Var(secondsFlag{&rc.ReportInterval}, "report-interval", "print a progress line this often (0: never)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof)")
 	f.BoolVar(&makeLog, "make-log", false, "write a new data directory with a sysbench-like log instead of replaying")
@@ -208,6 +217,7 @@ func newBenchReplayCmd() *cobra.Command {
 	f.IntVar(&mc.Rows, "rows", mc.Rows, "--make-log: table size")
 	f.IntVar(&mc.Threads, "threads", mc.Threads, "--make-log: connections committing transactions")
 	f.Int64Var(&mc.CheckpointLogSize, "checkpoint-log-size", 0, "--make-log: the server's --checkpoint-log-size (0: no checkpoint, the log reaches back to the start)")
+	f.IntVar(&mc.LargeTxnRows, "large-txn-rows", 0, "--make-log: then one transaction inserting this many rows (INSERT ... SELECT into sbtest.large)")
 	f.Int64Var(&seed, "seed", 0, "--make-log: random seed (0: a random one)")
 	f.SortFlags = false
 	return cmd

@@ -68,14 +68,23 @@ func TestBenchReplay(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout.String(), "then 200 transactions") {
 		t.Fatalf("--make-log: exit %d\nstdout %s\nstderr %s", code, stdout.String(), stderr.String())
 	}
-	for _, workers := range []string{"1", "3"} {
+	for _, args := range [][]string{{"--workers", "1"}, {"--workers", "3"}, {"--workers", "3", "--scheduler", "coordinator"}} {
 		stdout.Reset()
 		stderr.Reset()
-		code = run(context.Background(), []string{"bench", "replay", "--datadir", dir, "--workers", workers}, &stdout, &stderr)
+		code = run(context.Background(), append([]string{"bench", "replay", "--datadir", dir}, args...), &stdout, &stderr)
 		out := stdout.String()
 		if code != 0 || !strings.Contains(out, "sbtest.sbtest1") || !strings.Contains(out, " same\n") ||
 			!regexp.MustCompile(`replayed 201 transactions in [0-9.]+ s: [0-9]+ transactions/s\n$`).MatchString(out) {
-			t.Fatalf("replay, %s workers: exit %d\nstdout %s\nstderr %s", workers, code, out, stderr.String())
+			t.Fatalf("replay %v: exit %d\nstdout %s\nstderr %s", args, code, out, stderr.String())
 		}
+		if len(args) == 4 && !strings.Contains(out, "scheduler coordinator") {
+			t.Errorf("replay %v: the scheduler is not named:\n%s", args, out)
+		}
+	}
+	stdout.Reset()
+	stderr.Reset()
+	code = run(context.Background(), []string{"bench", "replay", "--datadir", dir, "--workers", "2", "--scheduler", "fifo"}, &stdout, &stderr)
+	if code == 0 || !strings.Contains(stderr.String(), `unknown scheduler "fifo"`) {
+		t.Fatalf("--scheduler fifo: exit %d\nstderr %s", code, stderr.String())
 	}
 }

@@ -111,7 +111,18 @@ type Options struct {
 	Retry RetryPolicy
 	// Clock reads the time for Metrics' durations (default time.Now).
 	Clock func() time.Time
+	// ChunkChanges: a transaction with more changes than this is not
+	// decoded whole; its changes stay encoded in the entry and the
+	// executor takes them a chunk of ChunkChanges at a time
+	// (record.Txn.ChangeChunks), so that a large transaction costs its
+	// entry's bytes and a chunk, not a decoded change per row. Default
+	// DefaultChunkChanges; negative: never.
+	ChunkChanges int
 }
+
+// DefaultChunkChanges is Options.ChunkChanges' default: about 96 KiB of
+// decoded changes (their bytes stay in the entry).
+const DefaultChunkChanges = 1024
 
 // Machine is the apply state machine. Not safe for concurrent use: its
 // owner feeds it and hands its steps out.
@@ -148,6 +159,7 @@ type Machine struct {
 	}
 
 	failedDDL func(string) (int64, bool)
+	chunk     int // ChunkChanges (0: never)
 
 	uuid    string
 	retry   RetryPolicy
@@ -160,7 +172,7 @@ type Machine struct {
 type pendingEntry struct {
 	index   uint64
 	lastSeq int64 // the highest sequence number among its records to apply (applied.Seq at feed time if none)
-	size    int   // the entry's payload bytes (PendingBytes)
+	size    int64 // the entry's payload bytes and its decoded steps' (PendingBytes)
 }
 
 // Stats counts what the machine saw.
@@ -191,6 +203,12 @@ func New(opts Options) *Machine {
 	}
 	if m.clock == nil {
 		m.clock = time.Now
+	}
+	switch {
+	case opts.ChunkChanges == 0:
+		m.chunk = DefaultChunkChanges
+	case opts.ChunkChanges > 0:
+		m.chunk = opts.ChunkChanges
 	}
 	if opts.ExecutedGNO > 0 {
 		m.executed.add(1, opts.ExecutedGNO)
@@ -258,6 +276,7 @@ func (m *Machine) Entry(index uint64, payload []byte) error {
 		m.stats.EmptyEntries++
 	}
 	steps := make([]Step, 0, len(recs))
+	size := int64(len(payload)) // what the entry costs until applied: its bytes and its decoded steps
 	for i, b := range recs {
 		kind, pos, err := record.PeekPosition(b)
 		if err != nil {
@@ -280,7 +299,7 @@ func (m *Machine) Entry(index uint64, payload []byte) error {
 		switch kind {
 		case record.KindTxn:
 			s.Kind = StepTxn
-			s.Txn, err = record.DecodeTxn(b)
+			s.Txn, err = record.DecodeTxnChunked(b, m.chunk)
 		case record.KindDDL:
 			s.Kind = StepDDL
 			s.DDL, err = record.DecodeDDL(b)
@@ -293,9 +312,10 @@ func (m *Machine) Entry(index uint64, payload []byte) error {
 		}
 		m.nextSeq++
 		steps = append(steps, s)
+		size += stepBytes(&s)
 	}
-	m.entries = append(m.entries, pendingEntry{index: index, lastSeq: m.nextSeq - 1, size: len(payload)})
-	m.pendingBytes += int64(len(payload))
+	m.entries = append(m.entries, pendingEntry{index: index, lastSeq: m.nextSeq - 1, size: size})
+	m.pendingBytes += size
 	m.queue = append(m.queue, steps...)
 	m.advance()
 	return nil
@@ -323,6 +343,9 @@ func (m *Machine) Next() (Step, bool) {
 			return Step{}, false
 		}
 		s := m.queue[0]
+		// Clear the slot: the backing array outlives the step, and a
+		// step holds its record (and, through it, its entry's bytes).
+		m.queue[0] = Step{}
 		m.queue = m.queue[1:]
 		if s.Kind == StepDDL {
 			var note string
@@ -454,7 +477,7 @@ func (m *Machine) advance() {
 	k := 0
 	for k < len(m.entries) && m.entries[k].lastSeq <= m.applied.Seq {
 		m.applied.Index = m.entries[k].index
-		m.pendingBytes -= int64(m.entries[k].size)
+		m.pendingBytes -= m.entries[k].size
 		k++
 	}
 	if k > 0 {
@@ -473,6 +496,7 @@ func (m *Machine) Settle() string { return m.settleNote() }
 // Idle reports whether every step fed has been performed.
 func (m *Machine) Idle() bool { return m.inflight == 0 && len(m.queue) == 0 }
 
-// PendingBytes returns the payload bytes of the entries fed and not yet
-// wholly applied.
+// PendingBytes returns what the entries fed and not yet wholly applied
+// cost: their payload bytes and their decoded steps' (stepBytes; the
+// byte strings of a decoded change alias the payload).
 func (m *Machine) PendingBytes() int64 { return m.pendingBytes }

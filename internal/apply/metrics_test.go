@@ -89,7 +89,7 @@ func TestMetrics(t *testing.T) {
 			entries: []entry{{1, [][]byte{txn(1, 1), txn(2, 2), txn(3, 3)}}},
 			fails:   map[int64]int{2: 5},
 			want: Metrics{Entries: 1, Records: 3, Applied: 1, Transactions: 1, AppliedSeq: 1, AppliedGNO: 1, LastGNO: 1,
-				Queued: 1, InFlight: 1, Lag: 2, PendingBytes: int64(len(payload(entry{1, [][]byte{txn(1, 1), txn(2, 2), txn(3, 3)}}))),
+				Queued: 1, InFlight: 1, Lag: 2, PendingBytes: int64(len(payload(entry{1, [][]byte{txn(1, 1), txn(2, 2), txn(3, 3)}}))) + 3*emptyTxnCost,
 				Workers: 1, Retries: 2},
 			sleeps: []time.Duration{time.Millisecond, 2 * time.Millisecond},
 			err:    "apply: log index 1 (sequence number 2, GTID 3e11fa47-71ca-11e1-9e33-c80aa9429562:2): Lock wait timeout exceeded; try restarting transaction (a transient error, retried 2 times",
@@ -100,7 +100,7 @@ func TestMetrics(t *testing.T) {
 			entries: []entry{{1, [][]byte{txn(1, 1)}}},
 			fails:   map[int64]int{1: 1},
 			want: Metrics{Entries: 1, Records: 1, InFlight: 1, Lag: 1, Workers: 1,
-				PendingBytes: int64(len(txn(1, 1)))},
+				PendingBytes: int64(len(txn(1, 1))) + emptyTxnCost},
 			err: "(sequence number 1, GNO 1): Lock wait timeout exceeded; try restarting transaction (a transient error, retried 0 times",
 		},
 		{
@@ -108,7 +108,7 @@ func TestMetrics(t *testing.T) {
 			entries: []entry{{1, [][]byte{txn(1, 1)}}, {2, [][]byte{txn(2, 2)}}},
 			perm:    2,
 			want: Metrics{Entries: 2, Records: 2, Applied: 1, Transactions: 1, AppliedIndex: 1, AppliedSeq: 1, AppliedGNO: 1, LastGNO: 1,
-				InFlight: 1, Lag: 1, PendingBytes: int64(len(txn(2, 2))), Workers: 1},
+				InFlight: 1, Lag: 1, PendingBytes: int64(len(txn(2, 2))) + emptyTxnCost, Workers: 1},
 			err: "log index 2 (sequence number 2, GNO 2): storage: apply to t: change encoded for definition version 9",
 		},
 	} {

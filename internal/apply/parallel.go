@@ -40,9 +40,15 @@ type ParallelOptions struct {
 	// worker (in flight or queued for a worker). Default 4.
 	QueuePerWorker int
 	// MaxPendingBytes bounds the log fed and not yet applied, in payload
-	// bytes: Entry waits while more is pending (an entry larger than the
-	// bound is taken once nothing else is). Default 64 MiB.
+	// bytes and decoded steps (Machine.PendingBytes): Entry waits while
+	// more is pending (an entry larger than the bound is taken once
+	// nothing else is). Default 64 MiB.
 	MaxPendingBytes int64
+	// Scheduler says who waits for a transaction's last_committed: its
+	// worker (SchedulerLockstep, the default) or the one dispatching
+	// thread before it hands the transaction out (SchedulerCoordinator,
+	// MySQL's LOGICAL_CLOCK coordinator: a baseline).
+	Scheduler Scheduler
 }
 
 // DefaultMaxPendingBytes is ParallelOptions.MaxPendingBytes's default.
@@ -108,6 +114,10 @@ func NewParallel(m *Machine, x Executor, opts ParallelOptions) *Parallel {
 		p.wg.Add(1)
 		go p.worker()
 	}
+	if opts.Scheduler == SchedulerCoordinator {
+		p.wg.Add(1)
+		go p.coordinate()
+	}
 	return p
 }
 
@@ -162,7 +172,12 @@ func (p *Parallel) Close() error {
 }
 
 // dispatch hands out every step the machine has ready. Under p.mu.
+// With the coordinator, it wakes the coordinator instead (coordinate).
 func (p *Parallel) dispatch() {
+	if p.opt.Scheduler == SchedulerCoordinator {
+		p.cond.Broadcast()
+		return
+	}
 	for p.err == nil && !p.closed {
 		s, ok := p.m.Next()
 		if !ok {

@@ -270,51 +270,54 @@ func randomLog(r *rand.Rand, n int) [][]byte {
 	return entries
 }
 
-// TestParallelDriver: with 1 to 16 workers, with and without a held
+// TestParallelDriver: with either scheduler (the workers wait for their
+// dependencies, or the coordinator does), 1 to 16 workers, with and without a held
 // executor, with commit order preserved or not, every transaction starts
 // after its last_committed is applied, DDL and accounts run alone, and
 // (preserved) publication is in sequence order.
 func TestParallelDriver(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	entries := randomLog(r, 400)
-	for _, workers := range []int{1, 2, 4, 8, 16} {
-		for _, held := range []bool{true, false} {
-			for _, order := range []bool{true, false} {
-				name := fmt.Sprintf("workers=%d/held=%v/order=%v", workers, held, order)
-				t.Run(name, func(t *testing.T) {
-					cx := &checkExec{t: t, order: order, published: map[int64]bool{}}
-					var x Executor = cx
-					if held {
-						x = heldExec{cx}
-					}
-					m := New(Options{})
-					p := NewParallel(m, x, ParallelOptions{Workers: workers, PreserveCommitOrder: order})
-					for i, e := range entries {
-						if err := p.Entry(uint64(i+1), e); err != nil {
+	for _, sched := range []Scheduler{SchedulerLockstep, SchedulerCoordinator} {
+		for _, workers := range []int{1, 2, 4, 8, 16} {
+			for _, held := range []bool{true, false} {
+				for _, order := range []bool{true, false} {
+					name := fmt.Sprintf("%v/workers=%d/held=%v/order=%v", sched, workers, held, order)
+					t.Run(name, func(t *testing.T) {
+						cx := &checkExec{t: t, order: order, published: map[int64]bool{}}
+						var x Executor = cx
+						if held {
+							x = heldExec{cx}
+						}
+						m := New(Options{})
+						p := NewParallel(m, x, ParallelOptions{Workers: workers, PreserveCommitOrder: order, Scheduler: sched})
+						for i, e := range entries {
+							if err := p.Entry(uint64(i+1), e); err != nil {
+								t.Fatal(err)
+							}
+						}
+						if err := p.Wait(); err != nil {
 							t.Fatal(err)
 						}
-					}
-					if err := p.Wait(); err != nil {
-						t.Fatal(err)
-					}
-					if err := p.Close(); err != nil {
-						t.Fatal(err)
-					}
-					for _, e := range cx.errs {
-						t.Error(e)
-					}
-					if got := m.Applied(); got.Seq != 400 || got.Index != uint64(len(entries)) {
-						t.Errorf("applied %+v", got)
-					}
-					if m.ExecutedSet() != "1-400" || len(cx.pubOrder) != 400 {
-						t.Errorf("executed %q, %d published", m.ExecutedSet(), len(cx.pubOrder))
-					}
-					// Without held publication the gate takes the whole
-					// call: serial, as it must be.
-					if workers > 1 && (held || !order) && cx.maxTxns < 2 {
-						t.Errorf("never more than %d transactions at once", cx.maxTxns)
-					}
-				})
+						if err := p.Close(); err != nil {
+							t.Fatal(err)
+						}
+						for _, e := range cx.errs {
+							t.Error(e)
+						}
+						if got := m.Applied(); got.Seq != 400 || got.Index != uint64(len(entries)) {
+							t.Errorf("applied %+v", got)
+						}
+						if m.ExecutedSet() != "1-400" || len(cx.pubOrder) != 400 {
+							t.Errorf("executed %q, %d published", m.ExecutedSet(), len(cx.pubOrder))
+						}
+						// Without held publication the gate takes the whole
+						// call: serial, as it must be.
+						if workers > 1 && (held || !order) && cx.maxTxns < 2 {
+							t.Errorf("never more than %d transactions at once", cx.maxTxns)
+						}
+					})
+				}
 			}
 		}
 	}
@@ -324,14 +327,18 @@ func TestParallelDriver(t *testing.T) {
 // naming it; the applied position stays before it and nothing after it is
 // published.
 func TestParallelFailure(t *testing.T) {
-	for _, held := range []bool{true, false} {
+	for _, tc := range []struct {
+		held  bool
+		sched Scheduler
+	}{{true, SchedulerLockstep}, {false, SchedulerLockstep}, {true, SchedulerCoordinator}, {false, SchedulerCoordinator}} {
+		held := tc.held
 		cx := &checkExec{t: t, order: true, published: map[int64]bool{}, failSeq: 40}
 		var x Executor = cx
 		if held {
 			x = heldExec{cx}
 		}
 		m := New(Options{})
-		p := NewParallel(m, x, ParallelOptions{Workers: 4, PreserveCommitOrder: true})
+		p := NewParallel(m, x, ParallelOptions{Workers: 4, PreserveCommitOrder: true, Scheduler: tc.sched})
 		var err error
 		for seq := int64(1); seq <= 80 && err == nil; seq++ {
 			err = p.Entry(uint64(seq), txnLC(seq, max(0, seq-3)))
@@ -370,11 +377,11 @@ func TestParallelFailure(t *testing.T) {
 func TestParallelPendingBound(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	entries := randomLog(r, 400)
-	largest := 0
+	largest := int64(0) // the costliest entry: its bytes and its decoded steps'
 	for _, e := range entries {
-		largest = max(largest, len(e))
+		largest = max(largest, entryCost(t, e))
 	}
-	bound := int64(4 * largest)
+	bound := 4 * largest
 	cx := &checkExec{t: t, order: true, published: map[int64]bool{}}
 	m := New(Options{})
 	p := NewParallel(m, heldExec{cx}, ParallelOptions{Workers: 4, PreserveCommitOrder: true, MaxPendingBytes: bound})
@@ -399,7 +406,7 @@ func TestParallelPendingBound(t *testing.T) {
 	if m.ExecutedSet() != "1-400" || len(cx.pubOrder) != 400 {
 		t.Errorf("executed %q, %d published", m.ExecutedSet(), len(cx.pubOrder))
 	}
-	if peak > bound+int64(largest) {
+	if peak > bound+largest {
 		t.Errorf("pending bytes reached %d, bound %d (+ one entry of at most %d)", peak, bound, largest)
 	}
 	if p.EntryWaits() == 0 {

@@ -36,9 +36,13 @@ type MakeLogConfig struct {
 	// CheckpointLogSize is the server's --checkpoint-log-size (0: no
 	// checkpoint; the log reaches back to the start).
 	CheckpointLogSize int64
-	ReportInterval    time.Duration
-	Out               io.Writer // the summary
-	Progress          io.Writer // progress lines (stderr)
+	// LargeTxnRows, if not 0, adds one transaction of that many rows
+	// after the workload (largeTxn: a table sbtest.large filled by one
+	// INSERT ... SELECT).
+	LargeTxnRows   int
+	ReportInterval time.Duration
+	Out            io.Writer // the summary
+	Progress       io.Writer // progress lines (stderr)
 }
 
 // SourceInfo is what the generator measured, written to
@@ -75,6 +79,8 @@ func (c *MakeLogConfig) Validate() error {
 		return fmt.Errorf("--hot-rows must be 1..--rows (%d), not %d", c.Rows, c.HotRows)
 	case c.Threads < 1 || c.Threads > 10000:
 		return fmt.Errorf("--threads must be 1..10000, not %d", c.Threads)
+	case c.LargeTxnRows < 0 || c.LargeTxnRows > 100_000_000:
+		return fmt.Errorf("--large-txn-rows must be 0..100000000, not %d", c.LargeTxnRows)
 	}
 	return nil
 }
@@ -213,6 +219,11 @@ func (c *MakeLogConfig) workload(ctx context.Context, addr string, seed uint64, 
 	close(errc)
 	if err := <-errc; err != nil {
 		return nil, err
+	}
+	if c.LargeTxnRows > 0 {
+		if err := c.largeTxn(ctx, db, prog); err != nil {
+			return nil, err
+		}
 	}
 	sums, err := checksums(dbQuerier(ctx, db))
 	if err != nil {

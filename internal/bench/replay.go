@@ -27,9 +27,13 @@ type ReplayConfig struct {
 	// PreserveCommitOrder (replica_preserve_commit_order) with Workers > 1:
 	// transactions become visible in sequence order.
 	PreserveCommitOrder bool
-	ReportInterval      time.Duration
-	Out                 io.Writer // the table and the result line
-	Progress            io.Writer // progress lines and the applier's notes (stderr)
+	// Scheduler, with Workers > 1: who waits for a transaction's
+	// last_committed — its worker (lockstep's) or the dispatching thread
+	// (MySQL's coordinator, the baseline).
+	Scheduler      apply.Scheduler
+	ReportInterval time.Duration
+	Out            io.Writer // the table and the result line
+	Progress       io.Writer // progress lines and the applier's notes (stderr)
 }
 
 // ReplayResult is what a replay measured.
@@ -47,6 +51,17 @@ type ReplayResult struct {
 	Elapsed      time.Duration // reading and applying the log, not the checkpoint
 	Checksums    []TableChecksum
 	Source       *SourceInfo // the generator's record, if the data directory has one
+	// PayloadBytes is the log's entries' payload bytes (uncompressed),
+	// MaxEntry the largest one's.
+	PayloadBytes, MaxEntry int64
+	// Memory: the Go heap's and the process's peaks while the log was
+	// read and applied (not the checksums after), and the heap the
+	// replayed data keeps.
+	Memory MemPeak
+	// Waits: the parallel applier's (0 serially): transactions that
+	// waited for their last_committed (in their worker, or in the
+	// coordinator), and at the commit-order gate.
+	DependencyWaits, GateWaits int64
 }
 
 // Rate is the replay rate in transactions per second.
@@ -148,11 +163,17 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 	if c.Workers > 1 {
 		// The entries' payloads are the caller's (txlog.Read), so steps
 		// may still be running while the next entries are read.
-		par = apply.NewParallel(m, x, apply.ParallelOptions{Workers: c.Workers, PreserveCommitOrder: c.PreserveCommitOrder})
+		par = apply.NewParallel(m, x, apply.ParallelOptions{Workers: c.Workers, PreserveCommitOrder: c.PreserveCommitOrder, Scheduler: c.Scheduler})
 		defer par.Close()
 		feed = par.Entry
 	}
 	first, last := res.FirstIndex, res.LastIndex
+	mem := watchMemory(2 * time.Millisecond)
+	defer func() {
+		if mem != nil {
+			mem.finish()
+		}
+	}()
 	start := time.Now()
 	lastReport := start
 	if last >= first && last > 0 {
@@ -171,6 +192,8 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 				return nil, fmt.Errorf("log read at index %d returned nothing", lo)
 			}
 			for _, e := range entries {
+				res.PayloadBytes += int64(len(e.Payload))
+				res.MaxEntry = max(res.MaxEntry, int64(len(e.Payload)))
 				if err := feed(e.Index, e.Payload); err != nil {
 					return nil, err
 				}
@@ -188,6 +211,8 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 		if err := par.Wait(); err != nil {
 			return nil, err
 		}
+		mt := par.Metrics()
+		res.DependencyWaits, res.GateWaits = mt.DependencyWaits, mt.GateWaits
 		if err := par.Close(); err != nil {
 			return nil, err
 		}
@@ -196,6 +221,7 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 		x.Note(note)
 	}
 	res.Elapsed = time.Since(start)
+	res.Memory, mem = mem.finish(), nil
 	st := m.Stats()
 	res.Transactions, res.OtherRecords, res.Skipped, res.Entries = cx.txns.Load(), cx.other.Load(), st.Skipped, st.Entries
 	res.SerialDeps = st.SerialDeps
@@ -221,7 +247,7 @@ func (r *ReplayResult) print(w io.Writer, c ReplayConfig) {
 	fmt.Fprintf(w, "replay of %s, %s\n", c.Datadir, from)
 	row := func(k, v string, a ...any) { fmt.Fprintf(w, "  %-22s %s\n", k, fmt.Sprintf(v, a...)) }
 	if c.Workers > 1 {
-		row("workers", "%d (apply.Parallel, commit order preserved: %v; the recovery executor)", c.Workers, c.PreserveCommitOrder)
+		row("workers", "%d (apply.Parallel, scheduler %v, commit order preserved: %v; the recovery executor)", c.Workers, c.Scheduler, c.PreserveCommitOrder)
 	} else {
 		row("workers", "1 (serial: apply.Drain, the recovery executor)")
 	}
@@ -230,8 +256,14 @@ func (r *ReplayResult) print(w io.Writer, c ReplayConfig) {
 	row("DDL/account records", "%d", r.OtherRecords)
 	row("skipped (checkpoint)", "%d", r.Skipped)
 	row("no last_committed", "%d (depend on their predecessor)", r.SerialDeps)
+	if c.Workers > 1 {
+		row("waits", "%d for last_committed, %d at the commit-order gate", r.DependencyWaits, r.GateWaits)
+	}
 	row("read log", "%.3f s", r.ReadNs.Seconds())
 	row("read and apply", "%.3f s", r.Elapsed.Seconds())
+	row("log payload", "%s (largest entry %s)", mib(uint64(r.PayloadBytes)), mib(uint64(r.MaxEntry)))
+	row("peak memory", "Go heap objects %s, Go total %s, process RSS %s; heap kept after %s",
+		mib(r.Memory.HeapObjects), mib(r.Memory.GoTotal), mib(r.Memory.RSSHighWater), mib(r.Memory.LiveAfter))
 	row("replay rate", "%.0f transactions/s", r.Rate())
 	if s := r.Source; s != nil && s.Rate > 0 {
 		row("source rate", "%.0f transactions/s (%d transactions at %d threads, conflict rate %g; %s)", s.Rate, s.Transactions, s.Threads, s.ConflictRate, SourceFile)

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"lockstep/internal/apply"
 )
 
 // TestReplayMakeLog: a log written by the generator (a server run in
@@ -62,5 +64,40 @@ func TestReplayWorkersUsage(t *testing.T) {
 	_, err := Replay(context.Background(), ReplayConfig{Datadir: t.TempDir(), Workers: 0})
 	if err == nil || !strings.Contains(err.Error(), "--workers must be at least 1") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestReplayLargeTxn: --make-log's large transaction (one INSERT ...
+// SELECT of 3,000 rows, applied in chunks) replays to the source's
+// tables with the serial applier and with either scheduler of the
+// parallel one, and the replay reports its memory.
+func TestReplayLargeTxn(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	src, err := MakeLog(context.Background(), MakeLogConfig{Datadir: dir, Transactions: 20, ConflictRate: 0.3, HotRows: 4,
+		Rows: 50, Threads: 2, Seed: 3, LargeTxnRows: 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range src.Checksums {
+		found = found || c.Table == "sbtest.large" && c.Rows == "3000"
+	}
+	if !found {
+		t.Fatalf("no 3,000-row sbtest.large at the source: %+v", src.Checksums)
+	}
+	for _, c := range []ReplayConfig{{Workers: 1}, {Workers: 4}, {Workers: 4, Scheduler: apply.SchedulerCoordinator}} {
+		c.Datadir, c.PreserveCommitOrder = dir, true
+		var out bytes.Buffer
+		c.Out = &out
+		res, err := Replay(context.Background(), c)
+		if err != nil {
+			t.Fatalf("%d workers, %v: %v", c.Workers, c.Scheduler, err)
+		}
+		if !res.ChecksumsMatch() {
+			t.Errorf("%d workers, %v: replayed %+v, source %+v", c.Workers, c.Scheduler, res.Checksums, src.Checksums)
+		}
+		if res.Memory.HeapObjects == 0 || res.Memory.LiveAfter == 0 || res.MaxEntry < 3000*20 || !strings.Contains(out.String(), "peak memory") {
+			t.Errorf("%d workers: memory %+v, largest entry %d\n%s", c.Workers, res.Memory, res.MaxEntry, out.String())
+		}
 	}
 }

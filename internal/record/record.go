@@ -120,6 +120,10 @@ type Txn struct {
 	// whose counter a rollback moved since a record last carried it
 	// (storage/autoinc.go). Format 2 on; nil in format 1 records.
 	AutoInc []AutoInc
+
+	// lazy: the changes left encoded by DecodeTxnChunked (nil: they are
+	// in Changes).
+	lazy *lazyChanges
 }
 
 // AutoInc is a table's AUTO_INCREMENT counter — its high-water mark, as
@@ -298,7 +302,16 @@ func PeekKind(b []byte) (Kind, error) {
 
 // DecodeTxn decodes a transaction record. The byte slices in the result
 // alias b.
-func DecodeTxn(b []byte) (*Txn, error) {
+func DecodeTxn(b []byte) (*Txn, error) { return DecodeTxnChunked(b, 0) }
+
+// DecodeTxnChunked decodes a transaction record as DecodeTxn does, unless
+// chunk > 0 and it holds more than chunk changes (a large transaction):
+// then its changes are checked but left encoded — Changes is nil, and
+// ChangeChunks decodes them chunk changes at a time into one buffer — and
+// its writeset is skipped (Writeset is nil: the applier does not use it),
+// so what decoding allocates does not grow with the transaction. The byte
+// slices in the result alias b.
+func DecodeTxnChunked(b []byte, chunk int) (*Txn, error) {
 	if k, err := PeekKind(b); err != nil {
 		return nil, err
 	} else if k != KindTxn {
@@ -309,31 +322,27 @@ func DecodeTxn(b []byte) (*Txn, error) {
 	flags := d.byte()
 	t.Minimal = flags&1 != 0
 	n := d.count(3)
-	if d.err == nil {
-		t.Changes = make([]Change, n)
-	}
-	for i := 0; i < n && d.err == nil; i++ {
-		c := &t.Changes[i]
-		c.Op = Op(d.byte())
-		if c.Op < OpInsert || c.Op > OpDelete {
-			d.fail("bad change op %d", c.Op)
-			break
+	if chunk > 0 && n > chunk {
+		t.lazy = &lazyChanges{b: d.b, n: n, chunk: chunk}
+		var c Change
+		for i := 0; i < n && d.err == nil; i++ {
+			d.change(&c, t.Minimal) // checked, not kept
 		}
-		c.Table = d.uvarint()
-		c.Version = d.uvarint()
-		c.PK = d.bytes()
-		if c.Op != OpInsert && !t.Minimal {
-			c.Before = d.bytes()
+		n = d.count(8)
+		d.skip(8 * n)
+	} else {
+		if d.err == nil {
+			t.Changes = make([]Change, n)
 		}
-		if c.Op != OpDelete {
-			c.After = d.bytes()
+		for i := 0; i < n && d.err == nil; i++ {
+			d.change(&t.Changes[i], t.Minimal)
 		}
-	}
-	n = d.count(8)
-	if d.err == nil && n > 0 {
-		t.Writeset = make([]uint64, n)
-		for i := range t.Writeset {
-			t.Writeset[i] = d.u64()
+		n = d.count(8)
+		if d.err == nil && n > 0 {
+			t.Writeset = make([]uint64, n)
+			for i := range t.Writeset {
+				t.Writeset[i] = d.u64()
+			}
 		}
 	}
 	if b[1] >= 2 {
@@ -345,7 +354,29 @@ func DecodeTxn(b []byte) (*Txn, error) {
 			}
 		}
 	}
-	return t, d.finish()
+	if err := d.finish(); err != nil {
+		return t, err
+	}
+	return t, nil
+}
+
+// change decodes one change into c.
+func (d *decoder) change(c *Change, minimal bool) {
+	c.Op = Op(d.byte())
+	if d.err == nil && (c.Op < OpInsert || c.Op > OpDelete) {
+		d.fail("bad change op %d", c.Op)
+		return
+	}
+	c.Table = d.uvarint()
+	c.Version = d.uvarint()
+	c.PK = d.bytes()
+	c.Before, c.After = nil, nil
+	if c.Op != OpInsert && !minimal {
+		c.Before = d.bytes()
+	}
+	if c.Op != OpDelete {
+		c.After = d.bytes()
+	}
 }
 
 // DecodeDDL decodes a DDL record.
@@ -434,6 +465,18 @@ func (d *decoder) count(min int) int {
 		return 0
 	}
 	return int(n)
+}
+
+// skip passes over n bytes.
+func (d *decoder) skip(n int) {
+	if d.err != nil {
+		return
+	}
+	if n > len(d.b) {
+		d.fail("truncated")
+		return
+	}
+	d.b = d.b[n:]
 }
 
 func (d *decoder) bytes() []byte {

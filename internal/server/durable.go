@@ -572,6 +572,9 @@ func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, o replayOptions) (
 type recoveryExec struct {
 	fe *sqlfront.Frontend
 	w  io.Writer
+	// afterChunk, if set, is called after each chunk of a transaction is
+	// installed, before it is published (tests look at the engine then).
+	afterChunk func(t *logrec.Txn)
 }
 
 var _ apply.HeldExecutor = (*recoveryExec)(nil)
@@ -592,8 +595,19 @@ func (x *recoveryExec) Txn(t *logrec.Txn) error {
 // applier's commit-order gate publishes it, or rolls it back).
 func (x *recoveryExec) TxnHeld(t *logrec.Txn) (publish, rollback func(), err error) {
 	st := x.fe.Storage()
-	_, h, err := st.ApplyTxnHeld(t.Changes)
-	if err != nil {
+	// A large transaction comes with its changes encoded (the machine's
+	// ChunkChanges) and is installed a chunk at a time into one held
+	// storage transaction: unseen until published, and a failed chunk
+	// undoes the ones before it (storage.HeldTxn.Apply).
+	h := st.BeginApply(t.NumChanges())
+	if err := t.ChangeChunks(func(cs []logrec.Change) error {
+		_, err := h.Apply(cs)
+		if err == nil && x.afterChunk != nil {
+			x.afterChunk(t)
+		}
+		return err
+	}); err != nil {
+		h.Rollback() // ended already if Apply failed
 		return nil, nil, applyError(err)
 	}
 	// The counters the transaction left (format 2 records), only ever

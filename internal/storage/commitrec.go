@@ -133,43 +133,80 @@ func (e *Engine) ApplyTxn(changes []logrec.Change) (applied int, err error) {
 // h is nil and nothing of the transaction remains (issue 31 item 3: never
 // a half-applied transaction).
 func (e *Engine) ApplyTxnHeld(changes []logrec.Change) (applied int, h *HeldTxn, err error) {
+	h = e.BeginApply(len(changes))
+	if applied, err = h.Apply(changes); err != nil {
+		return 0, nil, err
+	}
+	return applied, h, nil
+}
+
+// BeginApply starts a held transaction of total changes that Apply
+// installs chunk by chunk (a large transaction decoded a chunk at a
+// time: record.Txn.ChangeChunks), so that the caller never holds all its
+// changes at once. Until Publish nobody sees any of it, whatever the
+// number of chunks; Rollback, or a failed Apply, removes every chunk
+// installed. total only numbers the changes in errors (0: unknown).
+func (e *Engine) BeginApply(total int) *HeldTxn {
 	trx := e.Sys.Begin()
-	h = &HeldTxn{e: e, trx: trx, id: trx.AssignID()}
+	return &HeldTxn{e: e, trx: trx, id: trx.AssignID(), total: total}
+}
+
+// Apply installs the next changes of the held transaction and returns how
+// many were not in place already. When a change fails, every change the
+// transaction installed — in this call and in the earlier ones — is
+// undone and it ends unseen: nothing of it remains, and Publish and
+// Rollback do nothing after that.
+func (h *HeldTxn) Apply(changes []logrec.Change) (applied int, err error) {
+	if h.ended {
+		return 0, fmt.Errorf("storage: apply: the transaction already ended")
+	}
 	for i := range changes {
 		c := &changes[i]
-		t, known := e.TableByID(c.Table)
+		h.seen++
+		t, known := h.e.TableByID(c.Table)
 		if t == nil {
 			if known {
 				continue // dropped since
 			}
 			h.Rollback()
-			return 0, nil, fmt.Errorf("storage: apply: change %d names table id %d, which this engine never had", i, c.Table)
+			return 0, fmt.Errorf("storage: apply: change %d names table id %d, which this engine never had", h.seen-1, c.Table)
 		}
 		u, aerr := t.apply(h.id, c)
 		if aerr != nil {
 			h.Rollback()
-			return 0, nil, fmt.Errorf("%w (change %d of %d)", aerr, i+1, len(changes))
+			if h.total > 0 {
+				return 0, fmt.Errorf("%w (change %d of %d)", aerr, h.seen, h.total)
+			}
+			return 0, fmt.Errorf("%w (change %d)", aerr, h.seen)
 		}
 		if u != nil {
 			h.undo = append(h.undo, undoEntry{t: t, rec: u})
 			applied++
 		}
 	}
-	return applied, h, nil
+	return applied, nil
 }
 
-// HeldTxn is a transaction ApplyTxnHeld installed and nobody sees yet.
-// Exactly one of Publish and Rollback is called, once.
+// HeldTxn is a transaction ApplyTxnHeld (or BeginApply and Apply)
+// installed and nobody sees yet. Exactly one of Publish and Rollback is
+// called, once (after a failed Apply, neither is needed).
 type HeldTxn struct {
-	e    *Engine
-	trx  *txn.Trx
-	id   txn.ID
-	undo []undoEntry
+	e     *Engine
+	trx   *txn.Trx
+	id    txn.ID
+	undo  []undoEntry
+	total int  // the changes the caller announced (errors)
+	seen  int  // the changes Apply was given so far
+	ended bool // published or rolled back
 }
 
 // Publish makes the transaction visible to ReadViews opened from now on
 // and hands its old versions to purge.
 func (h *HeldTxn) Publish() {
+	if h.ended {
+		return
+	}
+	h.ended = true
 	h.trx.Finish()
 	if len(h.undo) > 0 {
 		h.e.enqueuePurge(h.id, h.undo)
@@ -181,6 +218,10 @@ func (h *HeldTxn) Publish() {
 // unseen: the rows are as they were before ApplyTxnHeld (an applier that
 // stops after installing a transaction it may not publish).
 func (h *HeldTxn) Rollback() {
+	if h.ended {
+		return
+	}
+	h.ended = true
 	for i := len(h.undo) - 1; i >= 0; i-- {
 		h.undo[i].rollback(h.id)
 	}

@@ -35,8 +35,26 @@ func compress(p []byte) []byte {
 	return c
 }
 
+// largeStored is the stored (compressed) size from which a payload is
+// decompressed by a decoder of its own rather than the shared one.
+const largeStored = 1 << 20
+
 func decompress(p []byte) ([]byte, error) {
-	out, err := zdec().DecodeAll(p, nil)
+	d := zdec()
+	if len(p) >= largeStored {
+		// The shared decoder's pooled block decoders keep a reference to
+		// the last output each produced (klauspost/compress 1.20's
+		// sequence decoders keep their out slice), so a large payload —
+		// a 1,000,000-row transaction's 76 MiB — stayed reachable after
+		// its reader dropped it, once per pooled decoder. A decoder of
+		// its own is garbage with its output's last reference.
+		var err error
+		if d, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxPayload)); err != nil {
+			return nil, fmt.Errorf("zstd: %w", err)
+		}
+		defer d.Close()
+	}
+	out, err := d.DecodeAll(p, nil)
 	if err != nil {
 		return nil, fmt.Errorf("zstd: %w", err)
 	}
