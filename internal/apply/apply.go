@@ -140,6 +140,12 @@ type Machine struct {
 	appliedGNO int64
 	// received: the GNOs fed (and those executed at the start).
 	received gnoSet
+	// times: the commit times (record.Position.CommitTime) of the records
+	// to apply that are not yet in the applied prefix, in sequence order:
+	// times[0] is applied.Seq+1's. appliedTime: the commit time of the
+	// record at applied.Seq (0: none, or unknown).
+	times       []int64
+	appliedTime int64
 
 	ddl struct {
 		seq   int64 // the DDL statement applied last, pending its mark; 0: none
@@ -292,6 +298,7 @@ func (m *Machine) Entry(index uint64, payload []byte) error {
 			return fmt.Errorf("log index %d record %d: %w", index, i, err)
 		}
 		m.nextSeq++
+		m.times = append(m.times, pos.CommitTime)
 		steps = append(steps, s)
 	}
 	m.entries = append(m.entries, pendingEntry{index: index, lastSeq: m.nextSeq - 1, size: len(payload)})
@@ -442,6 +449,7 @@ func (m *Machine) Done(s Step, outcome error) {
 // advance moves the applied position over the contiguous prefix of done
 // sequence numbers and of entries whose records are all applied.
 func (m *Machine) advance() {
+	moved := 0
 	for {
 		gno, ok := m.done[m.applied.Seq+1]
 		if !ok {
@@ -450,6 +458,12 @@ func (m *Machine) advance() {
 		delete(m.done, m.applied.Seq+1)
 		m.applied.Seq++
 		m.appliedGNO = gno
+		moved++
+	}
+	if moved > 0 {
+		// As entries below: the slice moves on, nothing is copied.
+		m.appliedTime = m.times[moved-1]
+		m.times = m.times[moved:]
 	}
 	k := 0
 	for k < len(m.entries) && m.entries[k].lastSeq <= m.applied.Seq {

@@ -94,9 +94,9 @@ func (d *durable) Commit(rec *storage.CommitRecord, publish func()) error {
 
 // recordPos is the position the pipeline assigned, as the record carries
 // it: sequence number, GTID number and last_committed, each its own number
-// (none of them is the log index).
+// (none of them is the log index), and the group's commit time.
 func recordPos(p commit.Position) logrec.Position {
-	return logrec.Position{Seq: p.Seq, GNO: p.GNO, LastCommitted: p.LastCommitted}
+	return logrec.Position{Seq: p.Seq, GNO: p.GNO, LastCommitted: p.LastCommitted, CommitTime: p.CommitTime}
 }
 
 // maxPooledRecord: larger record buffers are left to the GC rather than
