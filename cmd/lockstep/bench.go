@@ -143,7 +143,9 @@ func newBenchReplayCmd() *cobra.Command {
 			"applying the log, not loading the checkpoint.\n\n" +
 			"--workers 1 applies serially (apply.Drain); more runs the parallel applier\n" +
 			"(apply.Parallel: workers wait for each transaction's last_committed, and\n" +
-			"with --preserve-commit-order, the default, publish in commit order).\n\n" +
+			"with --preserve-commit-order, the default, publish in commit order).\n" +
+			"--recertify ignores the records' last_committed and computes it from their\n" +
+			"writesets with a certifier, as the commit pipeline does (a source without it).\n\n" +
 			"--make-log writes a new data directory instead: a lockstep server run in\n" +
 			"process on --datadir, a sysbench table of --rows rows, then --transactions\n" +
 			"oltp_write_only-like transactions (an index update, a non-index update, a\n" +
@@ -199,6 +201,7 @@ func newBenchReplayCmd() *cobra.Command {
 	f.StringVar(&rc.Datadir, "datadir", "", "the data directory of a stopped server (with --make-log: a new one to write)")
 	f.IntVar(&rc.Workers, "workers", rc.Workers, "apply workers: 1 is the serial applier (apply.Drain), more the parallel one (apply.Parallel)")
 	f.BoolVar(&rc.PreserveCommitOrder, "preserve-commit-order", rc.PreserveCommitOrder, "with --workers > 1: make transactions visible in commit order (replica_preserve_commit_order)")
+	f.BoolVar(&rc.Recertify, "recertify", false, "ignore the records' last_committed and compute it from their writesets (internal/certify)")
 	f.Var(secondsFlag{&rc.ReportInterval}, "report-interval", "print a progress line this often (0: never)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof)")
 	f.BoolVar(&makeLog, "make-log", false, "write a new data directory with a sysbench-like log instead of replaying")

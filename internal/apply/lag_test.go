@@ -41,13 +41,13 @@ func TestLagSeconds(t *testing.T) {
 		},
 		{
 			name:    "nothing applied: the first record's commit time",
-			entries: []entry{{1, [][]byte{timedTxn(1, at(0))}}, {2, [][]byte{timedTxn(2, at(3 * time.Second))}}},
+			entries: []entry{{1, [][]byte{timedTxn(1, at(0))}}, {2, [][]byte{timedTxn(2, at(3*time.Second))}}},
 			now:     5700 * time.Millisecond, lag: 5,
 		},
 		{
 			name: "the oldest not applied, not the newest, not the last applied",
-			entries: []entry{{1, [][]byte{timedTxn(1, at(0)), timedTxn(2, at(2 * time.Second))}},
-				{2, [][]byte{timedTxn(3, at(9 * time.Second))}}},
+			entries: []entry{{1, [][]byte{timedTxn(1, at(0)), timedTxn(2, at(2*time.Second))}},
+				{2, [][]byte{timedTxn(3, at(9*time.Second))}}},
 			apply: 1, now: 10 * time.Second, lag: 8, lastTime: at(0),
 		},
 		{
@@ -74,7 +74,7 @@ func TestLagSeconds(t *testing.T) {
 			name: "records the checkpoint holds are skipped, not lag",
 			opts: Options{Applied: Position{Seq: 2}, ExecutedGNO: 2},
 			entries: []entry{{1, [][]byte{timedTxn(1, at(0)), timedTxn(2, at(0))}},
-				{2, [][]byte{timedTxn(3, at(20 * time.Second))}}},
+				{2, [][]byte{timedTxn(3, at(20*time.Second))}}},
 			now: 30 * time.Second, lag: 10,
 		},
 	} {

@@ -72,6 +72,9 @@ type Metrics struct {
 	// SerialDeps: transactions without a usable last_committed (made to
 	// depend on their predecessor).
 	SerialDeps int64
+	// Certified: records whose last_committed the applier computed with
+	// its certifier (Options.Recertify) instead of reading it.
+	Certified int64
 
 	// Elapsed is the time from the first entry fed to when the metrics
 	// were taken (0: none fed).
@@ -97,7 +100,7 @@ func (m *Machine) Metrics() Metrics {
 		AppliedIndex: m.applied.Index, AppliedSeq: m.applied.Seq, AppliedGNO: m.appliedGNO, LastGNO: m.executed.max(),
 		Queued: int64(len(m.queue)), InFlight: int64(m.inflight), PendingBytes: m.pendingBytes,
 		Lag:     st.Records - st.Skipped - st.Applied,
-		Workers: 1, Retries: st.Retries, SerialDeps: st.SerialDeps,
+		Workers: 1, Retries: st.Retries, SerialDeps: st.SerialDeps, Certified: st.Certified,
 		LastAppliedCommitTime: m.appliedTime,
 	}
 	if st.Entries > 0 {

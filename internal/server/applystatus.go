@@ -35,6 +35,7 @@ func applierStatus(m map[string]int64, a apply.Metrics) {
 	m["Lockstep_applier_commit_order_wait_us"] = a.GateWaitTime.Microseconds()
 	m["Lockstep_applier_entry_waits"] = a.EntryWaits
 	m["Lockstep_applier_serial_dependencies"] = a.SerialDeps
+	m["Lockstep_applier_certified"] = a.Certified
 	m["Lockstep_applier_time_ms"] = a.Elapsed.Milliseconds()
 	m["Lockstep_applier_rate"] = int64(a.Rate())
 }
