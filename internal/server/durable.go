@@ -599,7 +599,8 @@ func (x *recoveryExec) TxnHeld(t *logrec.Txn) (publish, rollback func(), err err
 	return h.Publish, h.Rollback, nil
 }
 
-// applyError marks the storage errors a transaction's apply may meet and
+// applyError marks the storage errors a transaction's apply (or a
+// replayed DDL statement: sqlfront's ReplayDDL) may meet and
 // that pass — a row lock a local session holds (the lock wait timed out,
 // or the applier was a deadlock's victim) — as transient: the applier
 // tries the transaction again (apply.RetryPolicy). Storage's apply takes
@@ -612,8 +613,15 @@ func applyError(err error) error {
 	return err
 }
 
+// DDL replays a statement. The applier's error is transient when the
+// statement gave up waiting for local transactions (a replayed primary key
+// change, within innodb_lock_wait_timeout): it is tried again.
 func (x *recoveryExec) DDL(d *logrec.DDL) (error, error) {
-	return x.fe.ReplayDDL(d.Database, d.Query, d.NextTableID)
+	stmtErr, err := x.fe.ReplayDDL(d.Database, d.Query, d.NextTableID)
+	if err != nil {
+		return nil, applyError(err)
+	}
+	return stmtErr, nil
 }
 
 func (x *recoveryExec) UndoDDL(mark *logrec.DDL) error {
