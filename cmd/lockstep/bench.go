@@ -148,6 +148,8 @@ func newBenchReplayCmd() *cobra.Command {
 			"--scheduler coordinator makes the one dispatching thread wait for each\n" +
 			"transaction's last_committed before handing it out instead (MySQL's\n" +
 			"LOGICAL_CLOCK coordinator), as a baseline.\n\n" +
+			"--recertify ignores the records' last_committed and computes it from their\n" +
+			"writesets with a certifier, as the commit pipeline does (a source without it).\n\n" +
 			"--make-log writes a new data directory instead: a lockstep server run in\n" +
 			"process on --datadir, a sysbench table of --rows rows, then --transactions\n" +
 			"oltp_write_only-like transactions (an index update, a non-index update, a\n" +
@@ -208,6 +210,7 @@ func newBenchReplayCmd() *cobra.Command {
 	f.IntVar(&rc.Workers, "workers", rc.Workers, "apply workers: 1 is the serial applier (apply.Drain), more the parallel one (apply.Parallel)")
 	f.BoolVar(&rc.PreserveCommitOrder, "preserve-commit-order", rc.PreserveCommitOrder, "with --workers > 1: make transactions visible in commit order (replica_preserve_commit_order)")
 	f.StringVar(&scheduler, "scheduler", "lockstep", "with --workers > 1: lockstep (each worker waits for its transaction's last_committed) or coordinator (the dispatching thread waits, as MySQL's LOGICAL_CLOCK coordinator)")
+	f.BoolVar(&rc.Recertify, "recertify", false, "ignore the records' last_committed and compute it from their writesets (internal/certify)")
 	f.Var(secondsFlag{&rc.ReportInterval}, "report-interval", "print a progress line this often (0: never)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the replay to this file (go tool pprof)")
 	f.BoolVar(&makeLog, "make-log", false, "write a new data directory with a sysbench-like log instead of replaying")

@@ -40,6 +40,7 @@ import (
 	"strconv"
 	"time"
 
+	"lockstep/internal/certify"
 	"lockstep/internal/record"
 )
 
@@ -118,6 +119,16 @@ type Options struct {
 	// entry's bytes and a chunk, not a decoded change per row. Default
 	// DefaultChunkChanges; negative: never.
 	ChunkChanges int
+	// Recertify ignores the records' last_committed and computes it from
+	// their writesets with a certifier, in sequence order, as the commit
+	// pipeline does (a source whose records carry none: an old log, an
+	// external source). DDL and account records have no writeset: serial.
+	Recertify bool
+	// Certifier is the certifier Recertify uses (nil: certify.NewStatic
+	// with certify.DefaultConfig and Base Applied.Seq, made at the first
+	// entry). One passed in must not have certified anything past
+	// Applied.Seq, and is the machine's alone.
+	Certifier certify.Certifier
 }
 
 // DefaultChunkChanges is Options.ChunkChanges' default: about 96 KiB of
@@ -151,6 +162,12 @@ type Machine struct {
 	appliedGNO int64
 	// received: the GNOs fed (and those executed at the start).
 	received gnoSet
+	// times: the commit times (record.Position.CommitTime) of the records
+	// to apply that are not yet in the applied prefix, in sequence order:
+	// times[0] is applied.Seq+1's. appliedTime: the commit time of the
+	// record at applied.Seq (0: none, or unknown).
+	times       []int64
+	appliedTime int64
 
 	ddl struct {
 		seq   int64 // the DDL statement applied last, pending its mark; 0: none
@@ -167,6 +184,13 @@ type Machine struct {
 	started time.Time // the first entry was fed
 
 	stats Stats
+
+	// recertify: Options.Recertify, with its certifier (cert) and
+	// scratch for one entry's CertifyBatch.
+	recertify bool
+	cert      certify.Certifier
+	ws        [][]uint64
+	lcs       []int64
 }
 
 type pendingEntry struct {
@@ -192,12 +216,16 @@ type Stats struct {
 	// (not below their sequence number, or negative): they are made to
 	// depend on their predecessor.
 	SerialDeps int64
+	// Certified counts records whose last_committed the machine computed
+	// (Options.Recertify).
+	Certified int64
 }
 
 // New returns a machine starting at opts.Applied.
 func New(opts Options) *Machine {
 	m := &Machine{applied: opts.Applied, nextSeq: opts.Applied.Seq + 1, done: map[int64]int64{}, failedDDL: opts.FailedDDL, window: max(opts.Window, 1),
-		appliedGNO: opts.ExecutedGNO, uuid: opts.UUID, retry: opts.Retry.withDefaults(), clock: opts.Clock}
+		appliedGNO: opts.ExecutedGNO, uuid: opts.UUID, retry: opts.Retry.withDefaults(), clock: opts.Clock,
+		recertify: opts.Recertify, cert: opts.Certifier}
 	if m.failedDDL == nil {
 		m.failedDDL = func(string) (int64, bool) { return 0, false }
 	}
@@ -291,7 +319,7 @@ func (m *Machine) Entry(index uint64, payload []byte) error {
 		if pos.Seq != m.nextSeq {
 			return fmt.Errorf("log index %d: sequence number %d follows %d (GNO %d not executed): records are missing or out of order", index, pos.Seq, m.nextSeq-1, pos.GNO)
 		}
-		if pos.LastCommitted >= pos.Seq || pos.LastCommitted < 0 {
+		if !m.recertify && (pos.LastCommitted >= pos.Seq || pos.LastCommitted < 0) {
 			pos.LastCommitted = pos.Seq - 1
 			m.stats.SerialDeps++
 		}
@@ -311,14 +339,72 @@ func (m *Machine) Entry(index uint64, payload []byte) error {
 			return fmt.Errorf("log index %d record %d: %w", index, i, err)
 		}
 		m.nextSeq++
+		m.times = append(m.times, pos.CommitTime)
 		steps = append(steps, s)
 		size += stepBytes(&s)
+	}
+	if m.recertify && len(steps) > 0 {
+		if err := m.certify(steps); err != nil {
+			return fmt.Errorf("log index %d: %w", index, err)
+		}
 	}
 	m.entries = append(m.entries, pendingEntry{index: index, lastSeq: m.nextSeq - 1, size: size})
 	m.pendingBytes += size
 	m.queue = append(m.queue, steps...)
 	m.advance()
 	return nil
+}
+
+// certify replaces the last_committed of an entry's steps (consecutive
+// sequence numbers) by the certifier's, in one CertifyBatch: a
+// transaction's from its writeset, a DDL or account record's serial (no
+// writeset).
+func (m *Machine) certify(steps []Step) error {
+	if m.cert == nil {
+		cfg := certify.DefaultConfig()
+		cfg.Base = m.applied.Seq
+		c, err := certify.NewStatic(cfg)
+		if err != nil {
+			return fmt.Errorf("the certifier for --recertify: %w", err)
+		}
+		m.cert = c
+	}
+	n := len(steps)
+	if cap(m.ws) < n {
+		m.ws, m.lcs = make([][]uint64, n), make([]int64, n)
+	}
+	ws, lcs := m.ws[:n], m.lcs[:n]
+	for i := range steps {
+		ws[i] = nil
+		if steps[i].Txn != nil {
+			ws[i] = steps[i].Txn.Writeset
+		}
+	}
+	m.cert.CertifyBatch(steps[0].Pos.Seq, ws, lcs)
+	clear(ws)
+	for i := range steps {
+		s := &steps[i]
+		s.Pos.LastCommitted = lcs[i]
+		switch {
+		case s.Txn != nil:
+			s.Txn.LastCommitted = lcs[i]
+		case s.DDL != nil:
+			s.DDL.LastCommitted = lcs[i]
+		case s.Accounts != nil:
+			s.Accounts.LastCommitted = lcs[i]
+		}
+	}
+	m.stats.Certified += int64(n)
+	return nil
+}
+
+// CertifyStats returns the counters of the certifier Options.Recertify
+// uses (false: none).
+func (m *Machine) CertifyStats() (certify.Stats, bool) {
+	if m.cert == nil {
+		return certify.Stats{}, false
+	}
+	return m.cert.Stats(), true
 }
 
 func (m *Machine) lastFed() uint64 {
@@ -465,6 +551,7 @@ func (m *Machine) Done(s Step, outcome error) {
 // advance moves the applied position over the contiguous prefix of done
 // sequence numbers and of entries whose records are all applied.
 func (m *Machine) advance() {
+	moved := 0
 	for {
 		gno, ok := m.done[m.applied.Seq+1]
 		if !ok {
@@ -473,6 +560,12 @@ func (m *Machine) advance() {
 		delete(m.done, m.applied.Seq+1)
 		m.applied.Seq++
 		m.appliedGNO = gno
+		moved++
+	}
+	if moved > 0 {
+		// As entries below: the slice moves on, nothing is copied.
+		m.appliedTime = m.times[moved-1]
+		m.times = m.times[moved:]
 	}
 	k := 0
 	for k < len(m.entries) && m.entries[k].lastSeq <= m.applied.Seq {

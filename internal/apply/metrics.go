@@ -35,9 +35,21 @@ type Metrics struct {
 	InFlight     int64
 	PendingBytes int64
 	// Lag is the lag in transactions: records received, not skipped and
-	// not yet applied. There is no lag in seconds: a record carries no
-	// commit time.
+	// not yet applied.
 	Lag int64
+	// LagSeconds is the lag in seconds, as MySQL defines
+	// Seconds_Behind_Source: the time now minus the source's commit time
+	// (record.Position.CommitTime) of the oldest record received and not
+	// yet applied, in whole seconds; 0 when every record received is
+	// applied (caught up), and when the source's clock is ahead of this
+	// one; -1 when that record carries no commit time (a record written
+	// before format 3), as MySQL shows NULL when it cannot tell.
+	LagSeconds int64
+	// LastAppliedCommitTime is the source's commit time of the record at
+	// AppliedSeq, in microseconds since the epoch (0: none applied, or it
+	// carries none): performance_schema's
+	// LAST_APPLIED_TRANSACTION_ORIGINAL_COMMIT_TIMESTAMP.
+	LastAppliedCommitTime int64
 
 	// Workers: the parallel driver's workers (1: serial); BusyWorkers:
 	// those performing a step now.
@@ -60,6 +72,9 @@ type Metrics struct {
 	// SerialDeps: transactions without a usable last_committed (made to
 	// depend on their predecessor).
 	SerialDeps int64
+	// Certified: records whose last_committed the applier computed with
+	// its certifier (Options.Recertify) instead of reading it.
+	Certified int64
 
 	// Elapsed is the time from the first entry fed to when the metrics
 	// were taken (0: none fed).
@@ -85,12 +100,27 @@ func (m *Machine) Metrics() Metrics {
 		AppliedIndex: m.applied.Index, AppliedSeq: m.applied.Seq, AppliedGNO: m.appliedGNO, LastGNO: m.executed.max(),
 		Queued: int64(len(m.queue)), InFlight: int64(m.inflight), PendingBytes: m.pendingBytes,
 		Lag:     st.Records - st.Skipped - st.Applied,
-		Workers: 1, Retries: st.Retries, SerialDeps: st.SerialDeps,
+		Workers: 1, Retries: st.Retries, SerialDeps: st.SerialDeps, Certified: st.Certified,
+		LastAppliedCommitTime: m.appliedTime,
 	}
 	if st.Entries > 0 {
-		mt.Elapsed = m.clock().Sub(m.started)
+		now := m.clock()
+		mt.Elapsed = now.Sub(m.started)
+		mt.LagSeconds = m.lagSeconds(now)
 	}
 	return mt
+}
+
+// lagSeconds is Metrics.LagSeconds at now.
+func (m *Machine) lagSeconds(now time.Time) int64 {
+	if len(m.times) == 0 {
+		return 0 // caught up
+	}
+	oldest := m.times[0]
+	if oldest == 0 {
+		return -1 // unknown: the record carries no commit time
+	}
+	return max(now.UnixMicro()-oldest, 0) / 1e6
 }
 
 // Metrics returns the machine's metrics with the driver's: workers, busy

@@ -55,6 +55,21 @@ func TestReplayMakeLog(t *testing.T) {
 				}
 				t.Logf("\n%s%s", prog.String(), out.String())
 			}
+			// --recertify: the dependencies computed from the writesets
+			// (from the checkpoint's sequence number on) replay the same.
+			for _, workers := range []int{1, 4, 16} {
+				var out bytes.Buffer
+				res, err := Replay(context.Background(), ReplayConfig{Datadir: dir, Workers: workers, PreserveCommitOrder: true, Recertify: true, Out: &out})
+				if err != nil {
+					t.Fatalf("%d workers, --recertify: %v", workers, err)
+				}
+				if !res.ChecksumsMatch() {
+					t.Errorf("%d workers, --recertify: replayed %+v, source %+v\n%s", workers, res.Checksums, src.Checksums, out.String())
+				}
+				if res.Certified != res.Transactions+res.OtherRecords || res.SerialDeps != 0 || !strings.Contains(out.String(), "recomputed by the certifier") {
+					t.Errorf("%d workers, --recertify: %d certified of %d+%d records, %d serial\n%s", workers, res.Certified, res.Transactions, res.OtherRecords, res.SerialDeps, out.String())
+				}
+			}
 		})
 	}
 }

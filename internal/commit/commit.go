@@ -56,10 +56,17 @@ type Txn struct {
 // an entry may hold several records (a commit group, under raft) or none
 // (raft's own entries). Standalone the pipeline appends one record per
 // entry, but nothing may rely on that.
+//
+// CommitTime is when the group was flushed, in microseconds since the
+// Unix epoch (MySQL's immediate_commit_timestamp, which a replica passes
+// on as original_commit_timestamp): the flush stage reads the clock once
+// per group, so a group's members share it. A replica's lag in seconds is
+// measured against it.
 type Position struct {
 	Seq           int64
 	GNO           int64
 	LastCommitted int64
+	CommitTime    int64
 }
 
 // WakeupMode chooses how followers wait for their leader.
@@ -132,6 +139,8 @@ type Options struct {
 	// append while earlier ones wait for their fsync; the log must then
 	// keep as many fsyncs in flight to gain anything (txlog's Flushers).
 	SyncGroups int
+	// Clock reads the commit time of each group (default time.Now).
+	Clock func() time.Time
 }
 
 // MaxSyncGroups bounds Options.SyncGroups.
@@ -162,8 +171,9 @@ var (
 // Pipeline is the group commit pipeline. Its methods are safe for concurrent
 // use.
 type Pipeline struct {
-	log  Log
-	cert atomic.Pointer[certify.Certifier] // replaced by Rebase
+	log   Log
+	clock func() time.Time                  // Options.Clock
+	cert  atomic.Pointer[certify.Certifier] // replaced by Rebase
 	// gnoOffset: a transaction's GNO is its sequence number plus this
 	// (read by Stats; set by New and Rebase).
 	gnoOffset atomic.Int64
@@ -256,9 +266,13 @@ func New(opts Options) (*Pipeline, error) {
 		}
 		opts.Certifier = st
 	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
 	p := &Pipeline{
-		log: opts.Log,
-		seq: newSequencer(opts.Certifier, opts.NextSeq),
+		log:   opts.Log,
+		clock: opts.Clock,
+		seq:   newSequencer(opts.Certifier, opts.NextSeq),
 	}
 	p.cert.Store(&opts.Certifier)
 	if opts.NextGNO > 0 {

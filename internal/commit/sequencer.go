@@ -45,6 +45,9 @@ type sequencer struct {
 	// gnoOffset: a member's GNO is its sequence number plus gnoOffset
 	// (both dense over the transactions that reach the log).
 	gnoOffset int64
+	// commitTime is the commit time of the group being assigned (set by
+	// the flush stage before assign; microseconds since the epoch).
+	commitTime int64
 
 	holes     []span // certifier numbers without a sequence number, sorted, disjoint
 	skipped   int64  // all holes ever, including those no longer in holes
@@ -105,7 +108,7 @@ func (s *sequencer) assign(slots []slot) (ok int) {
 		if sl.txn.Encode == nil {
 			err = errNoEncode
 		} else {
-			payload, err = sl.txn.Encode(Position{Seq: seq, GNO: seq + s.gnoOffset, LastCommitted: lc})
+			payload, err = sl.txn.Encode(Position{Seq: seq, GNO: seq + s.gnoOffset, LastCommitted: lc, CommitTime: s.commitTime})
 		}
 		if err != nil {
 			sl.seq, sl.lastCommitted, sl.payload = 0, 0, nil

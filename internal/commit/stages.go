@@ -127,6 +127,7 @@ func (p *Pipeline) flush(head *waiter) (live *waiter, lastLSN uint64, dead *wait
 	for m := head; m != nil; m = m.next {
 		slots = append(slots, slot{txn: m.txn})
 	}
+	p.seq.commitTime = p.clock().UnixMicro() // one reading per group
 	ok := p.seq.assign(slots)
 	payloads := p.payloads[:0]
 	for i := range slots {

@@ -67,25 +67,39 @@ func TestTxnFormatPinned(t *testing.T) {
 		t.Fatalf("format 1 record with trailing counters: %v", err)
 	}
 
+	// Format 2: format 1's bytes with the format byte 2 and the counters
+	// appended, as the binaries before format 3 wrote them.
 	want.AutoInc = []AutoInc{{Table: 4, Next: 6}}
-	v2 := AppendTxn(nil, &want)
-	wantHex := "01" + "02" + pinnedV1[4:] + "01" + "04" + "06"
-	if hex.EncodeToString(v2) != wantHex {
-		t.Fatalf("format 2 bytes changed:\n got %x\nwant %s", v2, wantHex)
+	v2, _ := hex.DecodeString("01" + "02" + pinnedV1[4:] + "01" + "04" + "06")
+	got, err = DecodeTxn(v2)
+	if err != nil {
+		t.Fatalf("format 2 record: %v", err)
 	}
-	// Without counters: one byte (a zero count) more than format 1.
-	want.AutoInc = nil
-	if b := AppendTxn(nil, &want); !bytes.Equal(b[2:], append(append([]byte(nil), v1[2:]...), 0)) || b[1] != 2 {
-		t.Fatalf("format 2 without counters: %x", b)
+	norm(got)
+	if !reflect.DeepEqual(*got, want) {
+		t.Fatalf("format 2 record decoded as %+v, want %+v", *got, want)
+	}
+	// Format 3 (written now): format 2's with the commit time after
+	// last_committed.
+	want.CommitTime = 1700000000123456
+	v3 := AppendTxn(nil, &want)
+	wantHex := "01" + "03" + "070703" + "c0c480c1c1c48203" + pinnedV1[10:] + "01" + "04" + "06"
+	if hex.EncodeToString(v3) != wantHex {
+		t.Fatalf("format 3 bytes changed:\n got %x\nwant %s", v3, wantHex)
+	}
+	// Without counters: one byte (a zero count) more than format 1, and
+	// the commit time (one zero byte when unknown).
+	want.AutoInc, want.CommitTime = nil, 0
+	if b := AppendTxn(nil, &want); !bytes.Equal(b[2:], append(append(append([]byte(nil), v1[2:5]...), append([]byte{0}, v1[5:]...)...), 0)) || b[1] != 3 {
+		t.Fatalf("format 3 without counters: %x", b)
 	}
 
-	// DDL and accounts records are the same in both formats.
-	ddl := AppendDDL(nil, &DDL{Position: Position{Seq: 2, GNO: 2, LastCommitted: 1}, NextTableID: 5, Database: "d", Query: "TRUNCATE TABLE t"})
-	ddl[1] = 1
+	// DDL and accounts records are the same in formats 1 and 2.
+	ddl, _ := hex.DecodeString("02" + "01" + "020201" + "05" + "0164" + "10" + hex.EncodeToString([]byte("TRUNCATE TABLE t")))
 	if d, err := DecodeDDL(ddl); err != nil || d.Query != "TRUNCATE TABLE t" || d.NextTableID != 5 {
 		t.Fatalf("format 1 DDL record: %+v, %v", d, err)
 	}
-	for _, f := range []byte{0, 3, 255} {
+	for _, f := range []byte{0, 4, 255} {
 		b := append([]byte(nil), v1...)
 		b[1] = f
 		if _, err := PeekKind(b); !errors.Is(err, ErrCorrupt) {

@@ -17,8 +17,10 @@
 //
 // Encoding (all integers unsigned varints unless noted):
 //
-//	kind byte (1 = transaction, 2 = DDL, 3 = accounts), format byte (2)
+//	kind byte (1 = transaction, 2 = DDL, 3 = accounts), format byte (3)
 //	seq, gno, last_committed
+//	format 3 on: commit time (microseconds since the Unix epoch, 0:
+//	             unknown)
 //	transaction: flags byte (bit 0: minimal before-images)
 //	             n changes, each: op byte, table id, table version,
 //	                              pk, before (omitted for inserts, and for
@@ -30,8 +32,8 @@
 //	accounts:    the serialised user and grant tables
 //
 // byte strings are a varint length and the bytes. Format 1 records (no
-// counters; otherwise the same bytes) are still read; a new field means a
-// new format.
+// counters, no commit time) and format 2 records (no commit time) are
+// still read: their CommitTime is 0; a new field means a new format.
 //
 // Log entries. A log entry's payload (internal/txlog addresses entries by
 // index) holds records in one of three forms (EntryRecords):
@@ -74,9 +76,10 @@ const (
 const batchFormat = 1
 
 // formatVersion is the format written; minFormatVersion..formatVersion are
-// read. Format 2 added the AUTO_INCREMENT counters of a transaction.
+// read. Format 2 added the AUTO_INCREMENT counters of a transaction,
+// format 3 the commit time of every record.
 const (
-	formatVersion    = 2
+	formatVersion    = 3
 	minFormatVersion = 1
 )
 
@@ -102,11 +105,17 @@ type Change struct {
 	After   []byte // nil for deletes
 }
 
-// Position is where a record stands in the commit order.
+// Position is where a record stands in the commit order, and when it
+// committed.
 type Position struct {
 	Seq           int64 // sequence_number: dense, in commit (and log) order
 	GNO           int64 // the GTID's transaction number (server_uuid:GNO)
 	LastCommitted int64 // the highest Seq this record depends on (certify)
+	// CommitTime is when the source committed the record, in microseconds
+	// since the Unix epoch: MySQL's original_commit_timestamp (the commit
+	// pipeline reads the clock once per commit group, in its flush stage).
+	// 0: unknown (records of formats 1 and 2 carry none).
+	CommitTime int64
 }
 
 // Txn is a committed transaction.
@@ -217,7 +226,7 @@ func DecodeAccounts(b []byte) (*Accounts, error) {
 		return nil, fmt.Errorf("%w: kind %d is not accounts", ErrCorrupt, k)
 	}
 	d := decoder{b: b[2:]}
-	a := &Accounts{Position: d.pos()}
+	a := &Accounts{Position: d.pos(b[1])}
 	a.Data = d.bytes()
 	return a, d.finish()
 }
@@ -280,7 +289,7 @@ func PeekPosition(b []byte) (Kind, Position, error) {
 		return 0, Position{}, err
 	}
 	d := decoder{b: b[2:]}
-	p := d.pos()
+	p := d.pos(b[1])
 	return k, p, d.err
 }
 
@@ -318,7 +327,7 @@ func DecodeTxnChunked(b []byte, chunk int) (*Txn, error) {
 		return nil, fmt.Errorf("%w: kind %d is not a transaction", ErrCorrupt, k)
 	}
 	d := decoder{b: b[2:]}
-	t := &Txn{Position: d.pos()}
+	t := &Txn{Position: d.pos(b[1])}
 	flags := d.byte()
 	t.Minimal = flags&1 != 0
 	n := d.count(3)
@@ -387,7 +396,7 @@ func DecodeDDL(b []byte) (*DDL, error) {
 		return nil, fmt.Errorf("%w: kind %d is not DDL", ErrCorrupt, k)
 	}
 	d := decoder{b: b[2:]}
-	r := &DDL{Position: d.pos()}
+	r := &DDL{Position: d.pos(b[1])}
 	r.NextTableID = d.uvarint()
 	r.Database = string(d.bytes())
 	r.Query = string(d.bytes())
@@ -397,7 +406,8 @@ func DecodeDDL(b []byte) (*DDL, error) {
 func appendPos(dst []byte, p Position) []byte {
 	dst = binary.AppendUvarint(dst, uint64(p.Seq))
 	dst = binary.AppendUvarint(dst, uint64(p.GNO))
-	return binary.AppendUvarint(dst, uint64(p.LastCommitted))
+	dst = binary.AppendUvarint(dst, uint64(p.LastCommitted))
+	return binary.AppendUvarint(dst, uint64(p.CommitTime))
 }
 
 func appendBytes(dst, b []byte) []byte {
@@ -493,8 +503,14 @@ func (d *decoder) bytes() []byte {
 	return b
 }
 
-func (d *decoder) pos() Position {
-	return Position{Seq: int64(d.uvarint()), GNO: int64(d.uvarint()), LastCommitted: int64(d.uvarint())}
+// pos reads a position written in format f (the commit time from format 3
+// on).
+func (d *decoder) pos(f byte) Position {
+	p := Position{Seq: int64(d.uvarint()), GNO: int64(d.uvarint()), LastCommitted: int64(d.uvarint())}
+	if f >= 3 {
+		p.CommitTime = int64(d.uvarint())
+	}
+	return p
 }
 
 func (d *decoder) finish() error {

@@ -5,8 +5,9 @@ import "lockstep/internal/apply"
 // applierStatus adds the applier's metrics to SHOW STATUS: after a start,
 // what crash recovery's applier did (docs/apply.md, "Status"). MySQL has
 // a status variable for one of them (5.7's Slave_retried_transactions, in
-// 8.0's spelling); the others are lockstep's. There is no lag in seconds:
-// a record carries no commit time.
+// 8.0's spelling); the others are lockstep's. The lag in seconds is
+// MySQL's Seconds_Behind_Source (SHOW REPLICA STATUS, which this server
+// does not have), -1 when the oldest record waiting carries no commit time.
 func applierStatus(m map[string]int64, a apply.Metrics) {
 	m["Replica_retried_transactions"] = a.Retries
 	m["Lockstep_applier_entries"] = a.Entries
@@ -24,6 +25,8 @@ func applierStatus(m map[string]int64, a apply.Metrics) {
 	m["Lockstep_applier_in_flight"] = a.InFlight
 	m["Lockstep_applier_pending_bytes"] = a.PendingBytes
 	m["Lockstep_applier_lag_transactions"] = a.Lag
+	m["Lockstep_applier_lag_seconds"] = a.LagSeconds
+	m["Lockstep_applier_last_applied_commit_us"] = a.LastAppliedCommitTime
 	m["Lockstep_applier_workers"] = a.Workers
 	m["Lockstep_applier_busy_workers"] = a.BusyWorkers
 	m["Lockstep_applier_dependency_waits"] = a.DependencyWaits
@@ -32,6 +35,7 @@ func applierStatus(m map[string]int64, a apply.Metrics) {
 	m["Lockstep_applier_commit_order_wait_us"] = a.GateWaitTime.Microseconds()
 	m["Lockstep_applier_entry_waits"] = a.EntryWaits
 	m["Lockstep_applier_serial_dependencies"] = a.SerialDeps
+	m["Lockstep_applier_certified"] = a.Certified
 	m["Lockstep_applier_time_ms"] = a.Elapsed.Milliseconds()
 	m["Lockstep_applier_rate"] = int64(a.Rate())
 }

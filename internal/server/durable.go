@@ -94,9 +94,9 @@ func (d *durable) Commit(rec *storage.CommitRecord, publish func()) error {
 
 // recordPos is the position the pipeline assigned, as the record carries
 // it: sequence number, GTID number and last_committed, each its own number
-// (none of them is the log index).
+// (none of them is the log index), and the group's commit time.
 func recordPos(p commit.Position) logrec.Position {
-	return logrec.Position{Seq: p.Seq, GNO: p.GNO, LastCommitted: p.LastCommitted}
+	return logrec.Position{Seq: p.Seq, GNO: p.GNO, LastCommitted: p.LastCommitted, CommitTime: p.CommitTime}
 }
 
 // maxPooledRecord: larger record buffers are left to the GC rather than
@@ -619,7 +619,8 @@ func (x *recoveryExec) TxnHeld(t *logrec.Txn) (publish, rollback func(), err err
 	return h.Publish, h.Rollback, nil
 }
 
-// applyError marks the storage errors a transaction's apply may meet and
+// applyError marks the storage errors a transaction's apply (or a
+// replayed DDL statement: sqlfront's ReplayDDL) may meet and
 // that pass — a row lock a local session holds (the lock wait timed out,
 // or the applier was a deadlock's victim) — as transient: the applier
 // tries the transaction again (apply.RetryPolicy). Storage's apply takes
@@ -632,8 +633,15 @@ func applyError(err error) error {
 	return err
 }
 
+// DDL replays a statement. The applier's error is transient when the
+// statement gave up waiting for local transactions (a replayed primary key
+// change, within innodb_lock_wait_timeout): it is tried again.
 func (x *recoveryExec) DDL(d *logrec.DDL) (error, error) {
-	return x.fe.ReplayDDL(d.Database, d.Query, d.NextTableID)
+	stmtErr, err := x.fe.ReplayDDL(d.Database, d.Query, d.NextTableID)
+	if err != nil {
+		return nil, applyError(err)
+	}
+	return stmtErr, nil
 }
 
 func (x *recoveryExec) UndoDDL(mark *logrec.DDL) error {

@@ -65,13 +65,25 @@ func readLogEntries(t *testing.T, dir string) [][]byte {
 // frontend with the parallel applier and returns the tables' contents.
 func replayEntries(t *testing.T, payloads [][]byte, workers int) string {
 	t.Helper()
+	return replayEntriesWith(t, payloads, workers, apply.Options{}, nil)
+}
+
+// replayEntriesWith is replayEntries with the machine's options (its
+// FailedDDL is set here) and, if wrap is not nil, the executor it returns.
+func replayEntriesWith(t *testing.T, payloads [][]byte, workers int, opts apply.Options, wrap func(apply.HeldExecutor) apply.Executor) string {
+	t.Helper()
 	fe, err := sqlfront.New(sqlfront.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fe.Close()
-	m := apply.New(apply.Options{FailedDDL: sqlfront.FailedDDLIndex})
-	p := apply.NewParallel(m, jitterExec{&recoveryExec{fe: fe, w: io.Discard}}, apply.ParallelOptions{Workers: workers, PreserveCommitOrder: true})
+	opts.FailedDDL = sqlfront.FailedDDLIndex
+	m := apply.New(opts)
+	var x apply.Executor = jitterExec{&recoveryExec{fe: fe, w: io.Discard}}
+	if wrap != nil {
+		x = wrap(x.(apply.HeldExecutor))
+	}
+	p := apply.NewParallel(m, x, apply.ParallelOptions{Workers: workers, PreserveCommitOrder: true})
 	for i, b := range payloads {
 		if err := p.Entry(uint64(i+1), b); err != nil {
 			t.Fatal(err)

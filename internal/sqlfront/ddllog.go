@@ -260,6 +260,11 @@ func (fe *Frontend) ReplayDDL(database, query string, nextTableID uint64) (repla
 		}
 		s.ddlSucceeded()
 		s.ddl = ddlStatement{}
+		if blocked := s.replayBlocked; blocked != nil && qerr != nil {
+			s.replayBlocked = nil
+			fe.replayUndo = nil
+			return nil, fmt.Errorf("replaying %q: %w", query, blocked)
+		}
 	}
 	return qerr, nil
 }

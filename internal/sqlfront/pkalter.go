@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"lockstep/internal/storage"
+	"lockstep/internal/txn"
 )
 
 // ALTER TABLE ... ADD PRIMARY KEY / DROP PRIMARY KEY. The rows are filed
@@ -18,11 +20,20 @@ import (
 // row changes logged after it find their rows.
 //
 // Rekey cannot run while an unfinished transaction has changed a row of
-// the table (MySQL's ALTER waits for the table's metadata lock). The
-// statement waits for that before it is logged, up to
+// the table (MySQL's ALTER waits for the table's metadata lock). A
+// client's statement waits for that before it is logged, up to
 // innodb_lock_wait_timeout (then 1205, nothing logged or changed), and
 // again, without a limit but the client's, in the short window between the
 // log call and the re-keying.
+//
+// A replayed statement (the applier's: recovery, a group member) logs
+// nothing, so it has no window: it tries to re-key and waits, as long as
+// the rows are in use, for at most innodb_lock_wait_timeout in all (the
+// applier session's, from the global value) — never without a bound on a
+// local session. Then it fails with 1205, nothing changed, and ReplayDDL
+// reports that as the applier's error (wrapping txn.ErrLockWaitTimeout:
+// transient, retried by replica_transaction_retries), not as the
+// statement's own outcome.
 
 var _ sql.PrimaryKeyAlterableTable = (*Table)(nil)
 
@@ -40,14 +51,19 @@ func (t *Table) DropPrimaryKey(ctx *sql.Context) error {
 func (t *Table) alterPK(ctx *sql.Context, cols []sql.IndexColumn) error {
 	te := t.entry
 	limit := 50 * time.Second
-	if s, ok := ctx.Session.(*Session); ok {
-		limit = s.lockWait(ctx)
+	sess, _ := ctx.Session.(*Session)
+	if sess != nil {
+		limit = sess.lockWait(ctx)
 	}
-	if err := t.waitIdle(ctx, limit); err != nil {
-		return err
-	}
-	if err := t.logDDL(ctx); err != nil {
-		return err
+	deadline := time.Now().Add(limit)
+	replaying := sess != nil && sess.replaying
+	if !replaying {
+		if err := t.waitIdle(ctx, deadline); err != nil {
+			return err
+		}
+		if err := t.logDDL(ctx); err != nil {
+			return err
+		}
 	}
 	te.ddl.Lock()
 	defer te.ddl.Unlock()
@@ -92,9 +108,20 @@ func (t *Table) alterPK(ctx *sql.Context, cols []sql.IndexColumn) error {
 		if !errors.Is(err, storage.ErrRowsInUse) {
 			break
 		}
+		if replaying {
+			// A local transaction has changed rows of the table: wait for
+			// it, within the bound.
+			if err := t.waitIdle(ctx, deadline); err != nil {
+				if isLockWaitTimeout(err) {
+					sess.replayBlocked = fmt.Errorf("%w (a local transaction has changed rows of the table for %v, innodb_lock_wait_timeout)", txn.ErrLockWaitTimeout, limit)
+				}
+				return err
+			}
+			continue
+		}
 		// A transaction changed a row between the wait and the log call:
 		// the statement is logged, so it waits for it to end.
-		if err := t.waitIdle(ctx, 0); err != nil {
+		if err := t.waitIdle(ctx, time.Time{}); err != nil {
 			return err
 		}
 	}
@@ -111,12 +138,15 @@ func (t *Table) alterPK(ctx *sql.Context, cols []sql.IndexColumn) error {
 }
 
 // waitIdle waits until no unfinished transaction has changed a row of the
-// table: up to limit (then 1205), or without one when limit is 0.
-func (t *Table) waitIdle(ctx *sql.Context, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
+// table: up to deadline (then 1205), or without one when deadline is zero.
+func (t *Table) waitIdle(ctx *sql.Context, deadline time.Time) error {
 	for pause := time.Millisecond; t.entry.store.InUse(); pause = min(2*pause, 50*time.Millisecond) {
-		if limit > 0 && time.Now().After(deadline) {
-			return mysql.NewSQLError(mysql.ERLockWaitTimeout, "HY000", "Lock wait timeout exceeded; try restarting transaction")
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return mysql.NewSQLError(mysql.ERLockWaitTimeout, "HY000", "Lock wait timeout exceeded; try restarting transaction")
+			}
+			pause = min(pause, left)
 		}
 		select {
 		case <-ctx.Done():
@@ -125,6 +155,12 @@ func (t *Table) waitIdle(ctx *sql.Context, limit time.Duration) error {
 		}
 	}
 	return nil
+}
+
+// isLockWaitTimeout reports whether err is MySQL's 1205.
+func isLockWaitTimeout(err error) bool {
+	var se *mysql.SQLError
+	return errors.As(err, &se) && se.Num == mysql.ERLockWaitTimeout
 }
 
 // pkSchema is schema with the primary key cols (none: no primary key).

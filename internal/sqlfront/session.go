@@ -23,6 +23,10 @@ type Session struct {
 	// replaying: the session runs a DDL statement from the log (ReplayDDL):
 	// it is not logged again and read-only modes do not apply to it.
 	replaying bool
+	// replayBlocked: the replayed statement gave up waiting for local
+	// transactions (pkalter.go); ReplayDDL reports it as its own error,
+	// not the statement's.
+	replayBlocked error
 
 	clientHost string // the host USER() names (userfunc.go); "" for local sessions
 

@@ -41,7 +41,11 @@ func TestApplierStatusAfterRecovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var committing time.Time // just before the last COMMIT
 	for _, q := range []string{"BEGIN", "UPDATE ap.t SET v = v + 1 WHERE id <= 10", "INSERT INTO ap.t VALUES (100, 100)", "COMMIT"} {
+		if q == "COMMIT" {
+			committing = time.Now()
+		}
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -56,6 +60,7 @@ func TestApplierStatusAfterRecovery(t *testing.T) {
 		t.Fatalf("@@gtid_executed %q: %v", gtid, err)
 	}
 	wantRows := rowsString(t, ctx, db, "SELECT COUNT(*), SUM(v) FROM ap.t")
+	killed := time.Now()
 	s1.Kill()
 
 	for _, c := range []struct {
@@ -78,6 +83,7 @@ func TestApplierStatusAfterRecovery(t *testing.T) {
 			"Lockstep_applier_queued":           0,
 			"Lockstep_applier_in_flight":        0,
 			"Lockstep_applier_lag_transactions": 0,
+			"Lockstep_applier_lag_seconds":      0,
 			"Lockstep_applier_busy_workers":     0,
 			"Lockstep_applier_pending_bytes":    0,
 			"Lockstep_applier_workers":          c.workers,
@@ -89,6 +95,11 @@ func TestApplierStatusAfterRecovery(t *testing.T) {
 			if got, ok := st[k]; !ok || got != v {
 				t.Errorf("%s: %s = %d (shown: %v), want %d", name, k, got, ok, v)
 			}
+		}
+		// The last record applied is the last COMMIT's, with the time the
+		// source's pipeline gave it (record format 3).
+		if at := st["Lockstep_applier_last_applied_commit_us"]; at < committing.UnixMicro() || at > killed.UnixMicro() {
+			t.Errorf("%s: Lockstep_applier_last_applied_commit_us %d, want between %d (the last COMMIT) and %d (the kill)", name, at, committing.UnixMicro(), killed.UnixMicro())
 		}
 		if n, ok := retried["Replica_retried_transactions"]; !ok || n != 0 {
 			t.Errorf("%s: Replica_retried_transactions %d (shown: %v)", name, n, ok)
