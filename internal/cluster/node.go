@@ -82,6 +82,7 @@ type Status struct {
 	State          raft.StateType
 	Applied        uint64 // entries applied to the state machine
 	Written        uint64 // last index handed to the log
+	Commit         uint64 // the commit index raft knows
 }
 
 // event is one item of the raft step's inbox.
@@ -404,7 +405,7 @@ func (n *Node) RaftStep() bool {
 	}
 	bs := n.rn.BasicStatus()
 	n.mu.Lock()
-	n.status.Lead, n.status.Term, n.status.State = bs.Lead, bs.Term, bs.RaftState
+	n.status.Lead, n.status.Term, n.status.State, n.status.Commit = bs.Lead, bs.Term, bs.RaftState, bs.Commit
 	n.mu.Unlock()
 	n.send(out)
 	return true

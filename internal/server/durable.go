@@ -262,7 +262,11 @@ func (d *durable) status(m map[string]int64) {
 	m["Lockstep_certify_resets"] = cs.Resets
 	m["Lockstep_certify_serial_fallbacks"] = cs.SerialFallbacks()
 	m["Lockstep_certify_mean_distance_x100"] = int64(cs.Mean() * 100)
-	applierStatus(m, d.applier)
+	if d.grp != nil {
+		d.grp.applierStatus(m) // the member's live applier (group.go)
+	} else {
+		applierStatus(m, d.applier)
+	}
 }
 
 // openDurable opens the log in cfg.Datadir, replays it into fe (recovery),

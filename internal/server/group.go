@@ -385,6 +385,29 @@ func (g *group) close() error {
 	return errors.Join(terr, perr, serr)
 }
 
+// applierStatus shows the member's applier (docs/apply.md, "Status"),
+// live, with the group's lag: entries committed and not yet applied here,
+// and, while there are some, the seconds since the last transaction
+// applied here was committed on the primary (MySQL's
+// Seconds_Behind_Source; 0 when caught up).
+func (g *group) applierStatus(m map[string]int64) {
+	g.sm.mu.Lock()
+	a := g.sm.m.Metrics()
+	g.sm.mu.Unlock()
+	s := g.node.Status()
+	behind := int64(0)
+	if s.Commit > s.Applied {
+		behind = int64(s.Commit - s.Applied)
+	}
+	a.LagSeconds = 0
+	if behind > 0 && a.LastAppliedCommitTime > 0 {
+		a.LagSeconds = max(0, (time.Now().UnixMicro()-a.LastAppliedCommitTime)/1e6)
+	}
+	applierStatus(m, a)
+	m["Lockstep_group_replication_commit_index"] = int64(s.Commit)
+	m["Lockstep_group_replication_apply_lag_entries"] = behind
+}
+
 // handOffWait bounds how long a stopping primary waits for another member
 // to take over (a transfer needs the transferee to catch up, then one
 // election round).

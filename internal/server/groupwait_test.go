@@ -76,6 +76,13 @@ func TestWaitForExecutedGTIDSet(t *testing.T) {
 			t.Fatalf("after the wait, the secondary reads %q for row %d", got, i)
 		}
 	}
+	// The secondary's applier metrics are live (not recovery's).
+	if n := s.status(t, "GLOBAL", "Lockstep_applier_transactions"); n < 50 {
+		t.Fatalf("Lockstep_applier_transactions on a secondary: %d, want >= 50", n)
+	}
+	if c, a := s.status(t, "GLOBAL", "Lockstep_group_replication_commit_index"), s.status(t, "GLOBAL", "Lockstep_group_replication_applied_index"); c < a || a == 0 {
+		t.Fatalf("commit index %d, applied index %d", c, a)
+	}
 	pe, se := p.str(t, "SELECT @@gtid_executed"), s.str(t, "SELECT @@gtid_executed")
 	if pe != se || p.str(t, "SELECT @@server_uuid") == s.str(t, "SELECT @@server_uuid") {
 		t.Fatalf("gtid_executed %q on the primary, %q on a secondary; want the same (the group name), with different server_uuids", pe, se)
