@@ -44,23 +44,7 @@ func waitView(t *testing.T, m *tcpMember, want string, within time.Duration) {
 // (which clear RecentActive every election timeout); a stopped member is
 // inactive in the view of the others within a few election timeouts.
 func TestMembersView(t *testing.T) {
-	peers := map[uint64]string{}
-	var ms []*tcpMember
-	for id := uint64(1); id <= 3; id++ {
-		m := &tcpMember{id: id, dir: t.TempDir(), addr: freeAddr(t)}
-		peers[id] = m.addr
-		ms = append(ms, m)
-	}
-	for _, m := range ms {
-		m.start(t, peers, []uint64{1, 2, 3})
-	}
-	defer func() {
-		for _, m := range ms {
-			if m.rt != nil {
-				m.stop()
-			}
-		}
-	}()
+	_, ms := startTCPGroup(t)
 	l := waitLeader(t, ms, 0)
 	all := ""
 	for _, m := range ms {

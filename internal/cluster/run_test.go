@@ -110,11 +110,10 @@ func waitLeader(t *testing.T, ms []*tcpMember, skip uint64) *tcpMember {
 	return nil
 }
 
-// TestGroupOverTCP runs three members with the runtime, real logs in
-// temporary directories and the TCP transport: a leader is elected,
-// proposals commit and reach every member; the leader stops, another is
-// elected and goes on; the old one restarts and catches up.
-func TestGroupOverTCP(t *testing.T) {
+// startTCPGroup starts three bootstrapped members on real logs and the
+// TCP transport; they stop when the test ends (those not stopped before).
+func startTCPGroup(t *testing.T) (map[uint64]string, []*tcpMember) {
+	t.Helper()
 	peers := map[uint64]string{}
 	var ms []*tcpMember
 	for id := uint64(1); id <= 3; id++ {
@@ -125,13 +124,22 @@ func TestGroupOverTCP(t *testing.T) {
 	for _, m := range ms {
 		m.start(t, peers, []uint64{1, 2, 3})
 	}
-	defer func() {
+	t.Cleanup(func() {
 		for _, m := range ms {
 			if m.rt != nil {
 				m.stop()
 			}
 		}
-	}()
+	})
+	return peers, ms
+}
+
+// TestGroupOverTCP runs three members with the runtime, real logs in
+// temporary directories and the TCP transport: a leader is elected,
+// proposals commit and reach every member; the leader stops, another is
+// elected and goes on; the old one restarts and catches up.
+func TestGroupOverTCP(t *testing.T) {
+	peers, ms := startTCPGroup(t)
 
 	propose := func(l *tcpMember, from, to int) uint64 {
 		var ps []*Proposal
@@ -199,23 +207,7 @@ func TestGroupOverTCP(t *testing.T) {
 // above what was committed before it asked; with the leader gone and no
 // quorum, the request times out.
 func TestReadIndex(t *testing.T) {
-	peers := map[uint64]string{}
-	var ms []*tcpMember
-	for id := uint64(1); id <= 3; id++ {
-		m := &tcpMember{id: id, dir: t.TempDir(), addr: freeAddr(t)}
-		peers[id] = m.addr
-		ms = append(ms, m)
-	}
-	for _, m := range ms {
-		m.start(t, peers, []uint64{1, 2, 3})
-	}
-	defer func() {
-		for _, m := range ms {
-			if m.rt != nil {
-				m.stop()
-			}
-		}
-	}()
+	_, ms := startTCPGroup(t)
 	l := waitLeader(t, ms, 0)
 	var last uint64
 	for i := 0; i < 20; i++ {
