@@ -186,7 +186,7 @@ run_cell() {
   local txns cpu="" i; txns=$(awk '/transactions:/ {print $2 + 0}' "$log")
   for i in "${!pids[@]}"; do
     cpu="$cpu,$(awk -v a="${ticks0[$i]}" -v b="$(cpu_ticks "${pids[$i]}")" -v t="$tick" -v n="${txns:-0}" \
-      'BEGIN {printf "%.3f", n > 0 ? (b - a) * 1000 / t / n : 0}')"
+      'BEGIN {printf "%.3f", (n > 0 ? (b - a) * 1000 / t / n : 0)}')"
   done
   echo "$wl,$th,$r,$sys,${txns:-0}$cpu" >>"$OUT/cpu.csv"
   awk -v wl="$wl" -v th="$th" -v r="$r" -v s="$sys" -v la="$load" \

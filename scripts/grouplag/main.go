@@ -261,27 +261,7 @@ func report(kind string, targets []*target, load time.Duration) {
 	end := p.samples[len(p.samples)-1].at
 	fmt.Printf("caught up %.2f s after the load's end (every replica at the primary's count)\n", (end - load).Seconds())
 	for _, r := range targets[1:] {
-		var txns, entries []float64
-		var secs []float64
-		for i := 0; i < inLoad && i < len(r.samples); i++ {
-			txns = append(txns, float64(p.samples[i].count-r.samples[i].count))
-			if kind == "lockstep" {
-				entries = append(entries, float64(p.samples[i].applied-r.samples[i].applied))
-			}
-			// the first replica sample at or past the primary's count
-			j, _ := slices.BinarySearchFunc(r.samples, p.samples[i].count, func(s sample, n int64) int {
-				switch {
-				case s.count < n:
-					return -1
-				case s.count > n:
-					return 1
-				}
-				return 0
-			})
-			if j < len(r.samples) {
-				secs = append(secs, max(0, (r.samples[j].at-p.samples[i].at).Seconds()))
-			}
-		}
+		txns, secs, entries := lags(kind, p, r, inLoad)
 		fmt.Printf("%s: lag in transactions p50 %.0f p99 %.0f max %.0f; in seconds p50 %.2f p99 %.2f max %.2f",
 			r.name, pct(txns, 50), pct(txns, 99), pct(txns, 100), pct(secs, 50), pct(secs, 99), pct(secs, 100))
 		if kind == "lockstep" {
@@ -289,6 +269,32 @@ func report(kind string, targets []*target, load time.Duration) {
 		}
 		fmt.Println()
 	}
+}
+
+// lags compares replica r with primary p over the first inLoad sample
+// rounds: the lag in transactions and (lockstep) log entries in each
+// round, and for each primary sample the seconds until the first replica
+// sample at or past its count (none if the replica never got there).
+func lags(kind string, p, r *target, inLoad int) (txns, secs, entries []float64) {
+	for i := 0; i < inLoad && i < len(r.samples); i++ {
+		txns = append(txns, float64(p.samples[i].count-r.samples[i].count))
+		if kind == "lockstep" {
+			entries = append(entries, float64(p.samples[i].applied-r.samples[i].applied))
+		}
+		j, _ := slices.BinarySearchFunc(r.samples, p.samples[i].count, func(s sample, n int64) int {
+			switch {
+			case s.count < n:
+				return -1
+			case s.count > n:
+				return 1
+			}
+			return 0
+		})
+		if j < len(r.samples) {
+			secs = append(secs, max(0, (r.samples[j].at-p.samples[i].at).Seconds()))
+		}
+	}
+	return txns, secs, entries
 }
 
 // pct is the nearest-rank p-th percentile (p 100: the largest).
