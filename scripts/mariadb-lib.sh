@@ -1,14 +1,15 @@
 # start_mariadb, sourced by scripts/bench-vs-mariadb.sh and bench-tpcc.sh;
 # not run on its own.
 #
-# start_mariadb DIR PORT BINLOG USER PASSWORD: a fresh MariaDB 10.11 in DIR
+# start_mariadb DIR PORT BINLOG USER PASSWORD [EXTRA]: a fresh MariaDB 10.11 in DIR
 # (data in DIR/mdb, socket DIR/mdb.sock) on 127.0.0.1:PORT with
 # innodb_flush_log_at_trx_commit=1 and, with BINLOG=1, the binary log (ROW)
 # with sync_binlog=1 — lockstep's durability; waits until it answers and
-# creates USER@127.0.0.1 with every privilege. Stop it with
+# creates USER@127.0.0.1 with every privilege. EXTRA (lines) is added to
+# the [mysqld] section, after everything else. Stop it with
 # `mariadb-admin -S DIR/mdb.sock -uroot shutdown`.
 start_mariadb() {
-  local dir=$1 port=$2 binlog=$3 user=$4 password=$5
+  local dir=$1 port=$2 binlog=$3 user=$4 password=$5 extra=${6:-}
   mkdir -p "$dir/mdb"
   cat > "$dir/mdb.cnf" <<CNF
 [mysqld]
@@ -27,6 +28,7 @@ CNF
   if [ "$binlog" = 1 ]; then
     printf 'log-bin=%s\nbinlog_format=ROW\nsync_binlog=1\nserver_id=1\n' "$dir/mdb-binlog" >> "$dir/mdb.cnf"
   fi
+  [ -z "$extra" ] || printf '%s\n' "$extra" >> "$dir/mdb.cnf"
   mariadb-install-db --no-defaults --datadir="$dir/mdb" --user=root > "$dir/mdb-install.log" 2>&1
   mariadbd --defaults-file="$dir/mdb.cnf" > "$dir/mdb.stdout" 2>&1 &
   for _ in $(seq 1 60); do mariadb-admin -S "$dir/mdb.sock" -uroot ping >/dev/null 2>&1 && break; sleep 0.5; done

@@ -67,4 +67,5 @@ func TestGroupPrimaryKill(t *testing.T) {
 	ack, ref, unk, kept, lost := b.ledger.counts()
 	t.Logf("summary: %d rounds (seed %d): %d transfers acknowledged, %d refused, %d unknown (%d there, %d not); failovers %v",
 		rounds, b.seed, ack, ref, unk, kept, lost, failovers)
+	t.Logf("failover: %s", summarize(failovers))
 }
