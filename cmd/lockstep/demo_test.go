@@ -61,9 +61,6 @@ func waitOutput(t *testing.T, out *lockedBuffer, done chan int, re *regexp.Regex
 // refuses writes (1290); SIGINT stops the group, the demo exits 0 and its
 // directory is gone.
 func TestDemo(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a group of three servers")
-	}
 	t.Setenv("TMPDIR", t.TempDir())
 	var out, errb lockedBuffer
 	done := make(chan int, 1)

@@ -57,9 +57,6 @@ func viewOf(ms []groupMember, uuid string) string {
 // (1-based) is ms[i-1], its group address groupAddrs[i-1].
 func startGroup(t *testing.T, n int) (ms []*testutil.Server, groupAddrs []string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts lockstep servers")
-	}
 	var seeds []string
 	for i := 1; i <= n; i++ {
 		p, err := testutil.FreePort()
