@@ -235,6 +235,11 @@ type Pipeline struct {
 
 	waiters sync.Pool
 	c       counters
+
+	// WaitPublished's waiters, and the channel closed (and replaced) when
+	// lastSeq moves while there are some.
+	pubWaiters atomic.Int64
+	pubCh      atomic.Pointer[chan struct{}]
 }
 
 // New creates a pipeline.
@@ -288,6 +293,8 @@ func New(opts Options) (*Pipeline, error) {
 	p.syncSlots = make(chan struct{}, opts.SyncGroups)
 	p.waiters.New = func() any { return &waiter{wake: make(chan struct{}, 1)} }
 	p.c.lastSeq.Store(opts.NextSeq - 1)
+	ch := make(chan struct{})
+	p.pubCh.Store(&ch)
 	return p, nil
 }
 
@@ -375,6 +382,7 @@ func (p *Pipeline) setFatal(cause error) error {
 		cause = fmt.Errorf("%w: %w", ErrUncertain, cause)
 	}
 	if p.fatal.CompareAndSwap(nil, &cause) {
+		p.notifyPublished()
 		return cause
 	}
 	return *p.fatal.Load()

@@ -51,3 +51,36 @@ func (p *Pipeline) Rebase(nextSeq, nextGNO int64) error {
 
 // LastPublished is the sequence number of the last transaction published.
 func (p *Pipeline) LastPublished() int64 { return p.c.lastSeq.Load() }
+
+// WaitPublished waits until every transaction up to seq is published, the
+// pipeline fails (its error), or stop is closed (ErrClosed). A group
+// member's applier waits so for the primary's own transactions. While
+// nobody waits, publishing pays one atomic load for it.
+func (p *Pipeline) WaitPublished(seq int64, stop <-chan struct{}) error {
+	p.pubWaiters.Add(1)
+	defer p.pubWaiters.Add(-1)
+	for {
+		ch := *p.pubCh.Load()
+		if p.LastPublished() >= seq {
+			return nil
+		}
+		if err := p.Err(); err != nil {
+			return err
+		}
+		select {
+		case <-ch:
+		case <-stop:
+			return ErrClosed
+		}
+	}
+}
+
+// notifyPublished wakes WaitPublished's waiters (after lastSeq moved or the
+// pipeline failed).
+func (p *Pipeline) notifyPublished() {
+	if p.pubWaiters.Load() == 0 {
+		return
+	}
+	next := make(chan struct{})
+	close(*p.pubCh.Swap(&next))
+}

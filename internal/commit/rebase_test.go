@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestRebase: after Rebase the next transaction gets the new sequence
@@ -103,5 +104,39 @@ func TestNotCommitted(t *testing.T) {
 	}
 	if published != 2 || p.LastPublished() != 2 {
 		t.Fatalf("published %d, last %d; want 2 and 2", published, p.LastPublished())
+	}
+}
+
+// TestWaitPublished: a waiter returns once its sequence number is
+// published, at once when it already is, and with ErrClosed when told to
+// stop.
+func TestWaitPublished(t *testing.T) {
+	p, err := New(Options{Log: &nullLog{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	done := make(chan error, 1)
+	go func() { done <- p.WaitPublished(2, nil) }()
+	for i := 0; i < 2; i++ {
+		if _, err := p.Commit(&Txn{Writeset: []uint64{1}, Encode: func(Position) ([]byte, error) { return []byte("x"), nil }}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter was not woken by the publish of sequence number 2")
+	}
+	if err := p.WaitPublished(1, nil); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	close(stop)
+	if err := p.WaitPublished(3, stop); !errors.Is(err, ErrClosed) {
+		t.Fatalf("a stopped wait: %v", err)
 	}
 }

@@ -94,6 +94,7 @@ func (p *Pipeline) lead(w *waiter) {
 	if n > 0 {
 		p.c.commits.Add(n)
 		p.c.lastSeq.Store(lastSeq)
+		p.notifyPublished()
 	}
 	p.commitMu.Unlock()
 	p.wakeGroups(groups, w)

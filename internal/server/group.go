@@ -561,11 +561,8 @@ func (s *groupSM) Apply(index, term uint64, data []byte, own bool) error {
 		return err
 	}
 	if own {
-		for s.g.p.LastPublished() < seq {
-			if perr := s.g.p.Err(); perr != nil {
-				return fmt.Errorf("the commit pipeline failed before publishing sequence number %d: %w", seq, perr)
-			}
-			time.Sleep(20 * time.Microsecond)
+		if err := s.g.p.WaitPublished(seq, s.g.stop); err != nil {
+			return fmt.Errorf("the commit pipeline did not publish sequence number %d: %w", seq, err)
 		}
 	}
 	s.lastGNO.Store(gno)
