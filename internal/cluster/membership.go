@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
 )
 
@@ -132,5 +131,3 @@ func (n *Node) applyIdle() bool {
 	defer n.mu.Unlock()
 	return len(n.applyQ) == 0 && !n.applying
 }
-
-var _ = raft.IsEmptySnap

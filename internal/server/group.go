@@ -323,7 +323,7 @@ func (g *group) demote(lead uint64) {
 	}
 	primary := ""
 	if lead != 0 && lead != g.cfg.ServerID {
-		primary = fmt.Sprintf("member %d at %s", lead, g.addrs.get(lead))
+		primary = fmt.Sprintf("the primary is member %d at %s", lead, g.addrs.get(lead))
 	}
 	g.fe.SetGroupSecondary(true, primary)
 }

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net"
-	"sort"
 	"strconv"
 
 	"lockstep/internal/sqlfront"
@@ -30,11 +29,7 @@ func (g *group) groupMemberRows(uuid string) []sqlfront.GroupMember {
 	for _, m := range g.node.Members() {
 		view[m.ID] = struct{ active, leader bool }{m.Active, m.Leader}
 	}
-	ids := make([]uint64, 0)
-	for _, id := range g.addrs.ids() {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	ids := g.addrs.ids() // in id order
 	rows := make([]sqlfront.GroupMember, 0, len(ids))
 	for _, id := range ids {
 		r := sqlfront.GroupMember{ID: strconv.FormatUint(id, 10), State: "UNREACHABLE", Role: "SECONDARY",

@@ -9,6 +9,8 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
+
+	"lockstep/internal/config"
 )
 
 // WAIT_FOR_EXECUTED_GTID_SET(gtid_set[, timeout]), as MySQL's: waits until
@@ -46,7 +48,7 @@ func parseGTIDSet(s string) (map[string][]gtidInterval, bool) {
 	for _, part := range strings.Split(s, ",") {
 		fields := strings.Split(strings.TrimSpace(part), ":")
 		uuid := strings.ToLower(strings.TrimSpace(fields[0]))
-		if !isUUIDText(uuid) || len(fields) < 2 {
+		if !config.IsUUID(uuid) || len(fields) < 2 {
 			return nil, false
 		}
 		for _, iv := range fields[1:] {
@@ -65,22 +67,6 @@ func parseGTIDSet(s string) (map[string][]gtidInterval, bool) {
 		}
 	}
 	return out, true
-}
-
-func isUUIDText(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i, c := range s {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			if c != '-' {
-				return false
-			}
-		} else if !strings.ContainsRune("0123456789abcdef", c) {
-			return false
-		}
-	}
-	return true
 }
 
 // executedHolds reports whether every GTID of set is executed, the server

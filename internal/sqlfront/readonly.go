@@ -1,7 +1,6 @@
 package sqlfront
 
 import (
-	"strings"
 	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -42,10 +41,11 @@ type readOnlyState struct {
 
 // SetGroupSecondary says whether this server is a secondary of its group
 // (it then refuses writes from every account with 1290, as MySQL Group
-// Replication's secondaries do with super_read_only) and names the
-// primary for the error message ("" when none is known).
-func (fe *Frontend) SetGroupSecondary(on bool, primary string) {
-	fe.readOnly.primary.Store(&primary)
+// Replication's secondaries do with super_read_only); why is the clause
+// the message ends with ("the primary is member 2 at …"; "" when no
+// primary is known).
+func (fe *Frontend) SetGroupSecondary(on bool, why string) {
+	fe.readOnly.primary.Store(&why)
 	fe.readOnly.secondary.Store(on)
 }
 
@@ -121,10 +121,7 @@ func (fe *Frontend) readOnlyError(ctx *sql.Context) error {
 	if fe.readOnly.secondary.Load() {
 		where := "no primary is known at the moment"
 		if p := fe.readOnly.primary.Load(); p != nil && *p != "" {
-			where = "the primary is " + *p
-			if strings.HasPrefix(*p, "this member ") {
-				where = *p
-			}
+			where = *p
 		}
 		return mysql.NewSQLError(mysql.EROptionPreventsStatement, mysql.SSUnknownSQLState,
 			"The MySQL server is running with the --super-read-only option so it cannot execute this statement (this server is a secondary of its replication group; %s)", where)
