@@ -172,6 +172,22 @@ func retainFrom(segs []txlog.SegmentInfo, before uint64, retain int64) uint64 {
 // checkpointLoop checkpoints whenever the log has grown by more than every
 // bytes since the last checkpoint, until stop is closed.
 func (d *durable) checkpointLoop(fe *sqlfront.Frontend, every int64, w io.Writer, stop <-chan struct{}) {
+	d.onLogGrowth(every, stop, func() bool {
+		if _, err := d.checkpoint(fe); errors.Is(err, checkpoint.ErrStopped) {
+			fmt.Fprintf(w, "lockstep: checkpoint abandoned: shutting down (the log keeps what it would have held)\n")
+			return false
+		} else if err != nil {
+			fmt.Fprintf(w, "lockstep: checkpoint failed: %v\n", err)
+		}
+		return true
+	})
+}
+
+// onLogGrowth calls fire each time the log has grown by more than every
+// bytes since the last call (checked every 200 ms), until stop is closed
+// or fire returns false; it closes d.ckptDone when it returns. every <= 0:
+// never.
+func (d *durable) onLogGrowth(every int64, stop <-chan struct{}, fire func() bool) {
 	defer close(d.ckptDone)
 	if every <= 0 {
 		return
@@ -189,11 +205,8 @@ func (d *durable) checkpointLoop(fe *sqlfront.Frontend, every int64, w io.Writer
 			continue
 		}
 		base = int64(d.log.Stats().Bytes)
-		if _, err := d.checkpoint(fe); errors.Is(err, checkpoint.ErrStopped) {
-			fmt.Fprintf(w, "lockstep: checkpoint abandoned: shutting down (the log keeps what it would have held)\n")
+		if !fire() {
 			return
-		} else if err != nil {
-			fmt.Fprintf(w, "lockstep: checkpoint failed: %v\n", err)
 		}
 	}
 }

@@ -220,7 +220,7 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 		retain: cfg.LogRetentionSize, ckptFsync: cfg.CheckpointFsyncThreshold, ckptRate: cfg.CheckpointRateLimit,
 		ckptStop: make(chan struct{}), ckptDone: make(chan struct{})}
 	g.d = d
-	go g.checkpointLoop(d, cfg.CheckpointLogSize, w)
+	go g.checkpointLoop(d, cfg.CheckpointLogSize)
 	return d, nil
 }
 

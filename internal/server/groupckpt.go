@@ -34,27 +34,14 @@ import (
 // after its index.
 
 // checkpointLoop asks for a checkpoint whenever the log has grown by more
-// than every bytes since the last one.
-func (g *group) checkpointLoop(d *durable, every int64, w io.Writer) {
-	defer close(d.ckptDone)
-	if every <= 0 {
-		return
-	}
-	t := time.NewTicker(200 * time.Millisecond)
-	defer t.Stop()
-	base := int64(d.log.Stats().Bytes)
-	for {
-		select {
-		case <-d.ckptStop:
-			return
-		case <-t.C:
+// than every bytes since the last one (the applier starts it: maybeCheckpoint).
+func (g *group) checkpointLoop(d *durable, every int64) {
+	d.onLogGrowth(every, d.ckptStop, func() bool {
+		if !g.ckptRunning.Load() {
+			g.ckptWanted.Store(true)
 		}
-		if g.ckptRunning.Load() || int64(d.log.Stats().Bytes)-base < every {
-			continue
-		}
-		base = int64(d.log.Stats().Bytes)
-		g.ckptWanted.Store(true)
-	}
+		return true
+	})
 }
 
 // maybeCheckpoint starts a checkpoint at the entry just applied, if one
