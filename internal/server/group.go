@@ -34,17 +34,20 @@ import (
 
 // group is the server's part of a group.
 type group struct {
-	cfg   config.Config
-	fe    *sqlfront.Frontend
-	st    *cluster.Storage
-	node  *cluster.Node
-	rt    *cluster.Runtime
-	tr    *cluster.Transport
-	sm    *groupSM
-	p     *commit.Pipeline
-	stop  chan struct{}
-	done  chan struct{}
-	write atomic.Bool // this member accepts writes (primary, caught up)
+	cfg  config.Config
+	fe   *sqlfront.Frontend
+	st   *cluster.Storage
+	node *cluster.Node
+	rt   *cluster.Runtime
+	tr   *cluster.Transport
+	sm   *groupSM
+	p    *commit.Pipeline
+	stop chan struct{}
+	done chan struct{}
+	// applyStop ends the applier's wait for the pipeline (WaitPublished)
+	// when the member stops, after its hand-off.
+	applyStop chan struct{}
+	write     atomic.Bool // this member accepts writes (primary, caught up)
 	// wasPrimary: this member took writes since it last saw no local
 	// read-write transaction as a secondary; before it applies another
 	// member's entry, local transactions must be over (localWritesEnded).
@@ -146,7 +149,7 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 		st.Close()
 		return nil, err
 	}
-	g := &group{cfg: cfg, fe: fe, st: st, stop: make(chan struct{}), done: make(chan struct{}),
+	g := &group{cfg: cfg, fe: fe, st: st, stop: make(chan struct{}), done: make(chan struct{}), applyStop: make(chan struct{}),
 		inflight: map[uint64]*cluster.Proposal{}, w: w, addrs: newMemberAddrs(cfg.GroupSeeds)}
 	g.gtidName.Store(&name)
 	st.SetSource(g.snapshotData)
@@ -378,6 +381,11 @@ func (g *group) close() error {
 	for deadline := time.Now().Add(10 * time.Second); g.ckptRunning.Load() && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
 	}
+	select { // after the hand-off, which needs the applier
+	case <-g.applyStop:
+	default:
+		close(g.applyStop)
+	}
 	g.rt.Stop()
 	terr := g.tr.Close()
 	perr := g.p.Close()
@@ -561,7 +569,7 @@ func (s *groupSM) Apply(index, term uint64, data []byte, own bool) error {
 		return err
 	}
 	if own {
-		if err := s.g.p.WaitPublished(seq, s.g.stop); err != nil {
+		if err := s.g.p.WaitPublished(seq, s.g.applyStop); err != nil {
 			return fmt.Errorf("the commit pipeline did not publish sequence number %d: %w", seq, err)
 		}
 	}

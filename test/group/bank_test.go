@@ -118,6 +118,18 @@ func (b *bank) stop() (acked, unknown, refused int) {
 
 // run lets the clients work for d, following the primary: every 20 ms it
 // asks the members which one takes writes and points the clients there.
+// failover is this round's failover time: from the old primary's last
+// acknowledgement to the new one's first (both must have some).
+func (b *bank) failover(t *testing.T, old, np *member) time.Duration {
+	t.Helper()
+	oldAcks, newAcks := b.ledger.ackTimes(b.round, old.id), b.ledger.ackTimes(b.round, np.id)
+	if len(oldAcks) == 0 || len(newAcks) == 0 {
+		t.Fatalf("round %d: %d transfers acknowledged by the old primary (member %d), %d by the new one (member %d): want some by both",
+			b.round, len(oldAcks), old.id, len(newAcks), np.id)
+	}
+	return newAcks[0].Sub(oldAcks[len(oldAcks)-1])
+}
+
 func (b *bank) run(d time.Duration) {
 	end := time.Now().Add(d)
 	b.runUntil(func() bool { return !time.Now().Before(end) })

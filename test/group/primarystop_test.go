@@ -57,12 +57,7 @@ func TestGroupPrimaryStop(t *testing.T) {
 		b.run(loadCatchUp)
 		acked, unknown, refused := b.stop()
 
-		oldAcks, newAcks := b.ledger.ackTimes(b.round, old.id), b.ledger.ackTimes(b.round, np.id)
-		if len(oldAcks) == 0 || len(newAcks) == 0 {
-			t.Fatalf("round %d: %d transfers acknowledged by the old primary (member %d), %d by the new one (member %d): want some by both",
-				b.round, len(oldAcks), old.id, len(newAcks), np.id)
-		}
-		failover := newAcks[0].Sub(oldAcks[len(oldAcks)-1])
+		failover := b.failover(t, old, np)
 		handOffs, failovers = append(handOffs, elected), append(failovers, failover)
 
 		idx := c.waitConverged()
