@@ -178,7 +178,9 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 	rs := resultStream{c: c}  // resultbuf.go
 	st := newStoppable(query) // longstmt.go
 	abandoned, err := h.runStoppable(ctx, c, st, func(ctx context.Context) error {
-		return h.Handler.ComQuery(ctx, c, query, st.guard(h.gmsResults(c, query, &learn, &rs, cb)))
+		return h.reopening(c, func() error {
+			return h.Handler.ComQuery(ctx, c, query, st.guard(h.gmsResults(c, query, &learn, &rs, cb)))
+		})
 	})
 	if abandoned {
 		return err
@@ -235,8 +237,10 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	st := newStoppable(query) // longstmt.go
 	var rest string
 	abandoned, err := h.runStoppable(ctx, c, st, func(ctx context.Context) (err error) {
-		rest, err = h.Handler.ComMultiQuery(ctx, c, query, st.guard(h.gmsResults(c, query, &learn, &rs, cb)))
-		return err
+		return h.reopening(c, func() (err error) {
+			rest, err = h.Handler.ComMultiQuery(ctx, c, query, st.guard(h.gmsResults(c, query, &learn, &rs, cb)))
+			return err
+		})
 	})
 	if abandoned {
 		return "", err
@@ -407,12 +411,14 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.Pr
 		}
 	}
 	rs := resultStream{c: c} // resultbuf.go
-	err := h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error {
-		return rs.batch(func() error {
-			h.fe.FixFields(c.ConnectionID, r.Fields)
-			h.syncInTrans(c)
-			fixExplainNulls(r)
-			return cb(r)
+	err := h.reopening(c, func() error {
+		return h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error {
+			return rs.batch(func() error {
+				h.fe.FixFields(c.ConnectionID, r.Fields)
+				h.syncInTrans(c)
+				fixExplainNulls(r)
+				return cb(r)
+			})
 		})
 	})
 	rs.end()
@@ -458,7 +464,11 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 	if orig := h.hook(c).original(query); orig != query {
 		query, p.PrepareStmt = orig, orig // the client's text (execHook.rewrite)
 	}
-	f, err := h.Handler.ComPrepare(ctx, c, query, p)
+	var f []*querypb.Field
+	err := h.reopening(c, func() (err error) {
+		f, err = h.Handler.ComPrepare(ctx, c, query, p)
+		return err
+	})
 	if err == nil {
 		h.fe.FixFields(c.ConnectionID, f)
 		h.fe.FastPrepare(c.ConnectionID, p.StatementID, p.PrepareStmt, f)
@@ -482,4 +492,18 @@ func (h *handler) ComInitDB(c *mysql.Conn, schemaName string) error {
 		return h.mysqlError(c, "USE "+schemaName, err)
 	}
 	return h.mysqlError(c, "USE "+schemaName, h.Handler.ComInitDB(c, schemaName))
+}
+
+// reopening runs a statement through go-mysql-server again while it fails
+// because a table it found changed before it got the table's metadata lock
+// (sqlfront/mdl.go): MySQL opens the tables again after such a wait. The
+// statement did nothing before that failure; each round follows a DDL
+// statement that changed one of its tables.
+func (h *handler) reopening(c *mysql.Conn, run func() error) error {
+	for {
+		err := run()
+		if err == nil || !h.fe.TakeReopen(c.ConnectionID) {
+			return err
+		}
+	}
 }

@@ -248,9 +248,16 @@ func (fe *Frontend) ReplayDDL(database, query string, nextTableID uint64) (repla
 		s.ddl.keepUndo = true
 		s.replaying = true
 	}
-	_, iter, _, qerr := fe.Engine.Query(ctx, query)
-	if qerr == nil {
-		_, qerr = sql.RowIterToRows(ctx, iter)
+	var qerr error
+	for {
+		var iter sql.RowIter
+		_, iter, _, qerr = fe.Engine.Query(ctx, query)
+		if qerr == nil {
+			_, qerr = sql.RowIterToRows(ctx, iter)
+		}
+		if !ReopenTables(qerr) { // mdl.go
+			break
+		}
 	}
 	if s != nil {
 		if qerr != nil {

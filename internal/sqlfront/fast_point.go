@@ -410,6 +410,14 @@ func (s *Session) runFast(ctx context.Context, p *fastPlan, bind map[string]*que
 	if p.write != nil && sctx.GetCharacterSet() != p.clientCharset {
 		return nil, false, nil
 	}
+	// The table's shared metadata lock (mdl.go): to the end of the
+	// transaction, or of this statement in autocommit mode.
+	if !explicit {
+		defer s.releaseMDL(0, true)
+	}
+	if !s.lockFast(p.dbKey, p.tableKey, entry) {
+		return nil, false, nil
+	}
 	// From here the statement can be stopped (fast_stop.go): reads run
 	// under its context; a write's rows are written under it.
 	s.beginFast(p)

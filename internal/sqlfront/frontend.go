@@ -3,6 +3,7 @@ package sqlfront
 import (
 	"context"
 	"fmt"
+	"lockstep/internal/mdl"
 	"sync"
 	"sync/atomic"
 
@@ -41,7 +42,8 @@ type Frontend struct {
 	doubleIntAggs bool   // Options.DoubleIntegerAggregates
 	acct          accounts
 
-	ddlMu sync.Mutex // serialises logged DDL statements (see ddllog.go)
+	ddlMu sync.Mutex   // serialises logged DDL statements (see ddllog.go)
+	mdl   *mdl.Manager // metadata locks (mdl.go)
 	// ddlWaiting counts DDL statements waiting for ddlMu (a checkpoint
 	// holding it stops pacing itself while one waits; DDLWaiting).
 	ddlWaiting atomic.Int32
@@ -84,9 +86,10 @@ func New(opts Options) (*Frontend, error) {
 	if store == nil {
 		store = storage.New(opts.Storage)
 	}
-	fe := &Frontend{store: store, user: opts.User, password: opts.Password, doubleIntAggs: opts.DoubleIntegerAggregates}
+	fe := &Frontend{store: store, user: opts.User, password: opts.Password, doubleIntAggs: opts.DoubleIntegerAggregates, mdl: mdl.NewManager()}
 	fe.provider = &provider{fe: fe, dbs: map[string]*Database{}}
 	registerSystemVariables()
+	registerMDLRule()
 	if c := opts.CollationServer; c != "" {
 		if _, err := sql.ParseCollation("", c, false); err != nil {
 			return nil, fmt.Errorf("collation_server: %w", err)

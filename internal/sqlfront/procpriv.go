@@ -46,6 +46,7 @@ func isProcessListTable(n *plan.ResolvedTable) bool {
 // ownThreadsOnly wraps the rows of a process list (user name in column
 // 1) so that an account without PROCESS sees its own threads only.
 func (fe *Frontend) ownThreadsOnly(ctx *sql.Context, iter sql.RowIter) sql.RowIter {
+	iter = fe.mdlStates(iter) // mdl.go
 	if fe.hasAnyPriv(ctx, sql.PrivilegeType_Process) {
 		return iter
 	}

@@ -3,6 +3,7 @@ package sqlfront
 import (
 	"context"
 	"errors"
+	"lockstep/internal/mdl"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -27,6 +28,10 @@ type Session struct {
 	// transactions (pkalter.go); ReplayDDL reports it as its own error,
 	// not the statement's.
 	replayBlocked error
+	// mdl holds the session's metadata locks (mdl.go); nil until the first.
+	mdl *mdl.Owner
+	// reopen: the statement failed with errReopen (mdl.go).
+	reopen bool
 
 	clientHost string // the host USER() names (userfunc.go); "" for local sessions
 
@@ -230,6 +235,7 @@ func (s *Session) commitTx(ctx context.Context) error {
 func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
 	s.ddlSucceeded()
 	err := s.commitTx(ctx)
+	s.releaseMDL(mdl.Transaction, false) // mdl.go
 	if err != nil {
 		// The transaction ended with its failed commit (rolled back, or
 		// with an unknown outcome): as in MySQL, the session is no longer
@@ -243,6 +249,7 @@ func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
 
 func (s *Session) Rollback(ctx *sql.Context, _ sql.Transaction) error {
 	s.rollbackTx()
+	s.releaseMDL(mdl.Transaction, false) // mdl.go
 	return nil
 }
 
@@ -298,6 +305,7 @@ func (s *Session) ReleaseSavepoint(ctx *sql.Context, _ sql.Transaction, name str
 
 // CommandBegin implements sql.LifecycleAwareSession.
 func (s *Session) CommandBegin() error {
+	s.reopen = false
 	s.rowsWritten = 0
 	s.insertRows = 0 // the row numbers of this statement's messages
 	s.conv.reset()
@@ -317,10 +325,14 @@ func (s *Session) CommandEnd() {
 	s.endDDL()
 	s.finishNextTxSet()
 	s.lastPid = 0
+	inTxn := s.GetIgnoreAutoCommit() || !s.autocommit()
+	// A statement's metadata locks end with it, a transaction's with it
+	// (mdl.go).
+	s.releaseMDL(mdl.Statement, !inTxn)
 	if s.tx == nil || s.tx.Done() {
 		return
 	}
-	if !s.GetIgnoreAutoCommit() && s.autocommit() {
+	if !inTxn {
 		s.rollbackTx()
 		return
 	}
@@ -355,6 +367,7 @@ func boolValue(v any) bool {
 func (s *Session) SessionEnd() {
 	s.endDDL()
 	s.rollbackTx()
+	s.releaseMDL(0, true)
 	s.dropTemps()
 	if s.connID != 0 {
 		s.fe.sessions.remove(s.connID, s)
@@ -445,6 +458,7 @@ func (s *Session) textIntent(ctx *sql.Context) lockIntent {
 func (s *Session) handleTxError(ctx *sql.Context, err error) error {
 	if errors.Is(err, txn.ErrDeadlock) {
 		s.rollbackTx()
+		s.releaseMDL(mdl.Transaction, false)
 		ctx.SetIgnoreAutoCommit(false)
 		ctx.SetTransaction(nil)
 	}

@@ -64,3 +64,14 @@ func (d *Database) moveTriggers(from, to string) {
 		}
 	}
 }
+
+// triggerTable is the table trigger name fires on, "" if there is no such
+// trigger (DROP TRIGGER's metadata lock, mdl.go).
+func (d *Database) triggerTable(_ *sql.Context, name string) string {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if i := indexNamed(d.triggers, name, triggerName); i >= 0 {
+		return triggerOn(&d.triggers[i])
+	}
+	return ""
+}

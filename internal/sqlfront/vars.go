@@ -240,6 +240,14 @@ func (fe *Frontend) StatusValues() map[string]int64 {
 	m["Lockstep_lock_immediate_grants"] = int64(ls.ImmediateGrants)
 	m["Lockstep_lock_wait_timeouts"] = int64(ls.LockWaitTimeouts)
 	m["Lockstep_lock_schedule_cats"] = int64(ls.Policy)
+	ms := fe.mdl.Stats() // metadata locks (mdl.go)
+	m["Lockstep_mdl_acquires"] = ms.Acquires
+	m["Lockstep_mdl_waits"] = ms.Waits
+	m["Lockstep_mdl_wait_time"] = ms.WaitNanos / 1e6
+	m["Lockstep_mdl_current_waits"] = ms.Waiting
+	m["Lockstep_mdl_wait_timeouts"] = ms.Timeouts
+	m["Lockstep_mdl_deadlocks"] = ms.Deadlocks
+	m["Lockstep_mdl_locked_names"] = ms.Names
 	m["Lockstep_trx_started"] = int64(ss.TrxStarted)
 	m["Lockstep_trx_read_write"] = int64(ss.TrxWithID)
 	m["Lockstep_trx_active"] = ss.Active

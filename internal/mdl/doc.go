@@ -1,0 +1,35 @@
+// Package mdl owns metadata locks: the locks on table names that make a
+// DDL statement wait for the transactions that use a table, and make a
+// statement that arrives while the DDL waits or runs wait for it and then
+// find the table by name again.
+//
+// It owns the lock table (Manager), each session's held locks (Owner),
+// the wait (with a timeout, the context's cancellation and a deadlock
+// check) and the counters. It does not know SQL: the SQL layer
+// (internal/sqlfront) decides which names a statement locks, in which mode
+// and for how long, and what a statement does after a wait (plan again).
+//
+// The model is MySQL's, reduced to two modes:
+//   - Shared: taken by every statement that reads or writes a table, held
+//     to the end of the transaction (of the statement in autocommit mode).
+//     Shared locks are compatible with each other.
+//   - Exclusive: taken by DDL on the tables it changes (both names of a
+//     RENAME, a table being created), for the statement; compatible with
+//     nothing but the owner's own locks (an owner's shared lock upgrades).
+//
+// Invariants:
+//   - A request is granted whole or not at all (Owner.Acquire takes a
+//     set): a DDL statement never holds one exclusive lock while it waits
+//     for another, so two DDL statements cannot deadlock on each other's
+//     names.
+//   - A pending exclusive request makes new shared requests from other
+//     owners wait (a stream of short statements cannot starve a DDL), as
+//     in MySQL; a shared request on a name its owner already holds never
+//     waits.
+//   - A wait that would close a cycle of waits (an owner holding a shared
+//     lock in a transaction waits behind a DDL that waits for that lock)
+//     fails at once with ErrDeadlock; the owner that found the cycle is the
+//     victim.
+//   - Locks are released only by their owner (Owner.Release), and a
+//     released name with no holders and no waiters leaves the table.
+package mdl

@@ -1,0 +1,508 @@
+package mdl
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Errors of a wait that did not end with the lock.
+var (
+	// ErrLockWaitTimeout: the wait took longer than its timeout (MySQL's
+	// lock_wait_timeout; error 1205).
+	ErrLockWaitTimeout = errors.New("metadata lock wait timeout exceeded")
+	// ErrDeadlock: waiting would have closed a cycle of waits (1213).
+	ErrDeadlock = errors.New("metadata lock deadlock")
+)
+
+// Mode is a lock's strength; a stronger mode includes a weaker one.
+type Mode uint8
+
+const (
+	None      Mode = iota
+	Shared         // reads and writes of the table's rows
+	Exclusive      // changes to the table's definition or name
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Shared:
+		return "SHARED"
+	case Exclusive:
+		return "EXCLUSIVE"
+	}
+	return "NONE"
+}
+
+// Duration is how long a granted lock is held.
+type Duration uint8
+
+const (
+	// Transaction: until Release(Transaction) or ReleaseAll.
+	Transaction Duration = iota
+	// Statement: until Release(Statement) or ReleaseAll.
+	Statement
+)
+
+// Key names a table. The SQL layer passes names folded as it compares
+// them (lower case).
+type Key struct{ DB, Table string }
+
+// Request asks for one lock.
+type Request struct {
+	Key      Key
+	Mode     Mode
+	Duration Duration
+}
+
+// Stats are the manager's counters since it was made.
+type Stats struct {
+	Acquires  int64 // Acquire calls that went to the lock table
+	Waits     int64 // of those, the ones that had to wait
+	WaitNanos int64 // time spent waiting, in all
+	Timeouts  int64 // waits that ended with ErrLockWaitTimeout
+	Deadlocks int64 // waits refused with ErrDeadlock
+	Cancelled int64 // waits ended by their context (KILL)
+	Waiting   int64 // owners waiting now
+	Names     int64 // names in the lock table now
+}
+
+// lock is one name's entry in the lock table, under Manager.mu.
+type lock struct {
+	holders  map[*Owner]Mode     // each holder's strongest mode
+	x        *Owner              // the exclusive holder, if any
+	pendingX map[*Owner]struct{} // owners waiting for it exclusively
+	changed  chan struct{}       // closed at the next change, for waiters
+}
+
+func (l *lock) idle() bool { return len(l.holders) == 0 && len(l.pendingX) == 0 && l.changed == nil }
+
+// signal wakes the name's waiters.
+func (l *lock) signal() {
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
+}
+
+// Manager is the lock table. It is safe for concurrent use; each Owner is
+// used by one goroutine at a time.
+type Manager struct {
+	mu      sync.Mutex
+	locks   map[Key]*lock
+	free    []*lock // idle entries kept for reuse
+	waiting map[*Owner]struct{}
+
+	acquires, waits, waitNanos, timeouts, deadlocks, cancelled atomic.Int64
+}
+
+// NewManager returns an empty lock table.
+func NewManager() *Manager {
+	return &Manager{locks: map[Key]*lock{}, waiting: map[*Owner]struct{}{}}
+}
+
+// Stats returns the counters.
+func (m *Manager) Stats() Stats {
+	m.mu.Lock()
+	waiting, names := len(m.waiting), len(m.locks)
+	m.mu.Unlock()
+	return Stats{
+		Acquires: m.acquires.Load(), Waits: m.waits.Load(), WaitNanos: m.waitNanos.Load(),
+		Timeouts: m.timeouts.Load(), Deadlocks: m.deadlocks.Load(), Cancelled: m.cancelled.Load(),
+		Waiting: int64(waiting), Names: int64(names),
+	}
+}
+
+// Waiting returns the ids of the owners waiting now (for the process
+// list's "Waiting for table metadata lock"), sorted.
+func (m *Manager) Waiting() []uint64 {
+	m.mu.Lock()
+	ids := make([]uint64, 0, len(m.waiting))
+	for o := range m.waiting {
+		ids = append(ids, o.id)
+	}
+	m.mu.Unlock()
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
+
+// Holders returns who holds key and in which mode (tests, diagnostics).
+func (m *Manager) Holders(key Key) map[uint64]Mode {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[uint64]Mode{}
+	if l := m.locks[key]; l != nil {
+		for o, md := range l.holders {
+			out[o.id] = md
+		}
+	}
+	return out
+}
+
+// entry returns key's entry, adding it; under mu.
+func (m *Manager) entry(key Key) *lock {
+	if l := m.locks[key]; l != nil {
+		return l
+	}
+	var l *lock
+	if n := len(m.free); n > 0 {
+		l, m.free = m.free[n-1], m.free[:n-1]
+	} else {
+		l = &lock{holders: map[*Owner]Mode{}, pendingX: map[*Owner]struct{}{}}
+	}
+	m.locks[key] = l
+	return l
+}
+
+// tidy drops key's entry if nothing refers to it; under mu.
+func (m *Manager) tidy(key Key, l *lock) {
+	if l.idle() {
+		delete(m.locks, key)
+		if len(m.free) < 64 {
+			m.free = append(m.free, l)
+		}
+	}
+}
+
+// blocked reports whether o's request r cannot be granted now, and the
+// owners it would wait for (appended to out when out is not nil).
+func (m *Manager) blocked(o *Owner, r Request, out *[]*Owner) bool {
+	l := m.locks[r.Key]
+	if l == nil {
+		return false
+	}
+	b := false
+	switch r.Mode {
+	case Shared:
+		if l.x != nil && l.x != o {
+			b = true
+			if out != nil {
+				*out = append(*out, l.x)
+			}
+		}
+		for p := range l.pendingX {
+			if p != o {
+				b = true
+				if out == nil {
+					break
+				}
+				*out = append(*out, p)
+			}
+		}
+	case Exclusive:
+		for h := range l.holders {
+			if h != o {
+				b = true
+				if out == nil {
+					break
+				}
+				*out = append(*out, h)
+			}
+		}
+	}
+	return b
+}
+
+// grantable reports whether every request can be granted now; under mu.
+func (m *Manager) grantable(o *Owner, reqs []Request) bool {
+	for _, r := range reqs {
+		if m.blocked(o, r, nil) {
+			return false
+		}
+	}
+	return true
+}
+
+// grant gives o every request; under mu.
+func (m *Manager) grant(o *Owner, reqs []Request) {
+	for _, r := range reqs {
+		l := m.entry(r.Key)
+		if l.holders[o] < r.Mode {
+			l.holders[o] = r.Mode
+		}
+		if r.Mode == Exclusive {
+			l.x = o
+		}
+	}
+}
+
+// deadlocked reports whether o's wait closes a cycle: o waits for an
+// owner that (through the owners it waits for) waits for o. Under mu.
+func (m *Manager) deadlocked(o *Owner) bool {
+	seen := map[*Owner]bool{}
+	var reach func(w *Owner) bool
+	reach = func(w *Owner) bool {
+		var next []*Owner
+		for _, r := range w.waitingOn {
+			m.blocked(w, r, &next)
+		}
+		for _, b := range next {
+			if b == o {
+				return true
+			}
+			if seen[b] || b.waitingOn == nil {
+				continue
+			}
+			seen[b] = true
+			if reach(b) {
+				return true
+			}
+		}
+		return false
+	}
+	return reach(o)
+}
+
+// hold is what an owner holds on one name, by duration.
+type hold struct{ txn, stmt Mode }
+
+func (h hold) mode() Mode { return max(h.txn, h.stmt) }
+
+// Owner is one session's side of the lock table: the locks it holds.
+// Only its session's goroutine uses it.
+type Owner struct {
+	m    *Manager
+	id   uint64
+	held map[Key]hold
+
+	waitingOn []Request // under m.mu: the requests it waits for
+}
+
+// NewOwner returns an owner with no locks; id names it in Waiting.
+func (m *Manager) NewOwner(id uint64) *Owner {
+	return &Owner{m: m, id: id, held: map[Key]hold{}}
+}
+
+// ID is the owner's id.
+func (o *Owner) ID() uint64 { return o.id }
+
+// Holds returns the mode o holds key in.
+func (o *Owner) Holds(key Key) Mode { return o.held[key].mode() }
+
+// Held reports whether o holds any lock.
+func (o *Owner) Held() bool { return len(o.held) > 0 }
+
+// Acquire takes every lock of reqs, whole or not at all: it waits while
+// any of them conflicts with another owner's lock or, for a shared one,
+// with another owner's pending exclusive request, for at most timeout
+// (then ErrLockWaitTimeout), until ctx is done (its error), or fails at
+// once with ErrDeadlock when waiting would close a cycle. A lock o holds
+// already in a mode at least as strong costs nothing (its duration is
+// extended when asked for longer).
+func (o *Owner) Acquire(ctx context.Context, reqs []Request, timeout time.Duration) error {
+	var need []Request
+	for i, r := range reqs {
+		h, ok := o.held[r.Key]
+		if ok && h.mode() >= r.Mode {
+			o.extend(r, h)
+			continue
+		}
+		if need == nil {
+			need = make([]Request, 0, len(reqs)-i)
+		}
+		need = append(need, r)
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	m := o.m
+	m.acquires.Add(1)
+	m.mu.Lock()
+	if m.grantable(o, need) {
+		m.grant(o, need)
+		m.mu.Unlock()
+		o.record(need)
+		return nil
+	}
+	err := o.wait(ctx, need, timeout) // unlocks mu
+	if err == nil {
+		o.record(need)
+	}
+	return err
+}
+
+// wait is Acquire's slow path; called with mu held, returns without it.
+func (o *Owner) wait(ctx context.Context, need []Request, timeout time.Duration) error {
+	m := o.m
+	m.waits.Add(1)
+	start := time.Now()
+	defer func() { m.waitNanos.Add(int64(time.Since(start))) }()
+	for _, r := range need {
+		if r.Mode == Exclusive {
+			m.entry(r.Key).pendingX[o] = struct{}{}
+		}
+	}
+	o.waitingOn = need
+	m.waiting[o] = struct{}{}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var fail error
+	for {
+		if m.grantable(o, need) {
+			o.withdraw(need)
+			m.grant(o, need)
+			m.mu.Unlock()
+			return nil
+		}
+		if fail != nil {
+			break
+		}
+		if m.deadlocked(o) {
+			m.deadlocks.Add(1)
+			fail = ErrDeadlock
+			break
+		}
+		var ch chan struct{}
+		for _, r := range need {
+			if m.blocked(o, r, nil) {
+				l := m.entry(r.Key)
+				if l.changed == nil {
+					l.changed = make(chan struct{})
+				}
+				ch = l.changed
+				break
+			}
+		}
+		m.mu.Unlock()
+		select {
+		case <-ch:
+		case <-timer.C:
+			m.timeouts.Add(1)
+			fail = ErrLockWaitTimeout
+		case <-ctx.Done():
+			m.cancelled.Add(1)
+			fail = ctx.Err()
+		}
+		m.mu.Lock() // a last look: granted after all?
+	}
+	o.withdraw(need)
+	m.mu.Unlock()
+	return fail
+}
+
+// withdraw ends o's wait for need: its pending exclusive requests go,
+// which may let shared requests behind them through. Under mu.
+func (o *Owner) withdraw(need []Request) {
+	m := o.m
+	for _, r := range need {
+		if r.Mode != Exclusive {
+			continue
+		}
+		if l := m.locks[r.Key]; l != nil {
+			delete(l.pendingX, o)
+			l.signal()
+			m.tidy(r.Key, l)
+		}
+	}
+	o.waitingOn = nil
+	delete(m.waiting, o)
+}
+
+// record notes granted requests in o's held set.
+func (o *Owner) record(reqs []Request) {
+	for _, r := range reqs {
+		o.extend(r, o.held[r.Key])
+	}
+}
+
+// extend raises the mode held for r's duration to r's mode.
+func (o *Owner) extend(r Request, h hold) {
+	switch r.Duration {
+	case Transaction:
+		h.txn = max(h.txn, r.Mode)
+	default:
+		h.stmt = max(h.stmt, r.Mode)
+	}
+	o.held[r.Key] = h
+}
+
+// Release gives back what o holds for duration d: a lock also held for
+// the other duration stays in that duration's mode (an exclusive lock
+// taken for a statement inside a transaction that holds the name shared
+// goes back to shared).
+func (o *Owner) Release(d Duration) { o.release(d, false) }
+
+// ReleaseAll gives back every lock o holds.
+func (o *Owner) ReleaseAll() { o.release(0, true) }
+
+func (o *Owner) release(d Duration, all bool) {
+	if len(o.held) == 0 {
+		return
+	}
+	type change struct {
+		key  Key
+		mode Mode
+	}
+	var changes []change
+	for k, h := range o.held {
+		before := h.mode()
+		switch {
+		case all:
+			h = hold{}
+		case d == Transaction:
+			h.txn = None
+		default:
+			h.stmt = None
+		}
+		after := h.mode()
+		if after == None {
+			delete(o.held, k)
+		} else {
+			o.held[k] = h
+		}
+		if after != before {
+			changes = append(changes, change{k, after})
+		}
+	}
+	if len(changes) == 0 {
+		return
+	}
+	m := o.m
+	m.mu.Lock()
+	for _, c := range changes {
+		l := m.locks[c.key]
+		if l == nil {
+			continue
+		}
+		if c.mode == None {
+			delete(l.holders, o)
+		} else {
+			l.holders[o] = c.mode
+		}
+		if l.x == o && c.mode != Exclusive {
+			l.x = nil
+		}
+		l.signal()
+		m.tidy(c.key, l)
+	}
+	m.mu.Unlock()
+}
+
+// TryShared takes key shared for duration d if that needs no wait, and
+// reports whether o holds it now (the fast path: a statement that would
+// wait goes the planned way, which waits). It does not allocate once the
+// name's entry and o's held set have room.
+func (o *Owner) TryShared(key Key, d Duration) bool {
+	if h, ok := o.held[key]; ok {
+		o.extend(Request{Key: key, Mode: Shared, Duration: d}, h)
+		return true
+	}
+	r := Request{Key: key, Mode: Shared, Duration: d}
+	m := o.m
+	m.mu.Lock()
+	if m.blocked(o, r, nil) {
+		m.mu.Unlock()
+		return false
+	}
+	l := m.entry(key)
+	if l.holders[o] < Shared {
+		l.holders[o] = Shared
+	}
+	m.mu.Unlock()
+	m.acquires.Add(1)
+	o.extend(r, hold{})
+	return true
+}

@@ -1,0 +1,309 @@
+package server
+
+import (
+	"context"
+	gosql "database/sql"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Metadata locks (sqlfront/mdl.go) over the wire: DDL waits for the
+// transactions that used its table, statements queue behind waiting DDL and
+// find the table by name again, lock_wait_timeout, deadlocks, KILL.
+
+// mdlConn is one client connection of the metadata lock tests.
+type mdlConn struct {
+	t *testing.T
+	c *gosql.Conn
+}
+
+func mdlConnect(t *testing.T, s *procServer) *mdlConn {
+	t.Helper()
+	c, err := s.db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	m := &mdlConn{t: t, c: c}
+	// RENAME TABLE of qualified names fails with 1046 without a current
+	// database (go-mysql-server; MySQL needs none).
+	m.exec("USE d")
+	return m
+}
+
+func (m *mdlConn) exec(q string) {
+	m.t.Helper()
+	if _, err := m.c.ExecContext(context.Background(), q); err != nil {
+		m.t.Fatalf("%s: %v", q, err)
+	}
+}
+
+func (m *mdlConn) id() int64 {
+	m.t.Helper()
+	var id int64
+	if err := m.c.QueryRowContext(context.Background(), "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		m.t.Fatal(err)
+	}
+	return id
+}
+
+// async runs q on the connection's own goroutine.
+func (m *mdlConn) async(q string) <-chan error {
+	ch := make(chan error, 1)
+	go func() {
+		_, err := m.c.ExecContext(context.Background(), q)
+		ch <- err
+	}()
+	return ch
+}
+
+func mdlBlocked(t *testing.T, what string, ch <-chan error) {
+	t.Helper()
+	select {
+	case err := <-ch:
+		t.Fatalf("%s ended (%v); want it to wait for the metadata lock", what, err)
+	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+func mdlDone(t *testing.T, what string, ch <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-ch:
+		return err
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%s still waiting", what)
+	}
+	return nil
+}
+
+func mysqlCode(err error) uint16 {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number
+	}
+	return 0
+}
+
+// waitState polls the process list until connection id shows state.
+func waitState(t *testing.T, s *procServer, id int64, state string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var got gosql.NullString
+		err := s.db.QueryRow("SELECT STATE FROM information_schema.PROCESSLIST WHERE ID = ?", id).Scan(&got)
+		if err == nil && got.String == state {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("connection %d: state %q (%v), want %q", id, got.String, err, state)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func mdlServer(t *testing.T) *procServer {
+	s := startInProcess(t, nil)
+	// A connection given back closes: a failed test must not leave a
+	// transaction holding a lock in the pool; and no wait outlives a test.
+	s.db.SetMaxIdleConns(0)
+	s.exec(t, "SET GLOBAL lock_wait_timeout = 60")
+	s.exec(t, "CREATE DATABASE d")
+	s.exec(t, "CREATE TABLE d.t (a INT PRIMARY KEY, b INT)")
+	s.exec(t, "INSERT INTO d.t VALUES (1, 1), (2, 2)")
+	return s
+}
+
+// Each DDL statement waits for a transaction that read its table, shows
+// "Waiting for table metadata lock", and runs once the transaction ends.
+func TestMDLDDLWaitsForTransaction(t *testing.T) {
+	s := mdlServer(t)
+	s.exec(t, "CREATE TABLE d.t_new (a INT PRIMARY KEY, b INT, c INT)")
+	// check is 0 before the DDL and 1 after; it reads information_schema,
+	// which takes no metadata lock (a read of the table would queue behind
+	// the waiting DDL), except TRUNCATE's, checked only after.
+	cases := []struct{ ddl, check string }{
+		{"ALTER TABLE d.t ADD COLUMN c INT", "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA='d' AND TABLE_NAME='t' AND COLUMN_NAME='c'"},
+		{"CREATE INDEX ib ON d.t (b)", "SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA='d' AND TABLE_NAME='t' AND INDEX_NAME='ib'"},
+		{"CREATE TRIGGER d.tr BEFORE INSERT ON d.t FOR EACH ROW SET NEW.b = NEW.b + 100", "SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_NAME='tr'"},
+		{"DROP TRIGGER d.tr", "SELECT 1 - COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_NAME='tr'"},
+		{"TRUNCATE TABLE d.t", "SELECT COUNT(*) = 0 FROM d.t"},
+		{"RENAME TABLE d.t TO d.t_old, d.t_new TO d.t", "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='d' AND TABLE_NAME='t_old'"},
+		{"DROP TABLE d.t_old", "SELECT 1 - COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='d' AND TABLE_NAME='t_old'"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Fields(c.ddl)[0]+"_"+strings.Fields(c.ddl)[1], func(t *testing.T) {
+			a, b := mdlConnect(t, s), mdlConnect(t, s)
+			table := "d.t"
+			if strings.HasPrefix(c.ddl, "DROP TABLE") {
+				table = "d.t_old"
+			}
+			bid := b.id()
+			a.exec("BEGIN")
+			a.exec("SELECT * FROM " + table)
+			ddl := b.async(c.ddl)
+			mdlBlocked(t, c.ddl, ddl)
+			waitState(t, s, bid, "Waiting for table metadata lock")
+			if !strings.HasPrefix(c.ddl, "TRUNCATE") {
+				if got := s.str(t, c.check); got != "0" {
+					t.Fatalf("%s changed the table while waiting: %s = %s", c.ddl, c.check, got)
+				}
+			}
+			a.exec("COMMIT")
+			if err := mdlDone(t, c.ddl, ddl); err != nil {
+				t.Fatalf("%s: %v", c.ddl, err)
+			}
+			if got := s.str(t, c.check); got != "1" {
+				t.Fatalf("after %s: %s = %s", c.ddl, c.check, got)
+			}
+		})
+	}
+	if n := s.status(t, "GLOBAL", "Lockstep_mdl_waits"); n < int64(len(cases)) {
+		t.Fatalf("Lockstep_mdl_waits = %d, want at least %d", n, len(cases))
+	}
+}
+
+// A statement that arrives while DDL waits queues behind it and then finds
+// the table by name again (it sees the new column); a write queued behind
+// a RENAME that swaps tables goes into the new table.
+func TestMDLQueueAndReopen(t *testing.T) {
+	s := mdlServer(t)
+	a, b, c := mdlConnect(t, s), mdlConnect(t, s), mdlConnect(t, s)
+	a.exec("BEGIN")
+	a.exec("SELECT * FROM d.t")
+	alter := b.async("ALTER TABLE d.t ADD COLUMN c INT DEFAULT 7")
+	mdlBlocked(t, "ALTER", alter)
+	var sel = make(chan error, 1)
+	var cols []string
+	go func() {
+		rows, err := c.c.QueryContext(context.Background(), "SELECT * FROM d.t ORDER BY a")
+		if err == nil {
+			cols, err = rows.Columns()
+			rows.Close()
+		}
+		sel <- err
+	}()
+	mdlBlocked(t, "SELECT behind the waiting ALTER", sel)
+	a.exec("COMMIT")
+	if err := mdlDone(t, "ALTER", alter); err != nil {
+		t.Fatal(err)
+	}
+	if err := mdlDone(t, "SELECT", sel); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cols, ",") != "a,b,c" {
+		t.Fatalf("the queued SELECT saw columns %v, want a,b,c (the table after the ALTER)", cols)
+	}
+
+	// pt-online-schema-change's swap: a write queued behind the RENAME
+	// goes into the table that has the name afterwards.
+	s.exec(t, "CREATE TABLE d.t_new (a INT PRIMARY KEY, b INT, c INT, e INT)")
+	a.exec("BEGIN")
+	a.exec("INSERT INTO d.t (a, b) VALUES (10, 10)")
+	swap := b.async("RENAME TABLE d.t TO d.t_old, d.t_new TO d.t")
+	mdlBlocked(t, "RENAME", swap)
+	ins := c.async("INSERT INTO d.t (a, b) VALUES (11, 11)")
+	mdlBlocked(t, "INSERT behind the RENAME", ins)
+	a.exec("COMMIT")
+	if err := mdlDone(t, "RENAME", swap); err != nil {
+		t.Fatal(err)
+	}
+	if err := mdlDone(t, "INSERT", ins); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.str(t, "SELECT GROUP_CONCAT(a ORDER BY a) FROM d.t_old"); got != "1,2,10" {
+		t.Fatalf("old table holds %s, want 1,2,10", got)
+	}
+	if got := s.str(t, "SELECT GROUP_CONCAT(a ORDER BY a) FROM d.t"); got != "11" {
+		t.Fatalf("new table holds %s, want 11", got)
+	}
+}
+
+// lock_wait_timeout ends a DDL's wait with 1205 and nothing changed; KILL
+// QUERY ends it with 1317.
+func TestMDLTimeoutAndKill(t *testing.T) {
+	s := mdlServer(t)
+	a, b := mdlConnect(t, s), mdlConnect(t, s)
+	a.exec("BEGIN")
+	a.exec("SELECT * FROM d.t")
+	b.exec("SET SESSION lock_wait_timeout = 1")
+	start := time.Now()
+	err := mdlDone(t, "DROP TABLE", b.async("DROP TABLE d.t"))
+	if mysqlCode(err) != 1205 || !strings.Contains(err.Error(), "Lock wait timeout exceeded") {
+		t.Fatalf("DROP TABLE: %v, want 1205", err)
+	}
+	if d := time.Since(start); d < 900*time.Millisecond {
+		t.Fatalf("DROP TABLE gave up after %v, before lock_wait_timeout", d)
+	}
+	if got := s.str(t, "SELECT COUNT(*) FROM d.t"); got != "2" {
+		t.Fatalf("the table after the timed-out DROP: %s rows", got)
+	}
+	if n := s.status(t, "GLOBAL", "Lockstep_mdl_wait_timeouts"); n != 1 {
+		t.Fatalf("Lockstep_mdl_wait_timeouts = %d", n)
+	}
+
+	b.exec("SET SESSION lock_wait_timeout = 100")
+	bid := b.id()
+	alter := b.async("ALTER TABLE d.t ADD COLUMN k INT")
+	waitState(t, s, bid, "Waiting for table metadata lock")
+	s.exec(t, "KILL QUERY "+strconv.FormatInt(bid, 10))
+	if err := mdlDone(t, "ALTER", alter); mysqlCode(err) != 1317 {
+		t.Fatalf("killed ALTER: %v, want 1317", err)
+	}
+	a.exec("COMMIT")
+	b.exec("SELECT 1") // the connection goes on
+}
+
+// A transaction that waits behind DDL which waits for that transaction is
+// a deadlock: 1213 to the transaction (rolled back), and the DDL runs.
+func TestMDLDeadlock(t *testing.T) {
+	s := mdlServer(t)
+	s.exec(t, "CREATE TABLE d.u (a INT PRIMARY KEY)")
+	a, b := mdlConnect(t, s), mdlConnect(t, s)
+	a.exec("BEGIN")
+	a.exec("INSERT INTO d.t VALUES (3, 3)")
+	swap := b.async("RENAME TABLE d.t TO d.t2, d.u TO d.u2")
+	mdlBlocked(t, "RENAME", swap)
+	_, err := a.c.ExecContext(context.Background(), "SELECT * FROM d.u")
+	if mysqlCode(err) != 1213 {
+		t.Fatalf("a's read behind the RENAME: %v, want 1213", err)
+	}
+	if err := mdlDone(t, "RENAME", swap); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.str(t, "SELECT COUNT(*) FROM d.t2 WHERE a = 3"); got != "0" {
+		t.Fatal("the deadlock victim's insert was kept")
+	}
+	if n := s.status(t, "GLOBAL", "Lockstep_mdl_deadlocks"); n != 1 {
+		t.Fatalf("Lockstep_mdl_deadlocks = %d", n)
+	}
+}
+
+// The fast path (a prepared primary-key read inside BEGIN) holds the
+// table's metadata lock too.
+func TestMDLFastPath(t *testing.T) {
+	s := mdlServer(t)
+	a, b := mdlConnect(t, s), mdlConnect(t, s)
+	before := s.status(t, "GLOBAL", "Lockstep_fast_path_hits")
+	a.exec("BEGIN")
+	var v int
+	for i := 0; i < 3; i++ { // learn, then run on the fast path
+		if err := a.c.QueryRowContext(context.Background(), "SELECT b FROM d.t WHERE a = ?", 1).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := s.status(t, "GLOBAL", "Lockstep_fast_path_hits"); after == before {
+		t.Fatal("the read did not run on the fast path")
+	}
+	alter := b.async("ALTER TABLE d.t ADD COLUMN c INT")
+	mdlBlocked(t, "ALTER after a fast-path read", alter)
+	a.exec("COMMIT")
+	if err := mdlDone(t, "ALTER", alter); err != nil {
+		t.Fatal(err)
+	}
+}

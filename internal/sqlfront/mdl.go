@@ -1,0 +1,454 @@
+package sqlfront
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/analyzer"
+	"github.com/dolthub/go-mysql-server/sql/mysql_db"
+	"github.com/dolthub/go-mysql-server/sql/plan"
+	"github.com/dolthub/go-mysql-server/sql/transform"
+	"github.com/dolthub/vitess/go/mysql"
+
+	"lockstep/internal/mdl"
+)
+
+// Metadata locks (internal/mdl) as MySQL takes them, at the one point every
+// statement go-mysql-server runs passes after it found its tables: the
+// last analyzer rule (mdlRule).
+//
+//   - A statement takes a shared lock on every table of its plan (reads,
+//     writes, the tables of the triggers that fire, subqueries, views'
+//     tables), held to the end of its transaction (of the statement in
+//     autocommit mode): Session.CommitTransaction, Rollback, CommandEnd,
+//     SessionEnd release them.
+//   - A DDL statement takes an exclusive lock on the tables it changes
+//     (and on the names it creates or renames to), for the statement; the
+//     tables it only reads (CREATE TABLE ... LIKE/SELECT, a view's query,
+//     a trigger's body) are shared.
+//   - All of a statement's locks are asked for at once: it waits (the
+//     process list says "Waiting for table metadata lock") for at most
+//     lock_wait_timeout (1205), until KILL (1317), or fails with 1213 when
+//     the wait would close a cycle.
+//   - The tables were found by name before the wait. A table whose
+//     definition or name changed meanwhile (a DDL ran while the statement
+//     waited, or between its planning and its lock) is stale: the rule
+//     fails with errReopen and the protocol handler plans the statement
+//     again from its text (ReopenTables), finding the tables by name anew,
+//     as MySQL opens them again after an MDL wait.
+//
+// Temporary tables (a session's own) take no metadata lock. The fast path
+// (fast*.go) takes the same shared lock for the one table it reads or
+// writes (lockFast).
+
+// errReopen: a table the statement found changed before it got the lock;
+// plan the statement again.
+var errReopen = errors.New("a table changed while the statement waited for its metadata lock; plan it again")
+
+// ReopenTables reports whether err asks the caller to plan the statement
+// again (the statement did nothing yet).
+func ReopenTables(err error) bool { return errors.Is(err, errReopen) }
+
+// TakeReopen reports whether connection connID's last statement failed
+// with errReopen (go-mysql-server's handler turns errors into SQL errors,
+// so the protocol layer asks the session), and forgets it.
+func (fe *Frontend) TakeReopen(connID uint32) bool {
+	s := fe.session(connID)
+	if s == nil || !s.reopen {
+		return false
+	}
+	s.reopen = false
+	return true
+}
+
+const mdlRuleID analyzer.RuleId = 1<<20 + 41
+
+var mdlRuleOnce sync.Once
+
+// registerMDLRule appends mdlRule to go-mysql-server's after-all rules, a
+// list every analyzer shares and the only one its simple INSERT, UPDATE and
+// DELETE batches run after their own (so a post-analysis rule would not
+// see those). Before the first analyzer is built: a builder copies the
+// list.
+func registerMDLRule() {
+	mdlRuleOnce.Do(func() {
+		analyzer.OnceAfterAll = append(analyzer.OnceAfterAll, analyzer.Rule{Id: mdlRuleID, Apply: mdlRule})
+	})
+}
+
+// mdlOwner is the session's side of the metadata lock table.
+func (s *Session) mdlOwner() *mdl.Owner {
+	if s.mdl == nil {
+		s.mdl = s.fe.mdl.NewOwner(uint64(s.connID))
+	}
+	return s.mdl
+}
+
+// releaseMDL gives back the session's metadata locks of duration d (all
+// of them when all).
+func (s *Session) releaseMDL(d mdl.Duration, all bool) {
+	if s.mdl == nil {
+		return
+	}
+	if all {
+		s.mdl.ReleaseAll()
+	} else {
+		s.mdl.Release(d)
+	}
+}
+
+// lockWaitTimeout is the session's lock_wait_timeout.
+func (s *Session) lockWaitTimeout(ctx *sql.Context) time.Duration {
+	v, err := s.GetSessionVariable(ctx, "lock_wait_timeout")
+	if err == nil {
+		switch n := v.(type) {
+		case int64:
+			return time.Duration(n) * time.Second
+		case int:
+			return time.Duration(n) * time.Second
+		case uint64:
+			return time.Duration(n) * time.Second
+		}
+	}
+	return 31536000 * time.Second
+}
+
+// replayMDLWait bounds a replayed DDL statement's wait for local sessions
+// (an applier never waits without bound on them).
+var replayMDLWait = 50 * time.Second
+
+// mdlUse is one table of the plan, as found.
+type mdlUse struct {
+	t    *Table
+	mode mdl.Mode
+}
+
+// mdlPlan collects a plan's metadata lock requests.
+type mdlPlan struct {
+	fe    *Frontend
+	reqs  []mdl.Request
+	uses  []mdlUse
+	index map[mdl.Key]int
+}
+
+func (p *mdlPlan) add(key mdl.Key, mode mdl.Mode) {
+	d := mdl.Transaction
+	if mode == mdl.Exclusive {
+		d = mdl.Statement
+	}
+	if i, ok := p.index[key]; ok {
+		if p.reqs[i].Mode < mode {
+			p.reqs[i].Mode, p.reqs[i].Duration = mode, d
+		}
+		return
+	}
+	if p.index == nil {
+		p.index = map[mdl.Key]int{}
+	}
+	p.index[key] = len(p.reqs)
+	p.reqs = append(p.reqs, mdl.Request{Key: key, Mode: mode, Duration: d})
+}
+
+func mdlKey(db, table string) mdl.Key {
+	return mdl.Key{DB: strings.ToLower(db), Table: strings.ToLower(table)}
+}
+
+// table adds a table of the plan.
+func (p *mdlPlan) table(st sql.Table, mode mdl.Mode) {
+	t := asLockstepTable(st)
+	if t == nil || t.entry.temp {
+		return
+	}
+	p.add(mdlKey(t.db.name, t.meta.name), mode)
+	p.uses = append(p.uses, mdlUse{t: t, mode: mode})
+}
+
+// asLockstepTable unwraps a plan's table to lockstep's, nil for another
+// kind (information_schema, performance_schema, the grant tables).
+func asLockstepTable(st sql.Table) *Table {
+	if st == nil {
+		return nil
+	}
+	switch t := underlying(st).(type) {
+	case *Table:
+		return t
+	case interface{ lockstepTable() *Table }:
+		return t.lockstepTable()
+	}
+	return nil
+}
+
+func (t *Table) lockstepTable() *Table { return t }
+
+// walk collects n's tables: exclusive when ddl (a DDL node changes them),
+// shared otherwise (reads, writes, the sources of a DDL statement).
+func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
+	if n == nil {
+		return
+	}
+	read := func(c sql.Node) { p.walk(ctx, c, false) }
+	change := func(c sql.Node) { p.walk(ctx, c, true) }
+	named := func(db, table string, mode mdl.Mode) {
+		if db == "" {
+			db = ctx.GetCurrentDatabase()
+		}
+		if db != "" && table != "" {
+			p.add(mdlKey(db, table), mode)
+		}
+	}
+	mode := mdl.Shared
+	if ddl {
+		mode = mdl.Exclusive
+	}
+	switch n := n.(type) {
+	case sql.TableNode: // ResolvedTable, IndexedTableAccess (a leaf)
+		p.table(n.UnderlyingTable(), mode)
+		if _, ok := n.(*plan.ResolvedTable); ok {
+			return
+		}
+	case *plan.TableCountLookup: // COUNT(*) from the table's statistics
+		p.table(n.Table(), mode)
+		return
+	}
+	switch n := n.(type) {
+	case *plan.AddColumn:
+		change(n.Table)
+	case *plan.DropColumn:
+		change(n.Table)
+	case *plan.RenameColumn:
+		change(n.Table)
+	case *plan.ModifyColumn:
+		change(n.Table)
+	case *plan.AlterIndex:
+		change(n.Table)
+	case *plan.AlterPK:
+		change(n.Table)
+	case *plan.AlterAutoIncrement:
+		change(n.Table)
+	case *plan.AlterDefaultSet:
+		change(n.Table)
+	case *plan.AlterDefaultDrop:
+		change(n.Table)
+	case *plan.AlterTableCollation:
+		change(n.Table)
+	case *plan.CreateCheck:
+		change(n.Table)
+	case *plan.DropCheck:
+		change(n.Table)
+	case *plan.CreateIndex:
+		change(n.Table)
+	case *plan.DropConstraint, *plan.Truncate:
+		for _, c := range n.Children() {
+			change(c)
+		}
+		return
+	case *plan.DropTable:
+		for _, c := range n.Tables {
+			change(c)
+		}
+		return
+	case *plan.CreateForeignKey:
+		if fk := n.FkDef; fk != nil {
+			named(fk.Database, fk.Table, mdl.Exclusive)
+			named(fk.ParentDatabase, fk.ParentTable, mdl.Shared)
+		}
+		return
+	case *plan.DropForeignKey:
+		named(n.Database(), n.Table, mdl.Exclusive)
+		return
+	case *plan.RenameTable:
+		if db := n.Db; db != nil {
+			for i := range n.OldNames {
+				named(db.Name(), n.OldNames[i], mdl.Exclusive)
+				if i < len(n.NewNames) {
+					named(db.Name(), n.NewNames[i], mdl.Exclusive)
+				}
+			}
+		}
+	case *plan.CreateTable:
+		if !n.Temporary() && n.Database() != nil {
+			named(n.Database().Name(), n.Name(), mdl.Exclusive)
+		}
+		for _, c := range n.Children() {
+			read(c)
+		}
+		return
+	case *plan.CreateTrigger:
+		change(n.Table)
+		read(n.Body)
+		return
+	case *plan.DropTrigger:
+		if db := lockstepDB(n.Database()); db != nil {
+			if table := db.triggerTable(ctx, n.TriggerName); table != "" {
+				named(db.name, table, mdl.Exclusive)
+			}
+		}
+		return
+	case *plan.CreateView:
+		if n.Database() != nil {
+			named(n.Database().Name(), n.Name, mdl.Exclusive)
+		}
+		if n.Definition != nil {
+			read(n.Definition)
+		}
+		return
+	}
+	if ex, ok := n.(sql.Expressioner); ok {
+		for _, e := range ex.Expressions() {
+			transform.InspectExpr(e, func(e sql.Expression) bool {
+				if sq, ok := e.(*plan.Subquery); ok {
+					read(sq.Query)
+				}
+				return false
+			})
+		}
+	}
+	for _, c := range n.Children() {
+		p.walk(ctx, c, ddl)
+	}
+}
+
+// mdlRule takes the statement's metadata locks (the last analyzer rule).
+func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+	s, ok := ctx.Session.(*Session)
+	if !ok || s.fe == nil || s.fe.mdl == nil {
+		return n, transform.SameTree, nil
+	}
+	p := mdlPlan{fe: s.fe}
+	p.walk(ctx, n, false)
+	if len(p.reqs) == 0 {
+		return n, transform.SameTree, nil
+	}
+	if err := s.lockMDL(ctx, p.reqs); err != nil {
+		return nil, transform.SameTree, err
+	}
+	for _, u := range p.uses {
+		if u.t.stale() {
+			s.reopen = true
+			return nil, transform.SameTree, errReopen
+		}
+	}
+	return n, transform.SameTree, nil
+}
+
+// lockMDL asks for reqs and maps a failed wait to the client's error.
+func (s *Session) lockMDL(ctx *sql.Context, reqs []mdl.Request) error {
+	timeout := s.lockWaitTimeout(ctx)
+	if s.replaying && timeout > replayMDLWait {
+		timeout = replayMDLWait
+	}
+	err := s.mdlOwner().Acquire(ctx, reqs, timeout)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, mdl.ErrLockWaitTimeout):
+		if s.replaying {
+			s.replayBlocked = fmt.Errorf("%w (local sessions held the metadata lock of a table the statement changes for %v)", err, timeout)
+		}
+		return mysql.NewSQLError(mysql.ERLockWaitTimeout, "HY000", "Lock wait timeout exceeded; try restarting transaction")
+	case errors.Is(err, mdl.ErrDeadlock):
+		// As for a row lock deadlock, the transaction ends, rolled back.
+		s.rollbackTx()
+		s.releaseMDL(0, true)
+		ctx.SetIgnoreAutoCommit(false)
+		ctx.SetTransaction(nil)
+		return mysql.NewSQLError(mysql.ERLockDeadlock, mysql.SSLockDeadlock, "Deadlock found when trying to get lock; try restarting transaction")
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return mapError(context.Canceled)
+	}
+	return err
+}
+
+// stale reports whether t, as the plan found it, is no longer the table of
+// its name: dropped, renamed, or its definition changed.
+func (t *Table) stale() bool {
+	te := t.entry
+	if te.load() != t.meta {
+		return true
+	}
+	t.db.mu.RLock()
+	cur := t.db.tables[strings.ToLower(t.meta.name)]
+	t.db.mu.RUnlock()
+	return cur != te
+}
+
+// MetadataLockWaiting returns the connections waiting for a metadata lock
+// now (the process list's state).
+func (fe *Frontend) MetadataLockWaiting() []uint64 { return fe.mdl.Waiting() }
+
+// MetadataLockStats returns the metadata lock table's counters.
+func (fe *Frontend) MetadataLockStats() mdl.Stats { return fe.mdl.Stats() }
+
+// mdlStateWaiting is the process list's state of a connection waiting for
+// a metadata lock, as MySQL names it.
+const mdlStateWaiting = "Waiting for table metadata lock"
+
+// mdlStates sets the State column (the seventh, in SHOW PROCESSLIST and
+// information_schema.PROCESSLIST alike) of the connections waiting for a
+// metadata lock.
+func (fe *Frontend) mdlStates(iter sql.RowIter) sql.RowIter {
+	ids := fe.mdl.Waiting()
+	if len(ids) == 0 {
+		return iter
+	}
+	waiting := make(map[uint64]bool, len(ids))
+	for _, id := range ids {
+		waiting[id] = true
+	}
+	return &mdlStateRows{RowIter: iter, waiting: waiting}
+}
+
+type mdlStateRows struct {
+	sql.RowIter
+	waiting map[uint64]bool
+}
+
+func (m *mdlStateRows) Next(ctx *sql.Context) (sql.Row, error) {
+	r, err := m.RowIter.Next(ctx)
+	if err != nil || len(r) < 7 {
+		return r, err
+	}
+	var id uint64
+	switch v := r[0].(type) {
+	case int64:
+		id = uint64(v)
+	case uint64:
+		id = v
+	case uint32:
+		id = uint64(v)
+	}
+	if m.waiting[id] {
+		r = append(sql.Row(nil), r...)
+		r[6] = mdlStateWaiting
+	}
+	return r, nil
+}
+
+// lockFast takes the shared metadata lock of a fast-path statement's table
+// entry (found as dbKey.tableKey, lower case) if it is free, and reports
+// whether the entry is still the table of that name once locked. false
+// sends the statement the planned way, which waits for the lock.
+func (s *Session) lockFast(dbKey, tableKey string, entry *tableEntry) bool {
+	if s.fe.mdl == nil {
+		return true
+	}
+	meta := entry.load()
+	if !s.mdlOwner().TryShared(mdl.Key{DB: dbKey, Table: tableKey}, mdl.Transaction) {
+		return false
+	}
+	return s.fe.lookupEntry(dbKey, tableKey) == entry && entry.load() == meta
+}
+
+// lockstepDB is db as lockstep's (nil if it is another kind).
+func lockstepDB(db sql.Database) *Database {
+	if p, ok := db.(mysql_db.PrivilegedDatabase); ok {
+		db = p.Unwrap()
+	}
+	d, _ := db.(*Database)
+	return d
+}
