@@ -103,7 +103,7 @@ func (h *handler) runStoppable(ctx context.Context, c *mysql.Conn, st *stoppable
 	// The statement has ended for the client: for the process list too
 	// (go-mysql-server ignores the statement's own EndQuery later).
 	h.fe.Engine.ProcessList.EndQuery(sctx)
-	err = mysql.NewSQLError(mysql.ERQueryInterrupted, mysql.SSQueryInterrupted, "Query execution was interrupted")
+	err = errInterrupted()
 	if h.fe.StatementTimedOut(c.ConnectionID) {
 		err = sqlfront.ErrQueryTimeout()
 	}
@@ -111,6 +111,11 @@ func (h *handler) runStoppable(ctx context.Context, c *mysql.Conn, st *stoppable
 	h.nAbandoned.Add(1)
 	logStatementError(c.ConnectionID, err) // clientlog.go
 	return true, err
+}
+
+// errInterrupted is the error of a statement KILL QUERY or KILL stopped.
+func errInterrupted() error {
+	return mysql.NewSQLError(mysql.ERQueryInterrupted, mysql.SSQueryInterrupted, "Query execution was interrupted")
 }
 
 // recovered runs fn, turning a panic into an error as the protocol layer
@@ -162,5 +167,7 @@ func (h *handler) ConnectionClosed(c *mysql.Conn) {
 // layer asks before COM_STMT_PREPARE).
 func (h *handler) ParserOptionsForConnection(c *mysql.Conn) (ast.ParserOptions, error) {
 	h.settle(c)
-	return h.Handler.ParserOptionsForConnection(c)
+	o, err := h.Handler.ParserOptionsForConnection(c)
+	h.fe.BeginPrepareParse(c.ConnectionID) // ComPrepare ends it
+	return o, err
 }
