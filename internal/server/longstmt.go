@@ -36,8 +36,15 @@ import (
 //     observes the context itself.
 // Shorter statements run in place, as before.
 //
-// Not covered: COM_STMT_PREPARE, whose text the protocol layer parses
-// itself before the handler sees it.
+// COM_STMT_PREPARE and COM_STMT_EXECUTE of a long text run the same way
+// (handler.go; go-mysql-server plans the statement again at every
+// execute). vitess parses a prepare's text itself before the handler sees
+// it, outside any process list: ParserOptionsForConnection (called right
+// before that parse) marks it, KILL marks it killed, and the prepare
+// then fails with 1317 as soon as the handler sees it. That parse runs to
+// its end: it is linear in the text, bounded by max_allowed_packet (3.8 s
+// at 64 MiB; docs/sqlfront.md). A prepare that fails or is abandoned
+// leaves no statement id (vitess registered one before asking).
 
 // stoppable is a long statement run by runStoppable; nil for a short one.
 type stoppable struct {
