@@ -410,17 +410,24 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.Pr
 			return h.fastResult(c, p.PrepareStmt, res, err, cb)
 		}
 	}
-	rs := resultStream{c: c} // resultbuf.go
-	err := h.reopening(c, func() error {
-		return h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error {
-			return rs.batch(func() error {
-				h.fe.FixFields(c.ConnectionID, r.Fields)
-				h.syncInTrans(c)
-				fixExplainNulls(r)
-				return cb(r)
-			})
+	rs := resultStream{c: c}          // resultbuf.go
+	st := newStoppable(p.PrepareStmt) // longstmt.go: go-mysql-server plans it again
+	send := st.guard(func(r *sqltypes.Result, _ bool) error {
+		return rs.batch(func() error {
+			h.fe.FixFields(c.ConnectionID, r.Fields)
+			h.syncInTrans(c)
+			fixExplainNulls(r)
+			return cb(r)
 		})
 	})
+	abandoned, err := h.runStoppable(ctx, c, st, func(ctx context.Context) error {
+		return h.reopening(c, func() error { // sqlfront/mdl.go
+			return h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error { return send(r, false) })
+		})
+	})
+	if abandoned {
+		return err
+	}
 	rs.end()
 	h.syncInTrans(c)
 	return h.mysqlError(c, p.PrepareStmt, err)
@@ -464,11 +471,27 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 	if orig := h.hook(c).original(query); orig != query {
 		query, p.PrepareStmt = orig, orig // the client's text (execHook.rewrite)
 	}
+	if h.fe.EndPrepareParse(c.ConnectionID) { // KILL during vitess's parse (longstmt.go)
+		delete(c.PrepareData, p.StatementID)
+		return nil, h.noteError(c, errInterrupted())
+	}
+	st := newStoppable(query) // longstmt.go
 	var f []*querypb.Field
-	err := h.reopening(c, func() (err error) {
-		f, err = h.Handler.ComPrepare(ctx, c, query, p)
-		return err
+	abandoned, err := h.runStoppable(ctx, c, st, func(ctx context.Context) error {
+		return h.reopening(c, func() (err error) { // sqlfront/mdl.go
+			f, err = h.Handler.ComPrepare(ctx, c, query, p)
+			return err
+		})
 	})
+	if err != nil {
+		// vitess registered the statement before asking: a statement
+		// that failed to prepare must have no id a later COM_STMT_EXECUTE
+		// could run (MySQL gives it none; protoguard.go answers 1243).
+		delete(c.PrepareData, p.StatementID)
+	}
+	if abandoned {
+		return nil, err
+	}
 	if err == nil {
 		h.fe.FixFields(c.ConnectionID, f)
 		h.fe.FastPrepare(c.ConnectionID, p.StatementID, p.PrepareStmt, f)

@@ -36,8 +36,15 @@ import (
 //     observes the context itself.
 // Shorter statements run in place, as before.
 //
-// Not covered: COM_STMT_PREPARE, whose text the protocol layer parses
-// itself before the handler sees it.
+// COM_STMT_PREPARE and COM_STMT_EXECUTE of a long text run the same way
+// (handler.go; go-mysql-server plans the statement again at every
+// execute). vitess parses a prepare's text itself before the handler sees
+// it, outside any process list: ParserOptionsForConnection (called right
+// before that parse) marks it, KILL marks it killed, and the prepare
+// then fails with 1317 as soon as the handler sees it. That parse runs to
+// its end: it is linear in the text, bounded by max_allowed_packet (3.8 s
+// at 64 MiB; docs/sqlfront.md). A prepare that fails or is abandoned
+// leaves no statement id (vitess registered one before asking).
 
 // stoppable is a long statement run by runStoppable; nil for a short one.
 type stoppable struct {
@@ -103,7 +110,7 @@ func (h *handler) runStoppable(ctx context.Context, c *mysql.Conn, st *stoppable
 	// The statement has ended for the client: for the process list too
 	// (go-mysql-server ignores the statement's own EndQuery later).
 	h.fe.Engine.ProcessList.EndQuery(sctx)
-	err = mysql.NewSQLError(mysql.ERQueryInterrupted, mysql.SSQueryInterrupted, "Query execution was interrupted")
+	err = errInterrupted()
 	if h.fe.StatementTimedOut(c.ConnectionID) {
 		err = sqlfront.ErrQueryTimeout()
 	}
@@ -111,6 +118,11 @@ func (h *handler) runStoppable(ctx context.Context, c *mysql.Conn, st *stoppable
 	h.nAbandoned.Add(1)
 	logStatementError(c.ConnectionID, err) // clientlog.go
 	return true, err
+}
+
+// errInterrupted is the error of a statement KILL QUERY or KILL stopped.
+func errInterrupted() error {
+	return mysql.NewSQLError(mysql.ERQueryInterrupted, mysql.SSQueryInterrupted, "Query execution was interrupted")
 }
 
 // recovered runs fn, turning a panic into an error as the protocol layer
@@ -162,5 +174,7 @@ func (h *handler) ConnectionClosed(c *mysql.Conn) {
 // layer asks before COM_STMT_PREPARE).
 func (h *handler) ParserOptionsForConnection(c *mysql.Conn) (ast.ParserOptions, error) {
 	h.settle(c)
-	return h.Handler.ParserOptionsForConnection(c)
+	o, err := h.Handler.ParserOptionsForConnection(c)
+	h.fe.BeginPrepareParse(c.ConnectionID) // ComPrepare ends it
+	return o, err
 }

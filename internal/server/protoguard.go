@@ -26,7 +26,11 @@ import (
 //     ER_UNKNOWN_COM_ERROR (1047, 08S01, "Unknown command");
 //   - COM_STMT_RESET of a statement that does not exist, or too short to
 //     name one (vitess dereferenced a nil statement). MySQL:
-//     ER_UNKNOWN_STMT_HANDLER (1243) or ER_MALFORMED_PACKET (1835);
+//     ER_UNKNOWN_STMT_HANDLER (1243) or ER_MALFORMED_PACKET (1835). The
+//     same for COM_STMT_EXECUTE (vitess answered 2014 "statement ID is
+//     not found from record"): among others, the id of a statement that
+//     failed to prepare or was killed while prepared (handler.ComPrepare
+//     forgets it);
 //   - COM_REGISTER_SLAVE and COM_BINLOG_DUMP_GTID: vitess hands them to a
 //     handler that implements its BinlogReplicaHandler, and lockstep's
 //     does not: it then neither answered nor released the packet, and the
@@ -175,7 +179,20 @@ func (c *wireConn) guard(rest []byte, size int) (answer *mysql.SQLError, wait bo
 			}
 		}
 	case comStmtExecute:
-		if vc := c.vitessConn(); vc != nil && vitessCursorOpen(vc) {
+		if size < 5 {
+			return errMalformed, false
+		}
+		if len(rest) < 9 {
+			return nil, true
+		}
+		vc := c.vitessConn()
+		if vc == nil {
+			break
+		}
+		if id := binary.LittleEndian.Uint32(rest[5:9]); vc.PrepareData[id] == nil {
+			return mysql.NewSQLError(1243, "HY000", "Unknown prepared statement handler (%d) given to mysqld_stmt_execute", id), false
+		}
+		if vitessCursorOpen(vc) {
 			return errCursorOpen, false
 		}
 	case comRegisterReplica, comBinlogDumpGTID:

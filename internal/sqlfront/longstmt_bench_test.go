@@ -1,9 +1,12 @@
 package sqlfront
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
+
+	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
 // BenchmarkPlanLongList measures a statement with a long IN list on the
@@ -68,4 +71,44 @@ func unionQuery(n int) string {
 		b.WriteString(strconv.Itoa(i))
 	}
 	return b.String()
+}
+
+// BenchmarkVitessPrepareParse measures vitess's own parse of a
+// COM_STMT_PREPARE's text, which the protocol layer runs on the
+// connection's goroutine before lockstep's handler sees it (KILL cannot
+// stop it; it is answered when the parse ends): an IN list of 100k, 1M
+// and 5M values and one filling max_allowed_packet (64 MiB), and a
+// 50k-SELECT UNION ALL. It should grow linearly.
+//
+//	go test -run XXX -bench VitessPrepareParse -benchtime 1x ./internal/sqlfront/
+func BenchmarkVitessPrepareParse(b *testing.B) {
+	inList := func(n, size int) string {
+		var s strings.Builder
+		s.WriteString("SELECT COUNT(*) FROM t WHERE id IN (?")
+		for i := 0; i < n || s.Len() < size; i++ {
+			s.WriteString(", ")
+			s.WriteString(strconv.Itoa(100000000000 + i))
+		}
+		return s.String() + ")"
+	}
+	cases := []struct {
+		name string
+		q    string
+	}{
+		{"in=100k", inList(100000, 0)},
+		{"in=1M", inList(1000000, 0)},
+		{"in=5M", inList(5000000, 0)},
+		{"in=64MiB", inList(0, 64<<20-64)},
+		{"union=50k", unionQuery(50000)},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.q)))
+			for i := 0; i < b.N; i++ {
+				if _, err := ast.ParseWithOptions(context.Background(), c.q, ast.ParserOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

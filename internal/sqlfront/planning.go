@@ -102,6 +102,28 @@ func (p *Planning) Execute() bool {
 	return p.phase.CompareAndSwap(planningPhase, executingPhase) || p.phase.Load() == executingPhase
 }
 
+// EndPlanning is called when the process list ends the statement or
+// operation of ctx (EndQuery, EndOperation), which cancels its context:
+// if ctx is the one StartPlanning registered, the statement has ended by
+// itself (planned and run, or failed), and that cancellation must not
+// make the protocol layer abandon it — it would answer 1317 instead of
+// the statement's own error, or instead of a COM_STMT_PREPARE's result
+// (a prepare never executes).
+func EndPlanning(ctx *sql.Context) {
+	p, _ := ctx.Value(planningKey{}).(*Planning)
+	if p == nil {
+		return
+	}
+	select {
+	case <-p.ready:
+	default:
+		return
+	}
+	if p.ctx == ctx {
+		p.Execute()
+	}
+}
+
 // Done is called when the statement's goroutine has returned: its
 // session no longer points at p.
 func (p *Planning) Done() {
@@ -134,4 +156,43 @@ func parsedLong(ctx context.Context, query string) error {
 		return nil
 	}
 	return interrupted(ctx)
+}
+
+// A COM_STMT_PREPARE's text is parsed by the protocol layer (vitess, to
+// count the parameters) before the handler sees it, on the connection's
+// goroutine: the statement is in no process list yet, so KILL QUERY then
+// found nothing to cancel and the prepare ran on to its end. The handler
+// marks the parse's start (BeginPrepareParse, from
+// ParserOptionsForConnection, which vitess calls right before it) and
+// KILL marks a prepare being parsed as killed (StopFastStatement); the
+// handler's prepare asks EndPrepareParse first and fails with 1317 if it
+// was. The parse itself runs to its end (it is linear in the text).
+
+const (
+	prepareIdle uint32 = iota
+	prepareParsing
+	prepareKilled
+)
+
+// BeginPrepareParse marks connection connID's COM_STMT_PREPARE as being
+// parsed by the protocol layer.
+func (fe *Frontend) BeginPrepareParse(connID uint32) {
+	if s := fe.session(connID); s != nil {
+		s.preparing.Store(prepareParsing)
+	}
+}
+
+// EndPrepareParse ends the mark BeginPrepareParse set and reports
+// whether KILL QUERY or KILL arrived meanwhile.
+func (fe *Frontend) EndPrepareParse(connID uint32) (killed bool) {
+	if s := fe.session(connID); s != nil {
+		return s.preparing.Swap(prepareIdle) == prepareKilled
+	}
+	return false
+}
+
+// killPrepareParse marks the COM_STMT_PREPARE of s being parsed, if any,
+// as killed.
+func (s *Session) killPrepareParse() {
+	s.preparing.CompareAndSwap(prepareParsing, prepareKilled)
 }

@@ -73,3 +73,24 @@ func TestParsedLong(t *testing.T) {
 		t.Fatalf("long text: %v", err)
 	}
 }
+
+// TestPrepareParseKill: KILL while the protocol layer parses a
+// COM_STMT_PREPARE (StopFastStatement) is kept for the handler's prepare;
+// one before or after the parse is not.
+func TestPrepareParseKill(t *testing.T) {
+	s := &Session{BaseSession: sql.NewBaseSession()}
+	s.killPrepareParse() // idle
+	s.preparing.Store(prepareParsing)
+	if s.preparing.Swap(prepareIdle) == prepareKilled {
+		t.Fatalf("a KILL before the parse was kept")
+	}
+	s.preparing.Store(prepareParsing)
+	s.killPrepareParse()
+	if s.preparing.Swap(prepareIdle) != prepareKilled {
+		t.Fatalf("a KILL during the parse was lost")
+	}
+	s.killPrepareParse()
+	if s.preparing.Load() != prepareIdle {
+		t.Fatalf("a KILL after the prepare marked it")
+	}
+}

@@ -38,6 +38,10 @@ type Session struct {
 	// planning is the long statement being planned on a goroutine of its
 	// own, nil when none (planning.go).
 	planning atomic.Pointer[Planning]
+	// preparing is a COM_STMT_PREPARE the protocol layer is parsing
+	// before the handler sees it: 0 none, 1 being parsed, 2 killed
+	// meanwhile (planning.go, BeginPrepareParse).
+	preparing atomic.Uint32
 
 	// droppedTables is one more than the number of tables the last DROP
 	// DATABASE dropped; 0 when taken (TakeDroppedTables).
