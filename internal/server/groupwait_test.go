@@ -25,9 +25,14 @@ func freeLoopback(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+// groupTestWorkers is the in-process group members'
+// --replica-parallel-workers: the parallel applier on the secondaries.
+const groupTestWorkers = 4
+
 // startGroupInProcess starts a bootstrapped group of n members in this
-// process and returns them once one takes writes, primary first.
-func startGroupInProcess(t *testing.T, n int) []*procServer {
+// process and returns them once one takes writes, primary first; more
+// changes each member's configuration after the group's.
+func startGroupInProcess(t *testing.T, n int, more ...func(*config.Config)) []*procServer {
 	t.Helper()
 	seeds := map[uint64]string{}
 	for id := 1; id <= n; id++ {
@@ -40,6 +45,10 @@ func startGroupInProcess(t *testing.T, n int) []*procServer {
 			c.GroupLocalAddress = seeds[uint64(id)]
 			c.GroupSeeds = seeds
 			c.GroupBootstrap = true
+			c.ReplicaParallelWorkers = groupTestWorkers
+			for _, f := range more {
+				f(c)
+			}
 		}))
 	}
 	deadline := time.Now().Add(20 * time.Second)
