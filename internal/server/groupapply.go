@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"lockstep/internal/apply"
@@ -117,8 +118,23 @@ func (s *groupSM) closeApplier() error {
 }
 
 // testTxnApplyDelay, in tests, makes every transaction another member's
-// applier installs take at least this long (to show workers overlapping).
-var testTxnApplyDelay time.Duration
+// applier installs take at least this long (to show workers overlapping);
+// testTxnApplyFail, if set, fails a transaction it returns an error for.
+var (
+	testTxnApplyDelay time.Duration
+	testTxnApplyFail  atomic.Pointer[func(*logrec.Txn) error]
+)
+
+// testHooks runs the test hooks before another member's transaction.
+func testHooks(t *logrec.Txn) error {
+	if testTxnApplyDelay > 0 {
+		time.Sleep(testTxnApplyDelay)
+	}
+	if f := testTxnApplyFail.Load(); f != nil {
+		return (*f)(t)
+	}
+	return nil
+}
 
 // groupExec is the executor of other members' entries: recovery's.
 type groupExec struct{ *recoveryExec }
@@ -126,15 +142,15 @@ type groupExec struct{ *recoveryExec }
 var _ apply.HeldExecutor = groupExec{}
 
 func (x groupExec) Txn(t *logrec.Txn) error {
-	if testTxnApplyDelay > 0 {
-		time.Sleep(testTxnApplyDelay)
+	if err := testHooks(t); err != nil {
+		return err
 	}
 	return x.recoveryExec.Txn(t)
 }
 
 func (x groupExec) TxnHeld(t *logrec.Txn) (publish, rollback func(), err error) {
-	if testTxnApplyDelay > 0 {
-		time.Sleep(testTxnApplyDelay)
+	if err := testHooks(t); err != nil {
+		return nil, nil, err
 	}
 	return x.recoveryExec.TxnHeld(t)
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	logrec "lockstep/internal/record"
 )
 
 // TestGroupParallelApply: secondaries apply the primary's transactions
@@ -178,4 +181,47 @@ func TestGroupParallelApply(t *testing.T) {
 	}
 	t.Logf("%d transfers, %d reads of the sum on a secondary; peak busy workers %d, %d", transfers.Load(), reads.Load(),
 		ms[1].status(t, "GLOBAL", "Lockstep_applier_busy_workers_peak"), ms[2].status(t, "GLOBAL", "Lockstep_applier_busy_workers_peak"))
+}
+
+// TestGroupParallelApplyFailure: a transaction the parallel applier
+// cannot apply on a secondary puts the secondary in the ERROR state
+// (Lockstep_group_replication_member_error, the error on stderr), its
+// applied position and data stay before the failed transaction, and it
+// goes on serving reads of what it applied.
+func TestGroupParallelApplyFailure(t *testing.T) {
+	ms := startGroupInProcess(t, 3)
+	p := ms[0]
+	p.exec(t, "CREATE DATABASE d")
+	p.exec(t, "CREATE TABLE d.t (id INT PRIMARY KEY)")
+	p.exec(t, "INSERT INTO d.t VALUES (1)")
+	set := p.str(t, "SELECT @@gtid_executed")
+	for _, m := range ms[1:] {
+		if got := m.str(t, fmt.Sprintf("SELECT WAIT_FOR_EXECUTED_GTID_SET('%s', 20)", set)); got != "0" {
+			t.Fatalf("a secondary did not execute %s: %s", set, got)
+		}
+	}
+	applied := ms[1].status(t, "GLOBAL", "Lockstep_group_replication_applied_index")
+	fail := func(*logrec.Txn) error { return errors.New("injected failure") }
+	testTxnApplyFail.Store(&fail)
+	defer testTxnApplyFail.Store(nil)
+	p.exec(t, "INSERT INTO d.t VALUES (2)") // committed: the secondaries' logs hold it
+	for _, m := range ms[1:] {
+		deadline := time.Now().Add(10 * time.Second)
+		for m.status(t, "GLOBAL", "Lockstep_group_replication_member_error") != 1 {
+			if time.Now().After(deadline) {
+				t.Fatal("a secondary that cannot apply a transaction is not in the ERROR state after 10 s")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if got := m.str(t, "SELECT COUNT(*) FROM d.t"); got != "1" {
+			t.Errorf("a failed secondary reads %s rows, want 1 (the failed transaction not applied)", got)
+		}
+		if got := m.status(t, "GLOBAL", "Lockstep_group_replication_applied_index"); got < applied || got > applied+1 {
+			// +1: an empty entry of raft's may follow before the failure
+			t.Errorf("a failed secondary's applied index %d, %d before the failed transaction", got, applied)
+		}
+		if got := m.str(t, fmt.Sprintf("SELECT WAIT_FOR_EXECUTED_GTID_SET('%s', 0.1)", p.str(t, "SELECT @@gtid_executed"))); got != "1" {
+			t.Errorf("a failed secondary executed the failed transaction's GTID: %s", got)
+		}
+	}
 }
