@@ -71,7 +71,8 @@ func startGroupInProcess(t *testing.T, n int, more ...func(*config.Config)) []*p
 // @@gtid_executed); a set not yet executed times out with 1; a malformed
 // set is 1772, a negative timeout 1210; KILL QUERY stops a wait.
 func TestWaitForExecutedGTIDSet(t *testing.T) {
-	ms := startGroupInProcess(t, 3)
+	// The serial applier (the other group tests run the parallel one).
+	ms := startGroupInProcess(t, 3, func(c *config.Config) { c.ReplicaParallelWorkers = 1 })
 	p, s := ms[0], ms[1]
 	p.exec(t, "CREATE DATABASE d")
 	p.exec(t, "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
