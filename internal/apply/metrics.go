@@ -55,6 +55,9 @@ type Metrics struct {
 	// those performing a step now.
 	Workers     int64
 	BusyWorkers int64
+	// PeakBusyWorkers: the most of the parallel driver's workers that
+	// performed steps at once since it started (0: the serial applier).
+	PeakBusyWorkers int64
 
 	// Retries: steps tried again after a transient executor error.
 	Retries int64
@@ -129,7 +132,7 @@ func (p *Parallel) Metrics() Metrics {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	mt := p.m.Metrics()
-	mt.Workers, mt.BusyWorkers = int64(p.opt.Workers), int64(p.busy)
+	mt.Workers, mt.BusyWorkers, mt.PeakBusyWorkers = int64(p.opt.Workers), int64(p.busy), int64(p.peakBusy)
 	mt.DependencyWaits, mt.DependencyWaitTime = p.deps.n, p.deps.d
 	mt.GateWaits, mt.GateWaitTime = p.gate.n, p.gate.d
 	mt.EntryWaits = p.entryWaits

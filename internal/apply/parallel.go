@@ -81,6 +81,7 @@ type Parallel struct {
 	// busy: workers performing a step; deps, gate: the waits for
 	// last_committed and at the commit-order gate.
 	busy       int
+	peakBusy   int // the most workers performing steps at once
 	deps, gate waitStat
 	wg         sync.WaitGroup
 }
@@ -142,6 +143,49 @@ func (p *Parallel) Entry(index uint64, payload []byte) error {
 	}
 	p.dispatch()
 	return nil
+}
+
+// EntryThrough feeds the log entry at index once every step fed before it
+// is performed, and performs its steps at once, one at a time, through x
+// instead of the workers' executor (apply.Drain's way). A group primary
+// applies its own entries so: its commit pipeline installed their
+// transactions, x only advances the machine, and no worker runs meanwhile.
+// x's steps run under the driver's lock: they must be quick.
+func (p *Parallel) EntryThrough(index uint64, payload []byte, x Executor) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.err == nil && !p.closed && !p.m.Idle() {
+		p.cond.Wait()
+	}
+	if p.err != nil {
+		return p.err
+	}
+	if p.closed {
+		return errors.New("apply: the parallel applier is closed")
+	}
+	if err := p.m.Entry(index, payload); err != nil {
+		p.fail(err, math.MaxInt64)
+		return err
+	}
+	if err := Drain(p.m, x); err != nil {
+		p.fail(err, math.MaxInt64)
+		return err
+	}
+	p.cond.Broadcast()
+	return nil
+}
+
+// Settled waits until every step fed so far is performed (Wait) and
+// returns the machine's applied position and highest executed GNO then:
+// with nothing in progress, every GNO up to it that the log holds is
+// applied.
+func (p *Parallel) Settled() (Position, int64, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.err == nil && !p.m.Idle() {
+		p.cond.Wait()
+	}
+	return p.m.Applied(), p.m.LastGNO(), p.err
 }
 
 // Wait waits until every step fed so far is performed, or the applier
@@ -213,6 +257,7 @@ func (p *Parallel) worker() {
 		failed := p.stopped(s)
 		if !failed {
 			p.busy++
+			p.peakBusy = max(p.peakBusy, p.busy)
 		}
 		p.mu.Unlock()
 		if failed {

@@ -152,6 +152,9 @@ type checkExec struct {
 	errs      []string
 	// rolledBack: transactions installed held and rolled back.
 	rolledBack []int64
+	// through: records that must not reach this executor (they are fed
+	// with EntryThrough and another executor).
+	through map[int64]bool
 }
 
 func (x *checkExec) sleep() { time.Sleep(time.Duration(rand.IntN(300)) * time.Microsecond) }
@@ -163,6 +166,9 @@ func (x *checkExec) errorf(f string, a ...any) {
 func (x *checkExec) start(t *record.Txn) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if x.through[t.Seq] {
+		x.errorf("txn %d, fed through EntryThrough, reached the workers' executor", t.Seq)
+	}
 	for s := int64(1); s <= t.LastCommitted; s++ {
 		if !x.published[s] {
 			x.errorf("txn %d (last_committed %d) started before %d was applied", t.Seq, t.LastCommitted, s)
@@ -202,6 +208,9 @@ func (x *checkExec) alone(what string, seq int64) {
 	defer x.mu.Unlock()
 	if x.running != 0 {
 		x.errorf("%s %d ran with %d transactions in flight", what, seq, x.running)
+	}
+	if x.through[seq] {
+		x.errorf("%s %d, fed through EntryThrough, reached the workers' executor", what, seq)
 	}
 	x.published[seq] = true
 	x.pubOrder = append(x.pubOrder, seq)
@@ -414,5 +423,101 @@ func TestParallelPendingBound(t *testing.T) {
 	}
 	if m.PendingBytes() != 0 {
 		t.Errorf("pending bytes after everything applied: %d", m.PendingBytes())
+	}
+}
+
+// throughExec is the executor EntryThrough is given: it checks that no
+// worker's transaction runs while it performs a step.
+type throughExec struct {
+	cx    *checkExec
+	steps int
+}
+
+func (x *throughExec) check(seq int64) {
+	x.cx.mu.Lock()
+	defer x.cx.mu.Unlock()
+	if x.cx.running != 0 {
+		x.cx.errorf("step %d through EntryThrough ran with %d worker transactions in flight", seq, x.cx.running)
+	}
+	x.cx.published[seq] = true
+	x.cx.pubOrder = append(x.cx.pubOrder, seq)
+	x.steps++
+}
+
+func (x *throughExec) Txn(t *record.Txn) error           { x.check(t.Seq); return nil }
+func (x *throughExec) DDL(d *record.DDL) (error, error)  { x.check(d.Seq); return nil, nil }
+func (x *throughExec) UndoDDL(*record.DDL) error         { return nil }
+func (x *throughExec) Accounts(a *record.Accounts) error { x.check(a.Seq); return nil }
+func (x *throughExec) Note(string)                       {}
+
+// TestParallelEntryThrough: entries fed through EntryThrough (a group
+// primary's own) wait for every step fed before them and run while no
+// worker does, between entries the workers apply concurrently; Settled
+// gives the applied position with nothing in progress; the peak of busy
+// workers shows the concurrency.
+func TestParallelEntryThrough(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	entries := randomLog(r, 600)
+	cx := &checkExec{t: t, order: true, published: map[int64]bool{}, through: map[int64]bool{}}
+	tx := &throughExec{cx: cx}
+	isThrough := func(i int) bool { return (i/20)%3 == 2 } // runs of entries alternate between the two ways
+	want := 0
+	for i, e := range entries {
+		if !isThrough(i) {
+			continue
+		}
+		recs, err := record.EntryRecords(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range recs {
+			_, pos, err := record.PeekPosition(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cx.through[pos.Seq] = true
+			want++
+		}
+	}
+	m := New(Options{})
+	p := NewParallel(m, heldExec{cx}, ParallelOptions{Workers: 4, PreserveCommitOrder: true})
+	defer p.Close()
+	through := 0
+	for i, e := range entries {
+		var err error
+		if isThrough(i) {
+			err = p.EntryThrough(uint64(i+1), e, tx)
+			through++
+		} else {
+			err = p.Entry(uint64(i+1), e)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%50 == 49 {
+			pos, gno, err := p.Settled()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pos.Index != uint64(i+1) || gno != pos.Seq {
+				t.Fatalf("settled after entry %d: %+v, last GNO %d", i+1, pos, gno)
+			}
+		}
+	}
+	pos, gno, err := p.Settled()
+	if err != nil || pos.Seq != 600 || gno != 600 || pos.Index != uint64(len(entries)) {
+		t.Fatalf("settled: %+v, %d, %v", pos, gno, err)
+	}
+	for _, e := range cx.errs {
+		t.Error(e)
+	}
+	if through == 0 || tx.steps != want {
+		t.Fatalf("%d entries through EntryThrough, %d steps, want %d", through, tx.steps, want)
+	}
+	if mt := p.Metrics(); mt.PeakBusyWorkers < 2 || mt.PeakBusyWorkers > 4 {
+		t.Fatalf("peak busy workers %d, want 2-4", mt.PeakBusyWorkers)
+	}
+	if mt := New(Options{}).Metrics(); mt.PeakBusyWorkers != 0 {
+		t.Fatalf("a fresh machine's peak busy workers: %d", mt.PeakBusyWorkers)
 	}
 }

@@ -23,6 +23,18 @@ type StateMachine interface {
 	Apply(index, term uint64, data []byte, own bool) error
 }
 
+// A BatchStateMachine may return from Apply before the entry is wholly
+// applied (it hands entries to a parallel applier). Flush returns once
+// every entry given to Apply is applied, or with the applier's failure.
+// The node calls Flush at the end of each apply step's batch (the
+// committed entries of the Readys queued for it) and only then reports
+// the batch applied: Status.Applied, raft's apply responses, and a
+// snapshot waiting for the apply step. An error stops the node.
+type BatchStateMachine interface {
+	StateMachine
+	Flush() error
+}
+
 // Config configures a Node.
 type Config struct {
 	ID      uint64
@@ -592,19 +604,42 @@ func (n *Node) ApplyStep() bool {
 		n.mu.Unlock()
 		wake(n.wakeAppend) // a snapshot may be waiting for the apply step
 	}()
+	batch, _ := n.sm.(BatchStateMachine)
+	var last pb.Entry
+	var responses []pb.Message
 	for _, m := range q {
 		for _, e := range m.Entries {
-			if err := n.applyEntry(e); err != nil {
+			if err := n.applyEntry(e, batch == nil); err != nil {
 				n.fail(fmt.Errorf("cluster: applying entry %d (term %d): %w", e.Index, e.Term, err))
 				return true
 			}
+			last = e
 		}
-		n.send(m.Responses)
+		if batch == nil {
+			n.send(m.Responses)
+		} else {
+			responses = append(responses, m.Responses...)
+		}
 	}
+	if batch == nil {
+		return true
+	}
+	if err := batch.Flush(); err != nil {
+		n.fail(fmt.Errorf("cluster: applying the entries up to %d (term %d): %w", last.Index, last.Term, err))
+		return true
+	}
+	if last.Index != 0 {
+		n.mu.Lock()
+		n.status.Applied = last.Index
+		n.mu.Unlock()
+	}
+	n.send(responses)
 	return true
 }
 
-func (n *Node) applyEntry(e pb.Entry) error {
+// applyEntry gives entry e to the state machine; report: it is applied
+// when Apply returns (not a BatchStateMachine), so Status.Applied moves.
+func (n *Node) applyEntry(e pb.Entry, report bool) error {
 	var data []byte
 	switch e.Type {
 	case pb.EntryNormal:
@@ -642,9 +677,11 @@ func (n *Node) applyEntry(e pb.Entry) error {
 	if err := n.sm.Apply(e.Index, e.Term, data, own); err != nil {
 		return err
 	}
-	n.mu.Lock()
-	n.status.Applied = e.Index
-	n.mu.Unlock()
+	if report {
+		n.mu.Lock()
+		n.status.Applied = e.Index
+		n.mu.Unlock()
+	}
 	return nil
 }
 

@@ -29,6 +29,7 @@ func applierStatus(m map[string]int64, a apply.Metrics) {
 	m["Lockstep_applier_last_applied_commit_us"] = a.LastAppliedCommitTime
 	m["Lockstep_applier_workers"] = a.Workers
 	m["Lockstep_applier_busy_workers"] = a.BusyWorkers
+	m["Lockstep_applier_busy_workers_peak"] = a.PeakBusyWorkers
 	m["Lockstep_applier_dependency_waits"] = a.DependencyWaits
 	m["Lockstep_applier_dependency_wait_us"] = a.DependencyWaitTime.Microseconds()
 	m["Lockstep_applier_commit_order_waits"] = a.GateWaits

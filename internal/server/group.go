@@ -160,9 +160,10 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 		return nil, fmt.Errorf("recovery: %w", err)
 	}
 	hs, _, _ = st.InitialState()
-	g.sm = &groupSM{m: apply.New(apply.Options{FailedDDL: sqlfront.FailedDDLIndex, UUID: name,
-		Applied: apply.Position{Index: applied, Seq: ckpt.Seq}, ExecutedGNO: checkpointGNO(ckpt)}),
-		x: &recoveryExec{fe: fe, w: w}, g: g}
+	g.sm = &groupSM{x: &recoveryExec{fe: fe, w: w}, g: g,
+		popt: apply.ParallelOptions{Workers: cfg.ReplicaParallelWorkers, PreserveCommitOrder: cfg.ReplicaPreserveCommitOrder}}
+	g.sm.reset(apply.New(apply.Options{FailedDDL: sqlfront.FailedDDLIndex, UUID: name,
+		Applied: apply.Position{Index: applied, Seq: ckpt.Seq}, ExecutedGNO: checkpointGNO(ckpt)}))
 	g.sm.applied.Store(applied)
 	g.sm.lastTerm.Store(ckpt.Term)
 	g.sm.lastGNO.Store(checkpointGNO(ckpt))
@@ -387,10 +388,11 @@ func (g *group) close() error {
 		close(g.applyStop)
 	}
 	g.rt.Stop()
+	aerr := g.sm.closeApplier()
 	terr := g.tr.Close()
 	perr := g.p.Close()
 	serr := g.st.Close()
-	return errors.Join(terr, perr, serr)
+	return errors.Join(aerr, terr, perr, serr)
 }
 
 // applierStatus shows the member's applier (docs/apply.md, "Status"),
@@ -399,9 +401,7 @@ func (g *group) close() error {
 // applied here was committed on the primary (MySQL's
 // Seconds_Behind_Source; 0 when caught up).
 func (g *group) applierStatus(m map[string]int64) {
-	g.sm.mu.Lock()
-	a := g.sm.m.Metrics()
-	g.sm.mu.Unlock()
+	a := g.sm.metrics()
 	s := g.node.Status()
 	behind := int64(0)
 	if s.Commit > s.Applied {
@@ -530,13 +530,25 @@ func (l groupLog) WaitDurable(lsn uint64) error {
 
 // groupSM is the member's state machine: committed entries through the
 // apply state machine; the primary's own entries only advance it (its
-// pipeline publishes them: Apply waits until it has).
+// pipeline publishes them: Apply waits until it has). With
+// --replica-parallel-workers > 1 other members' entries go to the parallel
+// applier (groupapply.go) and the node flushes it at the end of each
+// batch; otherwise each is applied serially before Apply returns.
 type groupSM struct {
 	g  *group
-	mu sync.Mutex // m: the apply goroutine, and the role watcher's next
+	mu sync.Mutex // m and par (InstallSnapshot replaces them); the serial applier's m
 	m  *apply.Machine
-	x  *recoveryExec
+	// par: the parallel applier, which owns m; nil: the serial applier.
+	par  *apply.Parallel
+	popt apply.ParallelOptions
+	x    *recoveryExec
 
+	// pendIndex, pendTerm: the last entry handed to par that no Flush has
+	// covered yet (0: none). The apply goroutine's.
+	pendIndex, pendTerm uint64
+
+	// The wholly applied prefix: readers, checkpoints, read barriers and
+	// the role watcher see these.
 	applied  atomic.Uint64
 	lastTerm atomic.Uint64
 	lastGNO  atomic.Int64
@@ -555,9 +567,14 @@ func (s *groupSM) Apply(index, term uint64, data []byte, own bool) error {
 		}
 	}
 	s.mu.Lock()
+	par := s.par
+	if par != nil {
+		s.mu.Unlock()
+		return s.applyParallel(par, index, term, data, own) // groupapply.go
+	}
 	err := s.m.Entry(index, data)
 	if err == nil {
-		var x apply.Executor = s.x
+		var x apply.Executor = groupExec{s.x}
 		if own {
 			x = ownExec{s.x}
 		}
@@ -573,19 +590,32 @@ func (s *groupSM) Apply(index, term uint64, data []byte, own bool) error {
 			return fmt.Errorf("the commit pipeline did not publish sequence number %d: %w", seq, err)
 		}
 	}
+	s.appliedUpTo(index, term, seq, gno)
+	return nil
+}
+
+// appliedUpTo records that every entry up to index (of term) is wholly
+// applied, the machine then at sequence number seq with GNOs 1..gno
+// executed, and starts a checkpoint there if one is wanted.
+func (s *groupSM) appliedUpTo(index, term uint64, seq, gno int64) {
 	s.lastGNO.Store(gno)
 	s.lastTerm.Store(term)
 	s.applied.Store(index)
 	s.g.maybeCheckpoint(index, term, seq, gno) // groupckpt.go
-	return nil
 }
 
 // next is where the pipeline's numbering continues: after the last
 // sequence number and GNO applied.
 func (s *groupSM) next() (seq, gno int64) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.m.Applied().Seq + 1, s.m.LastGNO() + 1
+	par := s.par
+	if par == nil {
+		defer s.mu.Unlock()
+		return s.m.Applied().Seq + 1, s.m.LastGNO() + 1
+	}
+	s.mu.Unlock()
+	pos, last, _ := par.Settled()
+	return pos.Seq + 1, last + 1
 }
 
 // ownExec performs the primary's own records: its pipeline installs and

@@ -122,10 +122,10 @@ func (s *groupSM) InstallSnapshot(snap pb.Snapshot) error {
 	if err := g.learnGroupName(h.GTID, nil); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	s.m = apply.New(apply.Options{FailedDDL: sqlfront.FailedDDLIndex, UUID: g.groupName(),
-		Applied: apply.Position{Index: h.Index, Seq: h.Seq}, ExecutedGNO: checkpointGNO(h)})
-	s.mu.Unlock()
+	if err := s.reset(apply.New(apply.Options{FailedDDL: sqlfront.FailedDDLIndex, UUID: g.groupName(),
+		Applied: apply.Position{Index: h.Index, Seq: h.Seq}, ExecutedGNO: checkpointGNO(h)})); err != nil {
+		return err
+	}
 	s.applied.Store(h.Index)
 	s.lastTerm.Store(h.Term)
 	s.lastGNO.Store(checkpointGNO(h))

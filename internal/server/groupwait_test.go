@@ -25,9 +25,14 @@ func freeLoopback(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+// groupTestWorkers is the in-process group members'
+// --replica-parallel-workers: the parallel applier on the secondaries.
+const groupTestWorkers = 4
+
 // startGroupInProcess starts a bootstrapped group of n members in this
-// process and returns them once one takes writes, primary first.
-func startGroupInProcess(t *testing.T, n int) []*procServer {
+// process and returns them once one takes writes, primary first; more
+// changes each member's configuration after the group's.
+func startGroupInProcess(t *testing.T, n int, more ...func(*config.Config)) []*procServer {
 	t.Helper()
 	seeds := map[uint64]string{}
 	for id := 1; id <= n; id++ {
@@ -40,6 +45,10 @@ func startGroupInProcess(t *testing.T, n int) []*procServer {
 			c.GroupLocalAddress = seeds[uint64(id)]
 			c.GroupSeeds = seeds
 			c.GroupBootstrap = true
+			c.ReplicaParallelWorkers = groupTestWorkers
+			for _, f := range more {
+				f(c)
+			}
 		}))
 	}
 	deadline := time.Now().Add(20 * time.Second)
@@ -62,7 +71,8 @@ func startGroupInProcess(t *testing.T, n int) []*procServer {
 // @@gtid_executed); a set not yet executed times out with 1; a malformed
 // set is 1772, a negative timeout 1210; KILL QUERY stops a wait.
 func TestWaitForExecutedGTIDSet(t *testing.T) {
-	ms := startGroupInProcess(t, 3)
+	// The serial applier (the other group tests run the parallel one).
+	ms := startGroupInProcess(t, 3, func(c *config.Config) { c.ReplicaParallelWorkers = 1 })
 	p, s := ms[0], ms[1]
 	p.exec(t, "CREATE DATABASE d")
 	p.exec(t, "CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")

@@ -20,6 +20,10 @@
 //	go test ./test/group/                                  # 3 primary kills
 //	LOCKSTEP_GROUP_ROUNDS=20 go test -v -timeout 30m ./test/group/
 //	LOCKSTEP_GROUP_SEED=123 go test -v -run PrimaryKill ./test/group/
+//	LOCKSTEP_GROUP_WORKERS=1 go test ./test/group/         # the serial applier
+//
+// Members run with --replica-parallel-workers LOCKSTEP_GROUP_WORKERS
+// (default 4: the secondaries' parallel applier).
 package group
 
 import (
@@ -112,7 +116,8 @@ func (c *cluster) start(m *member, bootstrap bool) {
 		c.t.Fatalf("member %d is already running", m.id)
 	}
 	args := []string{"--datadir", m.datadir, "--server-id", strconv.Itoa(m.id),
-		"--group-local-address", m.groupAddr, "--group-seeds", c.seeds}
+		"--group-local-address", m.groupAddr, "--group-seeds", c.seeds,
+		"--replica-parallel-workers", strconv.Itoa(envInt(c.t, "LOCKSTEP_GROUP_WORKERS", 4))}
 	if bootstrap {
 		args = append(args, "--group-bootstrap")
 	}
