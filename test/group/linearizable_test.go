@@ -285,7 +285,8 @@ func TestGroupLinearizable(t *testing.T) {
 	}
 	w.stop()
 	if w.unexpected != nil {
-		t.Fatalf("%d unexpected errors, the first: %v", w.unexpectedErr, w.unexpected)
+		// Reported after the check, which says more.
+		t.Errorf("%d unexpected errors, the first: %v", w.unexpectedErr, w.unexpected)
 	}
 	c.waitConverged()
 	c.checkChecksums("after the last round")
