@@ -39,7 +39,7 @@ type Transport struct {
 	report   func(id uint64)
 	snapFail func(id uint64)
 	maxBytes int64
-	recvHook atomic.Pointer[func()]
+	recvHook atomic.Pointer[func(size int)]
 
 	mu     sync.Mutex
 	peersP atomic.Pointer[map[uint64]*peer] // replaced whole by AddPeer
@@ -179,9 +179,10 @@ func (t *Transport) Addr() string { return t.ln.Addr().String() }
 // tests of a primary cut off from the group.
 func (t *Transport) Isolate(on bool) { t.cut.Store(on) }
 
-// SetReceiveHook installs f to run before each message read is delivered
-// (nil: none): tests slow down or stall this member's receiving with it.
-func (t *Transport) SetReceiveHook(f func()) {
+// SetReceiveHook installs f to run before each message read (of size
+// bytes) is delivered (nil: none): tests slow down or stall this member's
+// receiving with it.
+func (t *Transport) SetReceiveHook(f func(size int)) {
 	if f == nil {
 		t.recvHook.Store(nil)
 		return
@@ -328,7 +329,7 @@ func (t *Transport) readLoop(c net.Conn) {
 			continue
 		}
 		if h := t.recvHook.Load(); h != nil {
-			(*h)()
+			(*h)(int(n))
 		}
 		t.deliver(m)
 	}
