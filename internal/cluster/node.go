@@ -106,6 +106,7 @@ type event struct {
 	cc          pb.ConfChangeI
 	transfer    uint64
 	unreachable uint64
+	snapFailed  uint64 // a snapshot sent to this member did not arrive
 	handOff     bool   // transfer leadership to the most caught-up voter
 	readIndex   []byte // a read-index request's context (readindex.go)
 }
@@ -238,6 +239,10 @@ func (n *Node) HandOff() { n.push(event{handOff: true}) }
 // ReportUnreachable tells raft that a message to the member may not have
 // arrived (its connection broke), so that it probes again at once.
 func (n *Node) ReportUnreachable(id uint64) { n.push(event{unreachable: id}) }
+
+// ReportSnapshotFailed tells raft that a snapshot sent to the member did
+// not arrive (the transport dropped it), so that it sends one again.
+func (n *Node) ReportSnapshotFailed(id uint64) { n.push(event{snapFailed: id}) }
 
 // Propose proposes data as one entry. The proposal ends when its entry is
 // applied on this node (Err nil), or when it is certain that it will never
@@ -377,6 +382,8 @@ func (n *Node) RaftStep() bool {
 			n.rn.TransferLeader(e.transfer)
 		case e.unreachable != 0:
 			n.rn.ReportUnreachable(e.unreachable)
+		case e.snapFailed != 0:
+			n.rn.ReportSnapshot(e.snapFailed, raft.SnapshotFailure)
 		case e.handOff:
 			n.handOff()
 		case e.readIndex != nil:

@@ -18,16 +18,28 @@ import (
 // 4-byte little-endian length and a raftpb.Message. One connection per
 // peer per direction; a sender goroutine per peer drains its queue, writes
 // a batch and flushes once, and on a broken connection reports the peer
-// unreachable to raft at once and dials again after a pause. A full queue
-// drops messages (raft resends what matters).
+// unreachable to raft at once and dials again after a pause.
+//
+// Flow control: a peer's queue is bounded in messages (queueLen) and in
+// bytes (TransportOptions.MaxQueueBytes). A message that finds it full is
+// dropped and the peer reported unreachable to raft (once until the next
+// successful write), which puts it back to probing from what the peer has
+// acknowledged: raft resends what matters, and memory held for a slow or
+// stalled peer stays bounded whatever raft's own in-flight accounting
+// believes (it resets at every report, while the messages it sent before
+// may still sit in the queue). A dropped snapshot is reported as failed,
+// so that raft sends it again.
 //
 // Not done: authentication and TLS of group traffic (the group address
 // must be on a trusted network), and snapshots larger than a frame.
 type Transport struct {
-	id      uint64
-	ln      net.Listener
-	deliver func(pb.Message)
-	report  func(id uint64)
+	id       uint64
+	ln       net.Listener
+	deliver  func(pb.Message)
+	report   func(id uint64)
+	snapFail func(id uint64)
+	maxBytes int64
+	recvHook atomic.Pointer[func(size int)]
 
 	mu     sync.Mutex
 	peersP atomic.Pointer[map[uint64]*peer] // replaced whole by AddPeer
@@ -46,10 +58,40 @@ const maxFrame = 256 << 20
 
 const queueLen = 4096
 
+// DefaultMaxQueueBytes bounds the bytes queued for one peer: room for
+// raft's in-flight window (Config.MaxInflightBytes, 32 MiB) and its
+// heartbeats.
+const DefaultMaxQueueBytes = 64 << 20
+
+// writeTimeout bounds one batch's writes to a peer; a peer that takes
+// longer is treated as a broken connection.
+const writeTimeout = 5 * time.Second
+
+type queued struct {
+	m    pb.Message
+	size int64
+}
+
 type peer struct {
 	id   uint64
 	addr string
-	q    chan pb.Message
+	q    chan queued
+
+	bytes, maxBytes, dropped, msgs atomic.Int64
+	// reported: a drop was reported to raft since the last good write.
+	reported atomic.Bool
+}
+
+func newPeer(id uint64, addr string) *peer {
+	return &peer{id: id, addr: addr, q: make(chan queued, queueLen)}
+}
+
+// PeerStats is what the transport holds and has dropped for one peer.
+type PeerStats struct {
+	QueuedBytes    int64 // bytes queued now
+	MaxQueuedBytes int64 // the most bytes queued at once since the start
+	QueuedMsgs     int64 // messages queued now
+	Dropped        int64 // messages dropped because the queue was full
 }
 
 // TransportOptions configure NewTransport.
@@ -61,9 +103,16 @@ type TransportOptions struct {
 	Peers map[uint64]string
 	// Deliver receives each message read (Node.Receive).
 	Deliver func(pb.Message)
-	// Unreachable is told of a peer whose connection broke
-	// (Node.ReportUnreachable).
+	// Unreachable is told of a peer whose connection broke, or whose
+	// queue was full (Node.ReportUnreachable).
 	Unreachable func(id uint64)
+	// SnapshotFailed is told of a snapshot that did not reach the peer
+	// (Node.ReportSnapshotFailed); nil: not told.
+	SnapshotFailed func(id uint64)
+	// MaxQueueBytes bounds the bytes queued per peer (0:
+	// DefaultMaxQueueBytes). A message is queued while fewer bytes are
+	// queued than this, so the queue holds at most this plus one message.
+	MaxQueueBytes int64
 }
 
 // NewTransport listens on o.Listen and starts a sender per peer.
@@ -72,14 +121,17 @@ func NewTransport(o TransportOptions) (*Transport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: listening for group traffic on %s: %w", o.Listen, err)
 	}
-	t := &Transport{id: o.ID, ln: ln, deliver: o.Deliver, report: o.Unreachable,
-		conns: map[net.Conn]bool{}, done: make(chan struct{})}
+	t := &Transport{id: o.ID, ln: ln, deliver: o.Deliver, report: o.Unreachable, snapFail: o.SnapshotFailed,
+		maxBytes: o.MaxQueueBytes, conns: map[net.Conn]bool{}, done: make(chan struct{})}
+	if t.maxBytes <= 0 {
+		t.maxBytes = DefaultMaxQueueBytes
+	}
 	peers := map[uint64]*peer{}
 	for id, addr := range o.Peers {
 		if id == o.ID {
 			continue
 		}
-		p := &peer{id: id, addr: addr, q: make(chan pb.Message, queueLen)}
+		p := newPeer(id, addr)
 		peers[id] = p
 		t.wg.Add(1)
 		go t.sendLoop(p)
@@ -110,7 +162,7 @@ func (t *Transport) AddPeer(id uint64, addr string) {
 	if _, ok := peers[id]; ok {
 		return
 	}
-	p := &peer{id: id, addr: addr, q: make(chan pb.Message, queueLen)}
+	p := newPeer(id, addr)
 	peers[id] = p
 	t.peersP.Store(&peers)
 	t.wg.Add(1)
@@ -127,7 +179,29 @@ func (t *Transport) Addr() string { return t.ln.Addr().String() }
 // tests of a primary cut off from the group.
 func (t *Transport) Isolate(on bool) { t.cut.Store(on) }
 
-// Send queues messages for their peers; it never blocks.
+// SetReceiveHook installs f to run before each message read (of size
+// bytes) is delivered (nil: none): tests slow down or stall this member's
+// receiving with it.
+func (t *Transport) SetReceiveHook(f func(size int)) {
+	if f == nil {
+		t.recvHook.Store(nil)
+		return
+	}
+	t.recvHook.Store(&f)
+}
+
+// Stats returns what is queued and was dropped for each peer.
+func (t *Transport) Stats() map[uint64]PeerStats {
+	out := map[uint64]PeerStats{}
+	for id, p := range *t.peerMap() {
+		out[id] = PeerStats{QueuedBytes: p.bytes.Load(), MaxQueuedBytes: p.maxBytes.Load(),
+			QueuedMsgs: p.msgs.Load(), Dropped: p.dropped.Load()}
+	}
+	return out
+}
+
+// Send queues messages for their peers; it never blocks. A message that
+// finds its peer's queue full (in messages or bytes) is dropped.
 func (t *Transport) Send(msgs []pb.Message) {
 	if t.cut.Load() {
 		return
@@ -138,11 +212,41 @@ func (t *Transport) Send(msgs []pb.Message) {
 		if p == nil {
 			continue
 		}
+		size := int64(m.Size())
+		if p.bytes.Load() >= t.maxBytes {
+			t.drop(p, m)
+			continue
+		}
 		select {
-		case p.q <- m:
-		default: // full: dropped, raft resends
+		case p.q <- queued{m: m, size: size}:
+			n := p.bytes.Add(size)
+			p.msgs.Add(1)
+			for cur := p.maxBytes.Load(); n > cur && !p.maxBytes.CompareAndSwap(cur, n); cur = p.maxBytes.Load() {
+			}
+		default:
+			t.drop(p, m)
 		}
 	}
+}
+
+// drop counts a message not queued for p and tells raft: the peer is
+// unreachable (once until a write to it succeeds again), and a snapshot
+// failed.
+func (t *Transport) drop(p *peer, m pb.Message) {
+	p.dropped.Add(1)
+	if m.Type == pb.MsgSnap && t.snapFail != nil {
+		t.snapFail(p.id)
+	}
+	if p.reported.CompareAndSwap(false, true) {
+		t.report(p.id)
+	}
+}
+
+// dequeued accounts for a message taken off p's queue.
+func (p *peer) dequeued(q queued) pb.Message {
+	p.bytes.Add(-q.size)
+	p.msgs.Add(-1)
+	return q.m
 }
 
 // Close stops listening, closes every connection and waits for the
@@ -224,6 +328,9 @@ func (t *Transport) readLoop(c net.Conn) {
 		if t.cut.Load() {
 			continue
 		}
+		if h := t.recvHook.Load(); h != nil {
+			(*h)(int(n))
+		}
 		t.deliver(m)
 	}
 }
@@ -248,12 +355,16 @@ func (t *Transport) sendLoop(p *peer) {
 		select {
 		case <-t.done:
 			return
-		case m = <-p.q:
+		case q := <-p.q:
+			m = p.dequeued(q)
 		}
 		if c == nil {
 			conn, err := net.DialTimeout("tcp", p.addr, time.Second)
 			if err != nil {
 				t.report(p.id)
+				if m.Type == pb.MsgSnap && t.snapFail != nil {
+					t.snapFail(p.id)
+				}
 				t.pause()
 				continue // this message is dropped; raft resends
 			}
@@ -263,8 +374,12 @@ func (t *Transport) sendLoop(p *peer) {
 			}
 			c, w = conn, bufio.NewWriterSize(conn, 64<<10)
 		}
-		err := error(nil)
+		// The deadline covers the batch's writes (a write that spills
+		// the buffer blocks on the peer too), renewed for the flush.
+		c.SetWriteDeadline(time.Now().Add(writeTimeout))
+		err, snap := error(nil), false
 		for {
+			snap = snap || m.Type == pb.MsgSnap
 			if buf, err = frame(buf[:0], m); err != nil {
 				break
 			}
@@ -272,20 +387,26 @@ func (t *Transport) sendLoop(p *peer) {
 				break
 			}
 			select {
-			case m = <-p.q:
+			case q := <-p.q:
+				m = p.dequeued(q)
 				continue
 			default:
 			}
 			break
 		}
 		if err == nil {
-			c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			c.SetWriteDeadline(time.Now().Add(writeTimeout))
 			err = w.Flush()
 		}
 		if err != nil {
 			closeConn()
 			t.report(p.id)
+			if snap && t.snapFail != nil {
+				t.snapFail(p.id)
+			}
+			continue
 		}
+		p.reported.Store(false)
 	}
 }
 

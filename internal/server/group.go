@@ -188,7 +188,8 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 		return nil, err
 	}
 	g.tr, err = cluster.NewTransport(cluster.TransportOptions{ID: cfg.ServerID, Listen: cfg.GroupLocalAddress,
-		Peers: cfg.GroupSeeds, Deliver: g.node.Receive, Unreachable: g.node.ReportUnreachable})
+		Peers: cfg.GroupSeeds, Deliver: g.node.Receive, Unreachable: g.node.ReportUnreachable,
+		SnapshotFailed: g.node.ReportSnapshotFailed, MaxQueueBytes: testSendQueueBytes})
 	if err == nil {
 		// Members added since the seeds were written (changes applied
 		// before the transport existed).
@@ -475,6 +476,20 @@ func (g *group) status(m map[string]int64) {
 		m["Lockstep_group_replication_member_error"] = 0
 	}
 	m["Lockstep_group_replication_read_barriers"] = g.barriers.Load()
+	// Flow control (docs/cluster.md): what the transport holds for each
+	// peer, the most it held, and what it dropped with the queue full.
+	var queued, dropped int64
+	for id, ps := range g.tr.Stats() {
+		pre := fmt.Sprintf("Lockstep_group_replication_peer_%d_", id)
+		m[pre+"queued_bytes"] = ps.QueuedBytes
+		m[pre+"queued_bytes_max"] = ps.MaxQueuedBytes
+		m[pre+"queued_messages"] = ps.QueuedMsgs
+		m[pre+"dropped_messages"] = ps.Dropped
+		queued += ps.QueuedBytes
+		dropped += ps.Dropped
+	}
+	m["Lockstep_group_replication_send_queued_bytes"] = queued
+	m["Lockstep_group_replication_send_dropped_messages"] = dropped
 }
 
 // groupLog is the pipeline's log in a group: appending a commit group
@@ -557,9 +572,20 @@ type groupSM struct {
 // testApplyDelay slows every member's applier (tests of read consistency).
 var testApplyDelay time.Duration
 
+// testApplyHook, when set (tests; before the members start), runs before
+// a member applies another member's entry: it may slow one member down.
+var testApplyHook func(serverID uint64)
+
+// testSendQueueBytes, when set (tests), bounds the transport's queue per
+// peer instead of cluster.DefaultMaxQueueBytes.
+var testSendQueueBytes int64
+
 func (s *groupSM) Apply(index, term uint64, data []byte, own bool) error {
 	if testApplyDelay > 0 && data != nil && !own {
 		time.Sleep(testApplyDelay)
+	}
+	if testApplyHook != nil && data != nil && !own {
+		testApplyHook(s.g.cfg.ServerID)
 	}
 	if !own && data != nil && s.g.wasPrimary.Load() {
 		if err := s.g.localWritesEnded(); err != nil {

@@ -1,0 +1,91 @@
+package cluster
+
+import (
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	pb "go.etcd.io/raft/v3/raftpb"
+)
+
+// TestTransportQueueBound: messages for a peer that accepts the connection
+// but never reads (stalled) fill the socket's buffers, then the peer's
+// queue up to its byte bound and no further: the rest are dropped and
+// counted, raft is told the peer is unreachable (once until a write
+// succeeds) and that a dropped snapshot failed. Once the peer reads, the
+// queue drains.
+func TestTransportQueueBound(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	release := make(chan struct{})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				<-release // stalled until released, then reads everything
+				buf := make([]byte, 1<<20)
+				for {
+					if _, err := c.Read(buf); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+
+	const bound = 1 << 20
+	var unreachable, snapFailed atomic.Int64
+	tr, err := NewTransport(TransportOptions{ID: 1, Listen: "127.0.0.1:0", Peers: map[uint64]string{2: ln.Addr().String()},
+		Deliver: func(pb.Message) {}, Unreachable: func(uint64) { unreachable.Add(1) },
+		SnapshotFailed: func(uint64) { snapFailed.Add(1) }, MaxQueueBytes: bound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+
+	data := make([]byte, 64<<10)
+	msg := pb.Message{Type: pb.MsgApp, To: 2, From: 1, Entries: []pb.Entry{{Index: 1, Term: 1, Data: data}}}
+	size := int64(msg.Size())
+	const total = 2000 // 128 MiB: far more than the socket buffers hold
+	for range total {
+		tr.Send([]pb.Message{msg})
+		time.Sleep(50 * time.Microsecond)
+	}
+	// Let the sender fill the socket and block.
+	time.Sleep(200 * time.Millisecond)
+	tr.Send([]pb.Message{{Type: pb.MsgSnap, To: 2, From: 1, Snapshot: &pb.Snapshot{Metadata: pb.SnapshotMetadata{Index: 5, Term: 1}}}})
+	st := tr.Stats()[2]
+	t.Logf("queued %d bytes (max %d) in %d messages, %d dropped, %d unreachable reports", st.QueuedBytes, st.MaxQueuedBytes, st.QueuedMsgs, st.Dropped, unreachable.Load())
+	if st.MaxQueuedBytes > bound+size {
+		t.Fatalf("the queue held up to %d bytes, bound %d (+ one message of %d)", st.MaxQueuedBytes, bound, size)
+	}
+	if st.Dropped == 0 {
+		t.Fatal("nothing dropped: the peer did not stall the sender")
+	}
+	if unreachable.Load() == 0 {
+		t.Fatal("raft was not told of the drops")
+	}
+	if unreachable.Load() > 3 {
+		t.Fatalf("%d unreachable reports for one stall: want one until a write succeeds", unreachable.Load())
+	}
+	if snapFailed.Load() != 1 {
+		t.Fatalf("a dropped snapshot reported failed %d times, want 1", snapFailed.Load())
+	}
+
+	close(release)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if st := tr.Stats()[2]; st.QueuedBytes == 0 && st.QueuedMsgs == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the queue did not drain once the peer read: %+v", tr.Stats()[2])
+		}
+	}
+}
