@@ -38,7 +38,10 @@ const (
 // rounds.
 func TestGroupPartition(t *testing.T) {
 	rounds := envInt(t, "LOCKSTEP_GROUP_ROUNDS", defaultPartitionRounds)
-	c := startClusterWith(t, clusterOptions{proxied: true})
+	// Every commit is proposed at once (more sync slots than clients): the
+	// commits in flight at the cut, and the probe's after it, are entries
+	// raft holds on the old primary, not commits queued behind one.
+	c := startClusterWith(t, clusterOptions{proxied: true, args: []string{"--log-syncs-in-flight", "8"}})
 	b := newBank(t, c)
 	b.setup(c.waitPrimary(0))
 	c.waitConverged()
