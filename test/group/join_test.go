@@ -39,13 +39,14 @@ var joinArgs = []string{"--checkpoint-log-size", "256K", "--log-segment-size", "
 // rounds, each on a new group, and sums them up (docs/BENCHMARKS.md).
 func TestGroupJoin(t *testing.T) {
 	rounds := envInt(t, "LOCKSTEP_GROUP_ROUNDS", 1)
-	var ratios, mins []float64
+	var ratios, mins, beforeMins []float64
 	for r := 1; r <= rounds; r++ {
 		t.Run("round"+strconv.Itoa(r), func(t *testing.T) {
-			during := joinRound(t)
+			during, beforeMin := joinRound(t)
 			if len(during) > 0 {
 				ratios = append(ratios, during...)
 				mins = append(mins, slices.Min(during))
+				beforeMins = append(beforeMins, beforeMin)
 			}
 		})
 	}
@@ -59,13 +60,14 @@ func TestGroupJoin(t *testing.T) {
 			below++
 		}
 	}
-	t.Logf("join: %d rounds; lowest window per round (share of the mean before) %s; all %d windows during the joins: min %.2f, p50 %.2f, max %.2f; %d below %.2f",
-		len(mins), fmtRatios(mins), len(ratios), ratios[0], ratios[(len(ratios)-1)/2], ratios[len(ratios)-1], below, joinGoal)
+	t.Logf("join: %d rounds; lowest window per round (share of the mean before) %s; all %d windows during the joins: min %.2f, p50 %.2f, max %.2f; %d below %.2f; for comparison the lowest window before the join per round %s",
+		len(mins), fmtRatios(mins), len(ratios), ratios[0], ratios[(len(ratios)-1)/2], ratios[len(ratios)-1], below, joinGoal, fmtRatios(beforeMins))
 }
 
 // joinRound runs one join on a new group and returns the ratios of the
-// primary's windows during the join to its mean before.
-func joinRound(t *testing.T) []float64 {
+// primary's windows during the join to its mean before, and the lowest
+// window's before the join (how much the windows vary without a join).
+func joinRound(t *testing.T) (during []float64, beforeMin float64) {
 	c := startClusterWith(t, clusterOptions{args: joinArgs})
 	b := newBank(t, c)
 	p := c.waitPrimary(0)
@@ -117,6 +119,7 @@ func joinRound(t *testing.T) []float64 {
 		t.Fatalf("member 4 was not promoted to a voter within %v of its addition\n%s", stepTimeout, c.describe())
 	}
 	b.run(joinAfter)
+	stopAt := time.Now()
 	acked, unknown, refused := b.stop()
 	if now := c.findPrimary(t.Context()); now != p {
 		t.Fatalf("the primary changed during the join (member %d before, %v now)", p.id, now)
@@ -133,22 +136,27 @@ func joinRound(t *testing.T) []float64 {
 		}
 		return n
 	}
-	var before, during []int
+	var before, perSec []int
 	for from := beforeFrom; !from.Add(time.Second).After(joinAt); from = from.Add(time.Second) {
 		before = append(before, count(from))
 	}
 	// During: from the addition until a second after the promotion (the
 	// member's catching up ends there), whole windows.
 	for from := joinAt; from.Before(promotedAt.Add(time.Second)); from = from.Add(time.Second) {
-		during = append(during, count(from))
+		perSec = append(perSec, count(from))
+	}
+	// After: four members, the new one caught up.
+	var after []int
+	for from := joinAt.Add(time.Duration(len(perSec)) * time.Second); !from.Add(time.Second).After(stopAt); from = from.Add(time.Second) {
+		after = append(after, count(from))
 	}
 	mean := 0.0
 	for _, n := range before {
 		mean += float64(n)
 	}
 	mean /= float64(len(before))
-	ratios := make([]float64, len(during))
-	for i, n := range during {
+	ratios := make([]float64, len(perSec))
+	for i, n := range perSec {
 		ratios[i] = float64(n) / mean
 	}
 	// The longest time without an acknowledgement: a stall, or a slowdown?
@@ -162,12 +170,12 @@ func joinRound(t *testing.T) []float64 {
 		}
 		return max(longest, to.Sub(last))
 	}
-	t.Logf("member 4 added after %v of load; promoted %v later; primary (member %d) commits per second before %v (mean %.0f), during the join %v = %s of before; longest pause between acknowledgements before %v, during %v; %d acknowledged, %d unknown, %d refused",
-		joinAt.Sub(beforeFrom).Round(time.Millisecond), promotedAt.Sub(joinAt).Round(time.Millisecond), p.id, before, mean, during, fmtRatios(ratios),
+	t.Logf("member 4 added after %v of load; promoted %v later; primary (member %d) commits per second before %v (mean %.0f), during the join %v = %s of before, after %v; longest pause between acknowledgements before %v, during %v; %d acknowledged, %d unknown, %d refused",
+		joinAt.Sub(beforeFrom).Round(time.Millisecond), promotedAt.Sub(joinAt).Round(time.Millisecond), p.id, before, mean, perSec, fmtRatios(ratios), after,
 		gap(beforeFrom, joinAt).Round(time.Millisecond), gap(joinAt, promotedAt.Add(time.Second)).Round(time.Millisecond), acked, unknown, refused)
-	for i, n := range during {
+	for i, n := range perSec {
 		if n == 0 {
-			t.Errorf("no commit on the primary in second %d of the join (per second: %v)", i+1, during)
+			t.Errorf("no commit on the primary in second %d of the join (per second: %v)", i+1, perSec)
 		}
 	}
 	if unknown != 0 || refused != 0 {
@@ -180,7 +188,7 @@ func joinRound(t *testing.T) []float64 {
 	c.waitConverged()
 	b.verify("after member 4 joined")
 	c.checkChecksums("after member 4 joined")
-	return ratios
+	return ratios, float64(slices.Min(before)) / mean
 }
 
 // globalStatus reads one SHOW GLOBAL STATUS variable of m.
