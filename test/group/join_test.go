@@ -17,7 +17,7 @@ const (
 	// joinBefore: the load's 1-second windows the join is compared with.
 	joinBefore = 4 * time.Second
 	// joinAfter: load after the new member is promoted.
-	joinAfter = 2 * time.Second
+	joinAfter = 3 * time.Second
 	// joinGoal: the goal, no window during the join below this
 	// share of before (logged, not enforced: the members share two
 	// CPUs with whatever else runs).
