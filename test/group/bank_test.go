@@ -36,6 +36,10 @@ type target struct {
 	m    *member
 	db   *sql.DB
 	down *atomic.Bool
+	// ctx is the clients' context for this target; abandon cancels it.
+	ctx       context.Context
+	cancel    context.CancelFunc
+	abandoned atomic.Bool
 }
 
 // bank drives the workload and keeps the ledger.
@@ -84,7 +88,19 @@ func (b *bank) setTarget(m *member) {
 		b.target.Store(nil)
 		return
 	}
-	b.target.Store(&target{m: m, db: m.db, down: m.down})
+	ctx, cancel := context.WithCancel(context.Background())
+	b.target.Store(&target{m: m, db: m.db, down: m.down, ctx: ctx, cancel: cancel})
+}
+
+// abandon makes the clients give up on tg (after setTarget pointed them
+// elsewhere): a statement still waiting there, a COMMIT most of all, ends
+// now, as an application's client times out and reconnects to the new
+// primary. Such a COMMIT's outcome is unknown.
+func (b *bank) abandon(tg *target) {
+	if tg != nil {
+		tg.abandoned.Store(true)
+		tg.cancel()
+	}
 }
 
 // start starts the clients; stop ends them.
@@ -178,13 +194,13 @@ type worker struct {
 }
 
 func (w *worker) run() {
-	ctx := context.Background()
 	for !w.b.stopFlag.Load() {
 		tg := w.b.target.Load()
-		if tg == nil || tg.down.Load() {
+		if tg == nil || tg.down.Load() || tg.abandoned.Load() {
 			time.Sleep(5 * time.Millisecond)
 			continue
 		}
+		ctx := tg.ctx
 		conn, err := tg.db.Conn(ctx)
 		if err != nil {
 			w.fail(tg, err)
@@ -202,12 +218,12 @@ func (w *worker) run() {
 
 // fail records err unless it is expected: a refusal (the member is not
 // the primary, or not any more: the test will find the new one) or any
-// error from a member that was killed or stopped.
+// error from a member that was killed or stopped, or abandoned.
 func (w *worker) fail(tg *target, err error) {
 	switch n := errno(err); {
 	case n == erReadOnly || n == erRollbackInCommit:
 		time.Sleep(5 * time.Millisecond)
-	case tg.down.Load():
+	case tg.down.Load() || tg.abandoned.Load():
 		time.Sleep(time.Millisecond)
 	case w.unexpected == nil:
 		w.unexpected = fmt.Errorf("member %d (up): %w", tg.m.id, err)

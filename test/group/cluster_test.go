@@ -68,6 +68,7 @@ func init() {
 type member struct {
 	id        int
 	groupAddr string // its group address, kept across restarts
+	seeds     string // its --group-seeds, if not the cluster's
 	datadir   string
 	srv       *testutil.Server // nil while it is down
 	db        *sql.DB          // pool to srv; nil while it is down
@@ -80,14 +81,38 @@ type member struct {
 type cluster struct {
 	t       *testing.T
 	seeds   string
+	args    []string  // more options for every member
 	members []*member // members[i].id == i+1
+	// proxies[i][j] carries member i+1's group traffic to member j+1
+	// (startProxiedCluster; nil otherwise).
+	proxies [][]*testutil.Proxy
+}
+
+// clusterOptions change how startClusterWith starts the group.
+type clusterOptions struct {
+	// proxied: every member reaches every other through a proxy of its
+	// own (testutil.Proxy, one per direction of each pair), so that the
+	// test can cut or blackhole links.
+	proxied bool
+	// args are more options for every member.
+	args []string
 }
 
 // startCluster bootstraps a new group of three members and waits until
 // one of them takes writes.
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
-	c := &cluster{t: t}
+	return startClusterWith(t, clusterOptions{})
+}
+
+// proxiedGroupName is the proxied group's --group-name: its members'
+// seeds differ (each names the proxies it dials), so the name they would
+// derive from them would too.
+const proxiedGroupName = "6c6f636b-7374-5000-8000-70726f787931"
+
+func startClusterWith(t *testing.T, o clusterOptions) *cluster {
+	t.Helper()
+	c := &cluster{t: t, args: o.args}
 	var seeds []string
 	for id := 1; id <= groupSize; id++ {
 		port, err := testutil.FreePort()
@@ -100,12 +125,69 @@ func startCluster(t *testing.T) *cluster {
 		seeds = append(seeds, fmt.Sprintf("%d=%s", id, m.groupAddr))
 	}
 	c.seeds = strings.Join(seeds, ",")
+	if o.proxied {
+		c.args = append(c.args, "--group-name", proxiedGroupName)
+		c.proxies = make([][]*testutil.Proxy, groupSize)
+		for i, from := range c.members {
+			c.proxies[i] = make([]*testutil.Proxy, groupSize)
+			var s []string
+			for j, to := range c.members {
+				if i == j {
+					s = append(s, fmt.Sprintf("%d=%s", to.id, to.groupAddr))
+					continue
+				}
+				px, err := testutil.NewProxy(to.groupAddr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { px.Close() })
+				c.proxies[i][j] = px
+				s = append(s, fmt.Sprintf("%d=%s", to.id, px.Addr))
+			}
+			from.seeds = strings.Join(s, ",")
+		}
+	}
 	t.Cleanup(c.closePools)
 	for _, m := range c.members {
 		c.start(m, true)
 	}
 	c.waitPrimary(0)
 	return c
+}
+
+// isolate breaks every link between m and the other members, both ways,
+// with testutil.ProxyCut or ProxyBlackhole; heal restores them all.
+func (c *cluster) isolate(m *member, how testutil.ProxyState) {
+	c.t.Helper()
+	if c.proxies == nil {
+		c.t.Fatal("isolate needs a cluster started with clusterOptions.proxied")
+	}
+	i := m.id - 1
+	for j := range c.proxies {
+		if j == i {
+			continue
+		}
+		for _, px := range []*testutil.Proxy{c.proxies[i][j], c.proxies[j][i]} {
+			switch how {
+			case testutil.ProxyCut:
+				px.Cut()
+			case testutil.ProxyBlackhole:
+				px.Blackhole()
+			default:
+				c.t.Fatalf("isolate: %v", how)
+			}
+		}
+	}
+}
+
+func (c *cluster) heal() {
+	for _, row := range c.proxies {
+		for _, px := range row {
+			if px != nil {
+				px.Heal()
+			}
+		}
+	}
 }
 
 // start starts m on its data directory; bootstrap is the first start of
@@ -115,9 +197,14 @@ func (c *cluster) start(m *member, bootstrap bool) {
 	if m.srv != nil {
 		c.t.Fatalf("member %d is already running", m.id)
 	}
+	seeds := c.seeds
+	if m.seeds != "" {
+		seeds = m.seeds
+	}
 	args := []string{"--datadir", m.datadir, "--server-id", strconv.Itoa(m.id),
-		"--group-local-address", m.groupAddr, "--group-seeds", c.seeds,
+		"--group-local-address", m.groupAddr, "--group-seeds", seeds,
 		"--replica-parallel-workers", strconv.Itoa(envInt(c.t, "LOCKSTEP_GROUP_WORKERS", 4))}
+	args = append(args, c.args...)
 	if bootstrap {
 		args = append(args, "--group-bootstrap")
 	}

@@ -1,0 +1,209 @@
+package group
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"lockstep/internal/testutil"
+)
+
+const (
+	// joinBefore: the load's 1-second windows the join is compared with.
+	joinBefore = 4 * time.Second
+	// joinAfter: load after the new member is promoted.
+	joinAfter = 3 * time.Second
+	// joinGoal: the goal, no window during the join below this
+	// share of before (logged, not enforced: the members share two
+	// CPUs with whatever else runs).
+	joinGoal = 0.9
+)
+
+// joinArgs make every member checkpoint every 256 KiB of log, so that the
+// primary's log no longer starts at the beginning when the new member
+// joins: it must get a checkpoint, not the log from the start.
+var joinArgs = []string{"--checkpoint-log-size", "256K", "--log-segment-size", "64K"}
+
+// TestGroupJoin: a fourth member is added under the bank-transfer load
+// (group_replication_add_member on the primary): it joins as a learner,
+// installs the primary's checkpoint, catches up and is promoted to a
+// voter; at the end all four members hold every acknowledged transfer and
+// identical tables. The primary's commits per 1-second window before and
+// during the join are logged, with each window's share of the mean before;
+// a window with no commit fails the test. LOCKSTEP_GROUP_ROUNDS=N runs N
+// rounds, each on a new group, and sums them up (docs/BENCHMARKS.md).
+func TestGroupJoin(t *testing.T) {
+	rounds := envInt(t, "LOCKSTEP_GROUP_ROUNDS", 1)
+	var ratios, mins, beforeMins []float64
+	for r := 1; r <= rounds; r++ {
+		t.Run("round"+strconv.Itoa(r), func(t *testing.T) {
+			during, beforeMin := joinRound(t)
+			if len(during) > 0 {
+				ratios = append(ratios, during...)
+				mins = append(mins, slices.Min(during))
+				beforeMins = append(beforeMins, beforeMin)
+			}
+		})
+	}
+	if len(mins) == 0 {
+		return
+	}
+	slices.Sort(ratios)
+	below := 0
+	for _, r := range ratios {
+		if r < joinGoal {
+			below++
+		}
+	}
+	t.Logf("join: %d rounds; lowest window per round (share of the mean before) %s; all %d windows during the joins: min %.2f, p50 %.2f, max %.2f; %d below %.2f; for comparison the lowest window before the join per round %s",
+		len(mins), fmtRatios(mins), len(ratios), ratios[0], ratios[(len(ratios)-1)/2], ratios[len(ratios)-1], below, joinGoal, fmtRatios(beforeMins))
+}
+
+// joinRound runs one join on a new group and returns the ratios of the
+// primary's windows during the join to its mean before, and the lowest
+// window's before the join (how much the windows vary without a join).
+func joinRound(t *testing.T) (during []float64, beforeMin float64) {
+	c := startClusterWith(t, clusterOptions{args: joinArgs})
+	b := newBank(t, c)
+	p := c.waitPrimary(0)
+	b.setup(p)
+	c.waitConverged()
+	b.round = 1
+	b.start()
+	// Until a checkpoint has cut the head of the primary's log.
+	deadline := time.Now().Add(stepTimeout)
+	var first int64
+	b.runUntil(func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if v, err := globalStatus(ctx, p, "Lockstep_log_first_index"); err == nil {
+			first = v
+		}
+		return first > 2 || time.Now().After(deadline)
+	})
+	if first <= 2 {
+		t.Fatalf("the primary's log still starts at %d after %v of load", first, stepTimeout)
+	}
+
+	port, err := testutil.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m4 := &member{id: groupSize + 1, groupAddr: "127.0.0.1:" + strconv.Itoa(port),
+		datadir: filepath.Join(t.TempDir(), "member4")}
+	m4.seeds = fmt.Sprintf("%s,%d=%s", c.seeds, m4.id, m4.groupAddr)
+	c.members = append(c.members, m4)
+	c.start(m4, false) // it waits to be added
+
+	beforeFrom := time.Now()
+	b.run(joinBefore)
+	joinAt := time.Now()
+	exec(t, p, fmt.Sprintf("SELECT group_replication_add_member(%d, '%s')", m4.id, m4.groupAddr))
+	var promotedAt time.Time
+	deadline = time.Now().Add(stepTimeout)
+	b.runUntil(func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if st, err := status(ctx, p); err == nil && st["voters"] == 4 && st["learners"] == 0 {
+			promotedAt = time.Now()
+			return true
+		}
+		return time.Now().After(deadline)
+	})
+	if promotedAt.IsZero() {
+		t.Fatalf("member 4 was not promoted to a voter within %v of its addition\n%s", stepTimeout, c.describe())
+	}
+	b.run(joinAfter)
+	stopAt := time.Now()
+	acked, unknown, refused := b.stop()
+	if now := c.findPrimary(t.Context()); now != p {
+		t.Fatalf("the primary changed during the join (member %d before, %v now)", p.id, now)
+	}
+
+	// The primary's commits per second, as its clients saw them.
+	acks := b.ledger.ackTimes(b.round, p.id)
+	count := func(from time.Time) int {
+		n := 0
+		for _, at := range acks {
+			if !at.Before(from) && at.Before(from.Add(time.Second)) {
+				n++
+			}
+		}
+		return n
+	}
+	var before, perSec []int
+	for from := beforeFrom; !from.Add(time.Second).After(joinAt); from = from.Add(time.Second) {
+		before = append(before, count(from))
+	}
+	// During: from the addition until a second after the promotion (the
+	// member's catching up ends there), whole windows.
+	for from := joinAt; from.Before(promotedAt.Add(time.Second)); from = from.Add(time.Second) {
+		perSec = append(perSec, count(from))
+	}
+	// After: four members, the new one caught up.
+	var after []int
+	for from := joinAt.Add(time.Duration(len(perSec)) * time.Second); !from.Add(time.Second).After(stopAt); from = from.Add(time.Second) {
+		after = append(after, count(from))
+	}
+	mean := 0.0
+	for _, n := range before {
+		mean += float64(n)
+	}
+	mean /= float64(len(before))
+	ratios := make([]float64, len(perSec))
+	for i, n := range perSec {
+		ratios[i] = float64(n) / mean
+	}
+	// The longest time without an acknowledgement: a stall, or a slowdown?
+	gap := func(from, to time.Time) (longest time.Duration) {
+		last := from
+		for _, at := range acks {
+			if at.Before(from) || !at.Before(to) {
+				continue
+			}
+			longest, last = max(longest, at.Sub(last)), at
+		}
+		return max(longest, to.Sub(last))
+	}
+	t.Logf("member 4 added after %v of load; promoted %v later; primary (member %d) commits per second before %v (mean %.0f), during the join %v = %s of before, after %v; longest pause between acknowledgements before %v, during %v; %d acknowledged, %d unknown, %d refused",
+		joinAt.Sub(beforeFrom).Round(time.Millisecond), promotedAt.Sub(joinAt).Round(time.Millisecond), p.id, before, mean, perSec, fmtRatios(ratios), after,
+		gap(beforeFrom, joinAt).Round(time.Millisecond), gap(joinAt, promotedAt.Add(time.Second)).Round(time.Millisecond), acked, unknown, refused)
+	for i, n := range perSec {
+		if n == 0 {
+			t.Errorf("no commit on the primary in second %d of the join (per second: %v)", i+1, perSec)
+		}
+	}
+	if unknown != 0 || refused != 0 {
+		t.Errorf("%d commits of unknown outcome and %d refused, want none: the primary stayed", unknown, refused)
+	}
+	if !strings.Contains(m4.srv.Stderr(), "installed the group's checkpoint") {
+		t.Errorf("member 4 did not install a checkpoint (the log from the start instead?):\n%s", m4.srv.Stderr())
+	}
+
+	c.waitConverged()
+	b.verify("after member 4 joined")
+	c.checkChecksums("after member 4 joined")
+	return ratios, float64(slices.Min(before)) / mean
+}
+
+// globalStatus reads one SHOW GLOBAL STATUS variable of m.
+func globalStatus(ctx context.Context, m *member, name string) (int64, error) {
+	var k, v string
+	if err := m.db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE '"+name+"'").Scan(&k, &v); err != nil {
+		return 0, fmt.Errorf("member %d: %s: %w", m.id, name, err)
+	}
+	return strconv.ParseInt(v, 10, 64)
+}
+
+func fmtRatios(rs []float64) string {
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = strconv.FormatFloat(r, 'f', 2, 64)
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
