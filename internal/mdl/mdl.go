@@ -293,15 +293,13 @@ func (o *Owner) Held() bool { return len(o.held) > 0 }
 // already in a mode at least as strong costs nothing (its duration is
 // extended when asked for longer).
 func (o *Owner) Acquire(ctx context.Context, reqs []Request, timeout time.Duration) error {
-	var need []Request
-	for i, r := range reqs {
+	var buf [4]Request
+	need := buf[:0]
+	for _, r := range reqs {
 		h, ok := o.held[r.Key]
 		if ok && h.mode() >= r.Mode {
 			o.extend(r, h)
 			continue
-		}
-		if need == nil {
-			need = make([]Request, 0, len(reqs)-i)
 		}
 		need = append(need, r)
 	}
@@ -317,7 +315,7 @@ func (o *Owner) Acquire(ctx context.Context, reqs []Request, timeout time.Durati
 		o.record(need)
 		return nil
 	}
-	err := o.wait(ctx, need, timeout) // unlocks mu
+	err := o.wait(ctx, append([]Request(nil), need...), timeout) // unlocks mu
 	if err == nil {
 		o.record(need)
 	}
@@ -436,7 +434,8 @@ func (o *Owner) release(d Duration, all bool) {
 		key  Key
 		mode Mode
 	}
-	var changes []change
+	var buf [8]change
+	changes := buf[:0]
 	for k, h := range o.held {
 		before := h.mode()
 		switch {
