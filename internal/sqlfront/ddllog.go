@@ -260,6 +260,7 @@ func (fe *Frontend) ReplayDDL(database, query string, nextTableID uint64) (repla
 		}
 	}
 	if s != nil {
+		s.releaseMDL(0, true) // mdl.go: no CommandEnd for a local session
 		if qerr != nil {
 			s.undoFailedDDL() // as when it failed the first time (ddlundo.go)
 		} else {

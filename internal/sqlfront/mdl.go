@@ -316,7 +316,10 @@ func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
 // mdlRule takes the statement's metadata locks (the last analyzer rule).
 func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	s, ok := ctx.Session.(*Session)
-	if !ok || s.fe == nil || s.fe.mdl == nil {
+	if !ok || s.fe == nil || s.fe.mdl == nil || (s.connID == 0 && !s.replaying) {
+		// Local sessions (checkpoints, EXPLAIN's helpers, bench checksums)
+		// run outside the protocol's statement cycle, which releases
+		// locks; a replayed DDL statement locks, and ReplayDDL releases.
 		return n, transform.SameTree, nil
 	}
 	p := mdlPlan{fe: s.fe}
