@@ -316,7 +316,7 @@ func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
 // mdlRule takes the statement's metadata locks (the last analyzer rule).
 func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	s, ok := ctx.Session.(*Session)
-	if !ok || s.fe == nil || s.fe.mdl == nil || (s.connID == 0 && !s.replaying) {
+	if !mdlEnabled || !ok || s.fe == nil || s.fe.mdl == nil || (s.connID == 0 && !s.replaying) {
 		// Local sessions (checkpoints, EXPLAIN's helpers, bench checksums)
 		// run outside the protocol's statement cycle, which releases
 		// locks; a replayed DDL statement locks, and ReplayDDL releases.
@@ -437,7 +437,7 @@ func (m *mdlStateRows) Next(ctx *sql.Context) (sql.Row, error) {
 // whether the entry is still the table of that name once locked. false
 // sends the statement the planned way, which waits for the lock.
 func (s *Session) lockFast(dbKey, tableKey string, entry *tableEntry) bool {
-	if s.fe.mdl == nil {
+	if !mdlEnabled || s.fe.mdl == nil {
 		return true
 	}
 	meta := entry.load()
