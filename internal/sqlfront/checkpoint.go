@@ -104,6 +104,7 @@ func (fe *Frontend) RunCatalogSQL(database, query string) error {
 		// A checkpoint's statement, not a client's: not logged, and not
 		// stopped by a read-only mode (a group member loading one).
 		s.replaying = true
+		defer s.releaseMDL(0, true) // mdl.go: no CommandEnd for a local session
 	}
 	if err := ctx.SetSessionVariable(ctx, "foreign_key_checks", int8(0)); err != nil {
 		return err

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Restart with LOG_MB of log after the checkpoint, serial vs parallel replay,
+# in the same run (issue 31 item 6; BENCHMARKS.md "Recovery: serial vs
+# parallel replay").
+#
+#   scripts/bench-recovery-workers.sh                   # 1 GiB, WORKERS="1 4", 3 rounds
+#   LOG_MB=64 ROUNDS=1 scripts/bench-recovery-workers.sh # trial
+#
+# 1-2 as scripts/bench-recovery.sh: sysbench prepare into a checkpoint, then
+#    oltp_write_only at THREADS until LOG_MB of log follows it; kill -9.
+# 3. The crashed data directory is kept; each restart runs on a fresh copy of
+#    it with --replica-parallel-workers W, W in WORKERS, the order rotating
+#    each round (1 4, 4 1, ...), timed from the start until SELECT 1 answers.
+#    Each restart's recovery lines (replayed records, rate) go to
+#    $OUT/restart-R-W.log; the checksums of the tables after each restart
+#    must be equal.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/bench-recovery-workers}; PORT=${PORT:-3435}
+LOG_MB=${LOG_MB:-1024}; TABLES=${TABLES:-4}; ROWS=${ROWS:-100000}; THREADS=${THREADS:-16}
+WORKERS=${WORKERS:-"1 4"}; ROUNDS=${ROUNDS:-3}
+. scripts/bench-lib.sh
+rm -rf "$OUT"; mkdir -p "$OUT"; build_lsm
+exec > >(tee "$OUT/summary.txt") 2>&1
+echo "$(date -u '+%F %T') UTC, $(uptime), binary $(git rev-parse --short HEAD)"
+SB="--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$PORT --mysql-user=root --mysql-db=sbtest --tables=$TABLES --table-size=$ROWS"
+
+start_lsm "$OUT/prepare.log" --datadir "$OUT/data" --checkpoint-log-size 1M
+wait_ready 60
+q "CREATE DATABASE sbtest"
+sysbench oltp_read_write $SB --threads=4 prepare > "$OUT/sysbench-prepare.log"
+until [ "$(st Lockstep_checkpoints)" -ge 1 ]; do sleep 0.2; done
+kill "$LS_PID"; wait "$LS_PID" || true
+
+start_lsm "$OUT/fill.log" --datadir "$OUT/data" --checkpoint-log-size 64G
+wait_ready 120
+sysbench oltp_write_only $SB --threads="$THREADS" --time=86400 --report-interval=10 run > "$OUT/sysbench-fill.log" 2>&1 &
+SB_PID=$!
+t0=$(now)
+while [ "$(st Lockstep_log_bytes)" -lt $((LOG_MB * 1048576)) ]; do sleep 5; done
+commits=$(st Binlog_commits); t1=$(now)
+kill -9 "$LS_PID"; wait "$LS_PID" 2>/dev/null || true
+kill "$SB_PID" 2>/dev/null; wait "$SB_PID" 2>/dev/null || true
+echo "fill: $commits commits in $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", b-a}') s; log $(du -sm "$OUT/data/log" | cut -f1) MiB after the checkpoint"
+
+sums=""
+for r in $(seq 1 "$ROUNDS"); do
+  order=$WORKERS
+  [ $((r % 2)) -eq 0 ] && order=$(echo "$WORKERS" | tr ' ' '\n' | tac | tr '\n' ' ')
+  for w in $order; do
+    rm -rf "$OUT/run"; cp -a "$OUT/data" "$OUT/run"; sync
+    a=$(now); start_lsm "$OUT/restart-$r-$w.log" --datadir "$OUT/run" --checkpoint-log-size 64G --replica-parallel-workers "$w"
+    wait_ready 3600; b=$(now)
+    sum=$(q "CHECKSUM TABLE sbtest.sbtest1, sbtest.sbtest2, sbtest.sbtest3, sbtest.sbtest4" | awk '{printf "%s ", $2}')
+    echo "round $r workers $w: ready in $(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", b-a}') s; VmHWM $(($(kb $LS_PID VmHWM) / 1024)) MiB; checksums $sum"
+    grep -i "replay\|recover" "$OUT/restart-$r-$w.log" | tail -3 | sed 's/^/    /'
+    [ -z "$sums" ] && sums=$sum
+    [ "$sum" = "$sums" ] || { echo "checksums differ"; exit 1; }
+    kill "$LS_PID"; wait "$LS_PID" || true
+  done
+done
+echo "end: $(uptime)"
