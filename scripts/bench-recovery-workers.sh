@@ -5,6 +5,7 @@
 #
 #   scripts/bench-recovery-workers.sh                   # 1 GiB, WORKERS="1 4", 3 rounds
 #   LOG_MB=64 ROUNDS=1 scripts/bench-recovery-workers.sh # trial
+#   REUSE=1 scripts/bench-recovery-workers.sh           # restarts only, on $OUT/data
 #
 # 1-2 as scripts/bench-recovery.sh: sysbench prepare into a checkpoint, then
 #    oltp_write_only at THREADS until LOG_MB of log follows it; kill -9.
@@ -20,11 +21,14 @@ OUT=${OUT:-/tmp/bench-recovery-workers}; PORT=${PORT:-3435}
 LOG_MB=${LOG_MB:-1024}; TABLES=${TABLES:-4}; ROWS=${ROWS:-100000}; THREADS=${THREADS:-16}
 WORKERS=${WORKERS:-"1 4"}; ROUNDS=${ROUNDS:-3}
 . scripts/bench-lib.sh
-rm -rf "$OUT"; mkdir -p "$OUT"; build_lsm
-exec > >(tee "$OUT/summary.txt") 2>&1
+REUSE=${REUSE:-0}
+if [ "$REUSE" = 1 ]; then rm -f "$OUT/lockstep"; else rm -rf "$OUT"; fi
+mkdir -p "$OUT"; build_lsm
+exec > >(tee -a "$OUT/summary.txt") 2>&1
 echo "$(date -u '+%F %T') UTC, $(uptime), binary $(git rev-parse --short HEAD)"
 SB="--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$PORT --mysql-user=root --mysql-db=sbtest --tables=$TABLES --table-size=$ROWS"
 
+if [ "$REUSE" != 1 ]; then
 start_lsm "$OUT/prepare.log" --datadir "$OUT/data" --checkpoint-log-size 1M
 wait_ready 60
 q "CREATE DATABASE sbtest"
@@ -42,6 +46,7 @@ commits=$(st Binlog_commits); t1=$(now)
 kill -9 "$LS_PID"; wait "$LS_PID" 2>/dev/null || true
 kill "$SB_PID" 2>/dev/null; wait "$SB_PID" 2>/dev/null || true
 echo "fill: $commits commits in $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f", b-a}') s; log $(du -sm "$OUT/data/log" | cut -f1) MiB after the checkpoint"
+fi
 
 sums=""
 for r in $(seq 1 "$ROUNDS"); do
@@ -51,7 +56,10 @@ for r in $(seq 1 "$ROUNDS"); do
     rm -rf "$OUT/run"; cp -a "$OUT/data" "$OUT/run"; sync
     a=$(now); start_lsm "$OUT/restart-$r-$w.log" --datadir "$OUT/run" --checkpoint-log-size 64G --replica-parallel-workers "$w"
     wait_ready 3600; b=$(now)
-    sum=$(q "CHECKSUM TABLE sbtest.sbtest1, sbtest.sbtest2, sbtest.sbtest3, sbtest.sbtest4" | awk '{printf "%s ", $2}')
+    sum=""
+    for i in $(seq 1 "$TABLES"); do
+      sum="$sum$(q "SELECT CONCAT(COUNT(*), ':', SUM(CRC32(CONCAT_WS('#', id, k, c, pad)))) FROM sbtest.sbtest$i") "
+    done
     echo "round $r workers $w: ready in $(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", b-a}') s; VmHWM $(($(kb $LS_PID VmHWM) / 1024)) MiB; checksums $sum"
     grep -i "replay\|recover" "$OUT/restart-$r-$w.log" | tail -3 | sed 's/^/    /'
     [ -z "$sums" ] && sums=$sum

@@ -382,10 +382,20 @@ func (t *Table) stale() bool {
 
 // MetadataLockWaiting returns the connections waiting for a metadata lock
 // now (the process list's state).
-func (fe *Frontend) MetadataLockWaiting() []uint64 { return fe.mdl.Waiting() }
+func (fe *Frontend) MetadataLockWaiting() []uint64 {
+	if fe.mdl == nil {
+		return nil
+	}
+	return fe.mdl.Waiting()
+}
 
 // MetadataLockStats returns the metadata lock table's counters.
-func (fe *Frontend) MetadataLockStats() mdl.Stats { return fe.mdl.Stats() }
+func (fe *Frontend) MetadataLockStats() mdl.Stats {
+	if fe.mdl == nil {
+		return mdl.Stats{}
+	}
+	return fe.mdl.Stats()
+}
 
 // mdlStateWaiting is the process list's state of a connection waiting for
 // a metadata lock, as MySQL names it.
@@ -395,7 +405,7 @@ const mdlStateWaiting = "Waiting for table metadata lock"
 // information_schema.PROCESSLIST alike) of the connections waiting for a
 // metadata lock.
 func (fe *Frontend) mdlStates(iter sql.RowIter) sql.RowIter {
-	ids := fe.mdl.Waiting()
+	ids := fe.MetadataLockWaiting()
 	if len(ids) == 0 {
 		return iter
 	}

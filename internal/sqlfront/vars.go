@@ -240,7 +240,7 @@ func (fe *Frontend) StatusValues() map[string]int64 {
 	m["Lockstep_lock_immediate_grants"] = int64(ls.ImmediateGrants)
 	m["Lockstep_lock_wait_timeouts"] = int64(ls.LockWaitTimeouts)
 	m["Lockstep_lock_schedule_cats"] = int64(ls.Policy)
-	ms := fe.mdl.Stats() // metadata locks (mdl.go)
+	ms := fe.MetadataLockStats() // mdl.go
 	m["Lockstep_mdl_acquires"] = ms.Acquires
 	m["Lockstep_mdl_waits"] = ms.Waits
 	m["Lockstep_mdl_wait_time"] = ms.WaitNanos / 1e6
