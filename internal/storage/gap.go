@@ -210,6 +210,12 @@ func (c *Cursor) lockBatchGaps(first bool) {
 		c.tx.lockGap(c.t, c.idx, past, c.mode)
 	}
 	for i := range c.batch {
+		if i == 0 && first && !c.reverse && c.idx == PrimaryIndex && bytes.Equal(c.batch[0].ekey, c.rng.Lo) {
+			// The range starts exactly at this primary key: the gap
+			// before it is outside the range (InnoDB locks such a first
+			// row without its gap too).
+			continue
+		}
 		c.tx.lockGap(c.t, c.idx, c.batch[i].ekey, c.mode)
 	}
 	if c.exhausted && !c.reverse {
