@@ -2,6 +2,7 @@ package differential
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
@@ -94,6 +95,10 @@ func TestGapLocksAgainstMariaDB(t *testing.T) {
 		}},
 	}
 	for _, side := range sides {
+		var waitsBefore int
+		if side.name == "lockstep" {
+			waitsBefore = gapStatus(t, side, "Lockstep_insert_intention_waits")
+		}
 		for i, sc := range scenarios {
 			t.Run(side.name+"/"+sc.name, func(t *testing.T) {
 				db := fmt.Sprintf("gap_%d", i)
@@ -143,7 +148,35 @@ func TestGapLocksAgainstMariaDB(t *testing.T) {
 				t.Fatalf("inserts: A error %d, B error %d; want one 1213 and one success", acode, bcode)
 			}
 		})
+		if side.name == "lockstep" {
+			// Every blocked insert above waited on an insert intention.
+			if n := gapStatus(t, side, "Lockstep_insert_intention_waits") - waitsBefore; n < 10 {
+				t.Errorf("Lockstep_insert_intention_waits grew by %d, want >= 10", n)
+			}
+			if n := gapStatus(t, side, "Lockstep_gap_lock_requests"); n == 0 {
+				t.Error("Lockstep_gap_lock_requests is 0")
+			}
+		}
 	}
+}
+
+// gapStatus reads a global status counter.
+func gapStatus(t *testing.T, side server, name string) int {
+	t.Helper()
+	c, err := dial(side.addr, side.user, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.close()
+	o, err := c.query("SHOW GLOBAL STATUS LIKE '" + name + "'")
+	if err != nil || o.err != nil || len(o.rows) != 1 || o.rows[0][1] == nil {
+		t.Fatalf("SHOW GLOBAL STATUS LIKE '%s': %v %v %v", name, err, o.err, o.rows)
+	}
+	n, err := strconv.Atoi(*o.rows[0][1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // gapSessions creates database db with the test table and returns two
