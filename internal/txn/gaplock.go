@@ -123,22 +123,30 @@ func (lm *LockManager) InheritGap(from, to string) {
 }
 
 // addInherited records a lock given to the trx by another goroutine; false
-// if the trx is releasing its locks already.
+// if the trx is releasing its locks already. n is raised before closed is
+// read (both sequentially consistent atomics), so closeInherited either
+// sees n > 0 and takes the mutex, or this call sees closed.
 func (s *trxLockState) addInherited(h heldLock) bool {
+	s.inh.n.Add(1)
 	s.inh.mu.Lock()
 	defer s.inh.mu.Unlock()
-	if s.inh.closed {
+	if s.inh.closed.Load() {
 		return false
 	}
 	s.inh.locks = append(s.inh.locks, h)
 	return true
 }
 
-// closeInherited stops inheritance to the trx and returns what it got.
+// closeInherited stops inheritance to the trx and returns what it got. It
+// takes no mutex unless something was ever given (the common case costs a
+// store and a load per ReleaseAll).
 func (s *trxLockState) closeInherited() []heldLock {
+	s.inh.closed.Store(true)
+	if s.inh.n.Load() == 0 {
+		return nil
+	}
 	s.inh.mu.Lock()
 	defer s.inh.mu.Unlock()
-	s.inh.closed = true
 	l := s.inh.locks
 	s.inh.locks = nil
 	return l

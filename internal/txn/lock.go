@@ -77,7 +77,8 @@ type trxLockState struct {
 	// gaplock.go); ReleaseAll closes it and releases them with held.
 	inh struct {
 		mu     sync.Mutex
-		closed bool
+		closed atomic.Bool
+		n      atomic.Int32 // addInherited calls begun
 		locks  []heldLock
 	}
 }
