@@ -6,7 +6,6 @@ import (
 	"github.com/dolthub/go-mysql-server/sql"
 
 	"lockstep/internal/storage"
-	"lockstep/internal/txn"
 )
 
 // Upserts on the fast path: INSERT ... ON DUPLICATE KEY UPDATE and REPLACE.
@@ -55,7 +54,7 @@ func upsertable(m *tableMeta) bool {
 // rows.
 func (s *Session) upsertRow(ctx context.Context, sctx *sql.Context, p *fastPlan, entry *tableEntry, tx *storage.Tx, pk, enc []byte, row sql.Row, onDup []interface{}) (int, error) {
 	m := p.meta
-	stored, found, err := tx.Get(ctx, entry.store, pk, txn.LockX)
+	stored, found, err := tx.GetForUpsert(ctx, entry.store, pk)
 	if err != nil {
 		return 0, err
 	}

@@ -30,20 +30,35 @@ type Cursor struct {
 	last      []byte // last index key collected (exclusive continuation)
 	started   bool
 	exhausted bool
+
+	// Gap locking (gap.go): gap says the cursor takes next-key locks;
+	// limit is the batch size, which for such a cursor starts at 1 and
+	// doubles, so a cursor abandoned early (LIMIT) has locked few gaps
+	// past its last row. past is the first entry after the range (nil:
+	// the supremum) once a forward scan reached it; uniq marks a unique
+	// equality range, hit that it found its row (no gap locks).
+	gap, uniq, hit bool
+	limit          int
+	past           []byte
 }
 
 type cand struct {
 	rec   *record
+	ekey  []byte // the entry's key in the index (gap locking)
 	ikey  []byte // index key part (secondary scans)
 	row   []byte // consistent reads: the visible row
 	found bool
+	hit   bool // a unique equality's row: locked without its gap
 }
 
 // Cursor opens a cursor over index idx (PrimaryIndex or a secondary index
 // number) for keys in rng. mode 0 is a consistent read; LockS/LockX lock each
 // row's primary key before reading its latest committed version.
 func (tx *Tx) Cursor(ctx context.Context, t *Table, idx int, rng Range, reverse bool, mode txn.LockMode) *Cursor {
-	c := &Cursor{ctx: ctx, tx: tx, t: t, idx: idx, rng: rng, reverse: reverse, mode: mode}
+	c := &Cursor{ctx: ctx, tx: tx, t: t, idx: idx, rng: rng, reverse: reverse, mode: mode, limit: scanBatch}
+	if tx.gapLocking(mode) {
+		c.gap, c.limit = true, 1
+	}
 	if mode == 0 {
 		tx.trx.ReadView() // REPEATABLE READ: the first consistent read fixes the snapshot
 		c.epoch = tx.readEpoch()
@@ -70,6 +85,11 @@ func (c *Cursor) Next() (pk, row []byte, ok bool, err error) {
 				c.t.mu.RLock()
 				if v := c.tx.current(cd.rec); v != nil && !v.del && (c.idx == PrimaryIndex || c.t.secs[c.idx].hasKey(v.row, cd.ikey)) {
 					row, found = v.row, true
+				}
+				if cd.hit && !found && !c.t.dropped {
+					// The unique equality's row went away before its lock
+					// was granted: lock the gap where its key would be.
+					c.tx.lockGap(c.t, c.idx, c.t.succEntry(c.idx, cd.ekey, true), c.mode)
 				}
 				c.t.mu.RUnlock()
 			}
@@ -134,13 +154,14 @@ func (c *Cursor) fill() error {
 		}
 		if !c.reverse && c.rng.Hi != nil && bytes.Compare(key, c.rng.Hi) >= 0 {
 			c.exhausted = true
+			c.past = key
 			return false
 		}
 		if c.reverse && c.rng.Lo != nil && bytes.Compare(key, c.rng.Lo) < 0 {
 			c.exhausted = true
 			return false
 		}
-		cd := cand{rec: r}
+		cd := cand{rec: r, ekey: key}
 		if c.idx != PrimaryIndex {
 			cd.ikey = key[:ikeyLen]
 		}
@@ -154,10 +175,19 @@ func (c *Cursor) fill() error {
 		c.batch = append(c.batch, cd)
 		c.last = key
 		c.started = true
-		return len(c.batch) < scanBatch
+		return len(c.batch) < c.limit
 	}
 	// start is where this batch begins: the previous batch's last key or
 	// the range bound.
+	if c.idx != PrimaryIndex && (c.idx < 0 || c.idx >= len(t.secs)) {
+		return fmt.Errorf("storage: table %s has no index %d", t.name, c.idx)
+	}
+	first := !c.started
+	if c.gap && first {
+		if c.uniq = c.uniqueEq(); c.uniq {
+			c.limit = scanBatch // decide hit or miss on the whole range at once
+		}
+	}
 	var start []byte
 	switch {
 	case c.started:
@@ -186,9 +216,6 @@ func (c *Cursor) fill() error {
 			})
 		}
 	} else {
-		if c.idx < 0 || c.idx >= len(t.secs) {
-			return fmt.Errorf("storage: table %s has no index %d", t.name, c.idx)
-		}
 		tree := t.secs[c.idx].tree
 		iter := func(e secEntry) bool { return visit(e.key, len(e.key)-len(e.rec.key), e.rec) }
 		switch {
@@ -208,8 +235,12 @@ func (c *Cursor) fill() error {
 			})
 		}
 	}
-	if len(c.batch) < scanBatch {
+	if len(c.batch) < c.limit {
 		c.exhausted = true
+	}
+	if c.gap {
+		c.lockBatchGaps(first)
+		c.limit = min(2*c.limit, scanBatch)
 	}
 	return nil
 }

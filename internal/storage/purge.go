@@ -98,6 +98,7 @@ func (e *Engine) purgeRecord(t *Table, r *record, limit txn.ID) {
 		dropped = append(dropped, keep)
 		r.head = nil
 		t.pk.Delete(r) // still t's record: checked above, under the same latch
+		t.gapRemoved(PrimaryIndex, r.key)
 		e.stats.PurgedRecords.Add(1)
 	}
 	e.stats.PurgedVersion.Add(uint64(len(dropped)))

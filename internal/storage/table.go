@@ -237,7 +237,10 @@ func (t *Table) dropEntryUnlessUsed(i int, r *record, key []byte) {
 			return
 		}
 	}
-	s.tree.Delete(secEntry{key: entryKey(key, r.key)})
+	ek := entryKey(key, r.key)
+	if _, ok := s.tree.Delete(secEntry{key: ek}); ok {
+		t.gapRemoved(i, ek)
+	}
 }
 
 // liveConflict reports whether unique index i has a live row other than self

@@ -181,8 +181,36 @@ func (tx *Tx) lockRead(ctx context.Context, t *Table, idx int, key []byte, mode 
 // from the transaction's ReadView; with txn.LockS or txn.LockX it locks the
 // key first and reads the latest committed version (a current read).
 func (tx *Tx) Get(ctx context.Context, t *Table, pk []byte, mode txn.LockMode) ([]byte, bool, error) {
+	return tx.get(ctx, t, pk, mode, tx.gapLocking(mode))
+}
+
+// GetForUpsert is Get with txn.LockX for INSERT ... ON DUPLICATE KEY UPDATE
+// and REPLACE: a key it does not find is inserted next, so, as InnoDB's
+// insert-first order does, it locks no gap (two upserts of different new
+// keys in one gap would otherwise deadlock on their insert intentions).
+func (tx *Tx) GetForUpsert(ctx context.Context, t *Table, pk []byte) ([]byte, bool, error) {
+	return tx.get(ctx, t, pk, txn.LockX, false)
+}
+
+func (tx *Tx) get(ctx context.Context, t *Table, pk []byte, mode txn.LockMode, gap bool) ([]byte, bool, error) {
 	if tx.done {
 		return nil, false, ErrTxDone
+	}
+	if gap {
+		// REPEATABLE READ: look first, as InnoDB does. A key that is not
+		// there gets the gap lock (which never waits) and no record lock,
+		// so two transactions reading the same missing key both go on.
+		t.mu.RLock()
+		if t.dropped {
+			t.mu.RUnlock()
+			return nil, false, ErrTableDropped
+		}
+		if t.get(pk) == nil {
+			tx.lockGap(t, PrimaryIndex, t.succEntry(PrimaryIndex, pk, false), mode)
+			t.mu.RUnlock()
+			return nil, false, nil
+		}
+		t.mu.RUnlock()
 	}
 	if mode != 0 {
 		if err := tx.lockRead(ctx, t, PrimaryIndex, pk, mode); err == errSkipLocked {
@@ -200,6 +228,10 @@ func (tx *Tx) Get(ctx context.Context, t *Table, pk []byte, mode txn.LockMode) (
 	}
 	r := t.get(pk)
 	if r == nil {
+		if gap {
+			// Gone while the record lock was awaited: lock its gap.
+			tx.lockGap(t, PrimaryIndex, t.succEntry(PrimaryIndex, pk, false), mode)
+		}
 		return nil, false, nil
 	}
 	if mode == txn.LockX {
@@ -300,17 +332,37 @@ func (tx *Tx) Insert(ctx context.Context, t *Table, ver uint64, pk, row []byte) 
 	if err != nil {
 		return err
 	}
+	for {
+		wait, err := tx.insertLatched(t, ver, id, pk, row, keys, nulls)
+		if wait == "" || err != nil {
+			return err
+		}
+		// Another transaction locks a gap the row goes into: wait for
+		// it without the latch (insert intention), then check again.
+		if err := tx.e.Locks.Lock(ctx, tx.trx, wait, txn.LockInsertIntention, tx.LockWait); err != nil {
+			return err
+		}
+	}
+}
+
+// insertLatched is Insert's work under the write latch. It returns the gap
+// lock key to wait on when another transaction locks a gap the row enters.
+func (tx *Tx) insertLatched(t *Table, ver uint64, id txn.ID, pk, row []byte, keys [][]byte, nulls []bool) (string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := tx.checkVersion(t, ver); err != nil {
-		return err
+		return "", err
 	}
 	r := t.get(pk)
 	if r != nil && r.head != nil && !r.head.del {
-		return tx.dupErr(t, PrimaryIndex, pk, r.head.row)
+		return "", tx.dupErr(t, PrimaryIndex, pk, r.head.row)
 	}
 	if err := tx.uniqueConflict(t, keys, nulls, r); err != nil {
-		return err
+		return "", err
+	}
+	wait, splits := tx.insertGaps(t, pk, r == nil, keys)
+	if wait != "" {
+		return wait, nil
 	}
 	if r == nil {
 		r = &record{key: append([]byte(nil), pk...)}
@@ -319,10 +371,11 @@ func (tx *Tx) Insert(ctx context.Context, t *Table, ver uint64, pk, row []byte) 
 	r.head = &version{trx: id, stmt: tx.stmt, row: row, prev: r.head}
 	tx.wrote = true
 	t.addEntries(r, keys)
+	tx.splitGaps(t, splits)
 	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
 	t.rows.Add(1)
 	tx.e.stats.RowsInserted.Add(1)
-	return nil
+	return "", nil
 }
 
 // Update replaces the row with primary key oldPK by row with primary key
@@ -367,24 +420,44 @@ func (tx *Tx) Update(ctx context.Context, t *Table, ver uint64, oldPK, newPK, ro
 	if err != nil {
 		return err
 	}
+	for {
+		wait, err := tx.updateLatched(t, ver, id, oldPK, row, keys, nulls)
+		if wait == "" || err != nil {
+			return err
+		}
+		if err := tx.e.Locks.Lock(ctx, tx.trx, wait, txn.LockInsertIntention, tx.LockWait); err != nil {
+			return err
+		}
+	}
+}
+
+// updateLatched is Update's work under the write latch; like insertLatched
+// it returns a gap lock key to wait on when a secondary key moves into a
+// gap another transaction locks.
+func (tx *Tx) updateLatched(t *Table, ver uint64, id txn.ID, pk, row []byte, keys [][]byte, nulls []bool) (string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := tx.checkVersion(t, ver); err != nil {
-		return err
+		return "", err
 	}
-	r := t.get(oldPK)
+	r := t.get(pk)
 	if r == nil || r.head == nil || r.head.del {
-		return fmt.Errorf("storage: update of a missing row in %s", t.name)
+		return "", fmt.Errorf("storage: update of a missing row in %s", t.name)
 	}
 	if err := tx.uniqueConflict(t, keys, nulls, r); err != nil {
-		return err
+		return "", err
+	}
+	wait, splits := tx.insertGaps(t, pk, false, keys)
+	if wait != "" {
+		return wait, nil
 	}
 	r.head = &version{trx: id, stmt: tx.stmt, row: row, prev: r.head}
 	tx.wrote = true
 	t.addEntries(r, keys)
+	tx.splitGaps(t, splits)
 	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
 	tx.e.stats.RowsUpdated.Add(1)
-	return nil
+	return "", nil
 }
 
 // Delete removes the row with primary key pk (no-op if there is none).
@@ -464,6 +537,7 @@ func (u undoEntry) rollback(id txn.ID) {
 	}
 	if r.head == nil {
 		t.pk.Delete(r) // still t's record: checked above, under the same latch
+		t.gapRemoved(PrimaryIndex, r.key)
 	}
 }
 

@@ -19,6 +19,12 @@ type LockMode uint8
 const (
 	LockS LockMode = iota + 1 // shared
 	LockX                     // exclusive
+
+	// Gap modes (gaplock.go). A gap lock key names the open interval
+	// before one index key; its queue holds only these modes.
+	LockGapS            // gap lock taken by a shared locking read
+	LockGapX            // gap lock taken by an exclusive locking read or a write
+	LockInsertIntention // an insert into the gap: waits for other transactions' gap locks
 )
 
 // SchedulePolicy picks which waiter a released lock is granted to.

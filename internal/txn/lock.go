@@ -36,6 +36,8 @@ const DefaultLockShards = 256
 //	Cancels           (none; waits ended by context cancellation, e.g. KILL QUERY)
 //	Releases          INNODB_METRICS lock_rec_lock_removed (approximately)
 //	Policy            the current innodb_lock_schedule_algorithm (0 fifo, 1 cats)
+//	GapLockRequests   (none; INNODB_METRICS has no gap-lock row)
+//	InsertWaits       (none; part of Innodb_row_lock_waits, counted there too)
 type LockStats struct {
 	Requests         uint64
 	ImmediateGrants  uint64
@@ -48,6 +50,12 @@ type LockStats struct {
 	Cancels          uint64
 	Releases         uint64
 	Policy           SchedulePolicy
+
+	GapLockRequests  uint64 // gap lock requests (S or X; next-key locks count one each)
+	GapLocksHeld     int64  // gap locks granted now
+	InsertIntentions uint64 // inserts that found gap locks held and checked them in the lock table
+	InsertWaits      uint64 // insert-intention waits (an insert blocked by another's gap lock)
+	GapInherits      uint64 // gap locks copied to a new key's gap or passed to a removed key's successor
 }
 
 // trxLockState is the lock-sys part of a Trx.
@@ -64,6 +72,15 @@ type trxLockState struct {
 	// waiting, and takes it back when it stops waiting. CATS uses it as the
 	// schedule weight.
 	blocking atomic.Int64
+
+	// inh holds gap locks other goroutines gave this trx (inheritance,
+	// gaplock.go); ReleaseAll closes it and releases them with held.
+	inh struct {
+		mu     sync.Mutex
+		closed atomic.Bool
+		n      atomic.Int32 // addInherited calls begun
+		locks  []heldLock
+	}
 }
 
 type heldLock struct {
@@ -133,6 +150,13 @@ type LockManager struct {
 
 	waits, timeNs, timeMax, deadlocks, timeouts, cancels atomic.Uint64
 	current                                              atomic.Int64
+
+	// Gap locks (gaplock.go): gaps is the number of gap locks granted and
+	// not released, over all queues; inserts and removals skip every gap
+	// check while it is 0.
+	gaps                          atomic.Int64
+	gapRequests                   stripedCounter
+	iiWaits, inherits, iiRequests atomic.Uint64
 }
 
 // NewLockManager returns an empty lock table.
@@ -163,7 +187,18 @@ func (lm *LockManager) shardOf(key string) int {
 	return int(xxhash.Sum64String(key) % uint64(len(lm.shards)))
 }
 
-func compatible(a, b LockMode) bool { return a == LockS && b == LockS }
+// compatible reports whether a request for mode req can be granted beside
+// (or queue behind) a lock of mode held of another transaction. Record
+// modes (S, X) and gap modes never meet in one queue: they have different
+// keys. Among gap modes the relation is asymmetric: a gap lock is
+// compatible with everything (it never waits), an insert intention
+// conflicts with every gap lock (and with nothing else).
+func compatible(held, req LockMode) bool {
+	if req <= LockX {
+		return held == LockS && req == LockS
+	}
+	return req != LockInsertIntention || held == LockInsertIntention
+}
 
 func (q *lockQueue) grantedTo(t *Trx) *lockReq {
 	if i := q.grantedIndex(t); i >= 0 {
@@ -260,7 +295,16 @@ func (lm *LockManager) Lock(ctx context.Context, t *Trx, key string, mode LockMo
 		sh.queues[key] = q
 	}
 	own := q.grantedTo(t)
-	if own != nil {
+	if mode == LockInsertIntention {
+		// An insert intention is never held: granted means "no other
+		// transaction holds a gap lock here now" (see gaplock.go).
+		if q.fitsGranted(t, mode) {
+			sh.dropIfEmpty(key, q)
+			sh.mu.Unlock()
+			return nil
+		}
+		own = nil
+	} else if own != nil {
 		if own.mode == LockX || mode == LockS || len(q.granted) == 1 {
 			own.mode = max(own.mode, mode)
 			sh.mu.Unlock()
@@ -315,6 +359,9 @@ func (lm *LockManager) Lock(ctx context.Context, t *Trx, key string, mode LockMo
 	}
 	if err == nil {
 		lm.waits.Add(1)
+		if mode == LockInsertIntention {
+			lm.iiWaits.Add(1)
+		}
 		lm.current.Add(1)
 		start := time.Now()
 		var expire <-chan time.Time
@@ -367,7 +414,7 @@ func (lm *LockManager) Lock(ctx context.Context, t *Trx, key string, mode LockMo
 			return err
 		}
 	}
-	if !r.upgrade {
+	if !r.upgrade && mode != LockInsertIntention {
 		t.lk.held = append(t.lk.held, heldLock{lm: lm, shard: si, key: key})
 	}
 	return nil
@@ -455,9 +502,10 @@ func (q *lockQueue) grantAt(i int) {
 	r := q.waiting[i]
 	q.waiting = slices.Delete(q.waiting, i, i+1)
 	r.state = reqGranted
-	if r.upgrade {
+	switch {
+	case r.upgrade:
 		q.grantedTo(r.trx).mode = LockX
-	} else {
+	case r.mode != LockInsertIntention: // an insert intention is not held
 		q.granted = append(q.granted, r)
 	}
 	stopWaiting(r)
@@ -467,6 +515,9 @@ func (q *lockQueue) grantAt(i int) {
 // ReleaseAll releases every lock t holds in lm and grants waiters by the
 // current policy. Locks are released shard by shard, one latch at a time.
 func (lm *LockManager) ReleaseAll(t *Trx) {
+	if extra := t.lk.closeInherited(); extra != nil {
+		t.lk.held = append(t.lk.held, extra...)
+	}
 	held := t.lk.held
 	if len(held) == 0 {
 		return
@@ -500,6 +551,9 @@ func (lm *LockManager) ReleaseAll(t *Trx) {
 				continue
 			}
 			if j := q.grantedIndex(t); j >= 0 {
+				if q.granted[j].mode >= LockGapS {
+					lm.gaps.Add(-1)
+				}
 				q.granted = slices.Delete(q.granted, j, j+1)
 			}
 			lm.grantLocked(q)
@@ -534,5 +588,10 @@ func (lm *LockManager) Stats() LockStats {
 		Cancels:          lm.cancels.Load(),
 		Releases:         lm.releases.load(),
 		Policy:           lm.Policy(),
+		GapLockRequests:  lm.gapRequests.load(),
+		GapLocksHeld:     lm.gaps.Load(),
+		InsertIntentions: lm.iiRequests.Load(),
+		InsertWaits:      lm.iiWaits.Load(),
+		GapInherits:      lm.inherits.Load(),
 	}
 }
