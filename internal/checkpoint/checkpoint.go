@@ -30,6 +30,7 @@ package checkpoint
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -316,7 +317,16 @@ func Read(path string, v Visitor) (Header, error) {
 		return Header{}, err
 	}
 	defer f.Close()
-	r := &reader{r: bufio.NewReaderSize(f, 1<<20), path: path}
+	return read(&reader{r: bufio.NewReaderSize(f, 1<<20), path: path}, v)
+}
+
+// ReadData is Read of a checkpoint held in memory (a file's bytes); name
+// stands for the file in errors.
+func ReadData(data []byte, name string, v Visitor) (Header, error) {
+	return read(&reader{r: bufio.NewReaderSize(bytes.NewReader(data), 64<<10), path: name}, v)
+}
+
+func read(r *reader, v Visitor) (Header, error) {
 	var h Header
 	typ, body, err := r.next()
 	if err != nil {
@@ -327,7 +337,7 @@ func Read(path string, v Visitor) (Header, error) {
 	}
 	version := body[len(magic)]
 	if version < minFormatVersion || version > formatVersion {
-		return h, fmt.Errorf("checkpoint %s: format version %d is not supported by this binary (%d-%d)", path, version, minFormatVersion, formatVersion)
+		return h, fmt.Errorf("checkpoint %s: format version %d is not supported by this binary (%d-%d)", r.path, version, minFormatVersion, formatVersion)
 	}
 	d := body[len(magic)+1:]
 	seq, d, ok := uvarint(d)

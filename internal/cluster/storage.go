@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"lockstep/internal/txlog"
 
@@ -37,6 +38,8 @@ type Storage struct {
 	source SnapshotSource
 	// lastLSN: the log position of the last append (the append step's).
 	lastLSN uint64
+	// prep: the snapshot's data, read off the raft step (Snapshot).
+	prep snapPrep
 }
 
 // StorageOptions configure OpenStorage.
@@ -212,21 +215,78 @@ func (s *Storage) FirstIndex() (uint64, error) {
 // SnapshotSource reads (a checkpoint file, sent whole: at most
 // maxSnapshotData bytes; a larger one, or none, is unavailable and raft
 // asks again later).
+//
+// raft calls Snapshot on the raft step, and again on every proposal and
+// every answer from the member while it gets ErrSnapshotTemporarilyUnavailable
+// (it has nothing else to send it). So Snapshot never reads the data
+// itself: it hands the reading to a goroutine (one at a time, see
+// snapPrep) and answers unavailable until the data is in memory. The raft
+// step, which every commit of the primary goes through, is never held up
+// by a checkpoint being read (TestSnapshotOffRaftStep).
 func (s *Storage) Snapshot() (pb.Snapshot, error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	meta, src := s.p.snap, s.source
-	s.mu.Unlock()
 	switch {
 	case meta.Index == 1:
 		return pb.Snapshot{Metadata: meta}, nil // the bootstrap: no data
 	case meta.Index == 0 || src == nil:
 		return pb.Snapshot{}, raft.ErrSnapshotTemporarilyUnavailable
 	}
-	data, err := src(meta)
-	if err != nil || len(data) > maxSnapshotData {
-		return pb.Snapshot{}, raft.ErrSnapshotTemporarilyUnavailable
+	pr := &s.prep
+	if pr.ready && pr.index == meta.Index {
+		return pb.Snapshot{Metadata: meta, Data: pr.data}, nil
 	}
-	return pb.Snapshot{Metadata: meta, Data: data}, nil
+	if !pr.running && (pr.failedIndex != meta.Index || time.Since(pr.failedAt) >= snapRetry) {
+		pr.running = true
+		go s.prepare(meta, src)
+	}
+	return pb.Snapshot{}, raft.ErrSnapshotTemporarilyUnavailable
+}
+
+// snapPrep is the snapshot data being read for raft, or read (under
+// Storage.mu).
+type snapPrep struct {
+	running bool   // a goroutine is reading
+	ready   bool   // data holds the snapshot at index
+	index   uint64 // the snapshot index data is for
+	data    []byte
+	// failedIndex, failedAt: the last read that failed (no data for the
+	// snapshot at that index yet: a checkpoint being retaken for a new
+	// membership), not tried again before snapRetry.
+	failedIndex uint64
+	failedAt    time.Time
+}
+
+// snapRetry: a snapshot whose data could not be read is not tried again
+// sooner (unless a newer snapshot is recorded meanwhile).
+const snapRetry = 50 * time.Millisecond
+
+// prepare reads the data of the snapshot at meta off the raft step and
+// keeps it for Snapshot while meta is the snapshot the log starts after.
+func (s *Storage) prepare(meta pb.SnapshotMetadata, src SnapshotSource) {
+	data, err := src(meta)
+	if err == nil && len(data) > maxSnapshotData {
+		err = fmt.Errorf("the snapshot at %d has %d bytes, more than a frame", meta.Index, len(data))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pr := &s.prep
+	pr.running = false
+	switch {
+	case err != nil:
+		pr.failedIndex, pr.failedAt = meta.Index, time.Now()
+	case s.p.snap.Index == meta.Index:
+		pr.ready, pr.index, pr.data = true, meta.Index, data
+	}
+}
+
+// dropPrepared forgets snapshot data read for an older snapshot (s.mu
+// held): a member's data is held in memory only until the next checkpoint.
+func (s *Storage) dropPrepared() {
+	if s.prep.index != s.p.snap.Index {
+		s.prep.ready, s.prep.data = false, nil
+	}
 }
 
 // maxSnapshotData: a snapshot travels in one transport frame (not
@@ -255,6 +315,7 @@ func (s *Storage) SetSnapshot(meta pb.SnapshotMetadata) error {
 	}
 	s.p = next
 	s.commit = max(s.commit, meta.Index)
+	s.dropPrepared()
 	return nil
 }
 
@@ -272,6 +333,7 @@ func (s *Storage) installSnapshot(meta pb.SnapshotMetadata) error {
 	}
 	s.p = next
 	s.commit = max(s.commit, meta.Index)
+	s.dropPrepared()
 	s.mu.Unlock()
 	if err := s.log.Reset(meta.Index+1, meta.Term); err != nil {
 		return fmt.Errorf("cluster: starting the log after the snapshot at %d: %w", meta.Index, err)

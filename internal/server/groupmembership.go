@@ -134,31 +134,36 @@ func (s *groupSM) InstallSnapshot(snap pb.Snapshot) error {
 }
 
 // snapshotData gives the data of the snapshot at meta: this member's
-// checkpoint file at that index.
+// checkpoint file at that index. The raft storage calls it off the raft
+// step, once per snapshot index (cluster.Storage.Snapshot).
 func (g *group) snapshotData(meta pb.SnapshotMetadata) ([]byte, error) {
-	dir := filepath.Join(g.cfg.Datadir, "checkpoint")
-	path, err := checkpoint.Latest(dir)
-	if err != nil || path == "" {
-		return nil, errors.New("no checkpoint")
-	}
-	h, err := checkpoint.Read(path, checkpoint.Visitor{})
-	if err != nil {
-		return nil, err
-	}
-	if h.Index != meta.Index {
-		return nil, fmt.Errorf("the newest checkpoint is at %d, not %d", h.Index, meta.Index)
-	}
 	// raft installs a snapshot only on a member its membership names: one
 	// taken before a member was added cannot bring that member in. Ask for
 	// a checkpoint now (an entry makes the applier reach one) and let raft
-	// ask again.
+	// ask again. Nothing is read for that answer.
 	if cur, ok := g.node.ConfState(); !ok || !sameMembers(cur, meta.ConfState) {
 		if !g.ckptWanted.Swap(true) && g.write.Load() {
 			g.node.Propose(nil)
 		}
 		return nil, errors.New("the checkpoint predates a membership change")
 	}
-	return os.ReadFile(path)
+	dir := filepath.Join(g.cfg.Datadir, "checkpoint")
+	path, err := checkpoint.Latest(dir)
+	if err != nil || path == "" {
+		return nil, errors.New("no checkpoint")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	h, err := checkpoint.ReadData(data, path, checkpoint.Visitor{})
+	if err != nil {
+		return nil, err
+	}
+	if h.Index != meta.Index {
+		return nil, fmt.Errorf("the newest checkpoint is at %d, not %d", h.Index, meta.Index)
+	}
+	return data, nil
 }
 
 func sameMembers(a, b pb.ConfState) bool {

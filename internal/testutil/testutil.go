@@ -188,7 +188,14 @@ type Server struct {
 // Kill, say), or "--port", "N" for a fixed port. Datadir and Port follow them.
 func StartServer(t testing.TB, extraArgs ...string) *Server {
 	t.Helper()
-	s, err := start(t, extraArgs)
+	return StartServerBinary(t, "", extraArgs...)
+}
+
+// StartServerBinary is StartServer with the lockstep binary at bin (""
+// is BuildBinary's): a test comparing two builds in one run.
+func StartServerBinary(t testing.TB, bin string, extraArgs ...string) *Server {
+	t.Helper()
+	s, err := start(t, bin, extraArgs)
 	if err != nil {
 		t.Fatalf("testutil: %v", err)
 	}
@@ -199,8 +206,10 @@ func StartServer(t testing.TB, extraArgs ...string) *Server {
 // the server could bind it; StartServer then retries on another port.
 var errPortTaken = errors.New("port taken")
 
-func start(t testing.TB, extraArgs []string) (*Server, error) {
-	bin := BuildBinary(t)
+func start(t testing.TB, bin string, extraArgs []string) (*Server, error) {
+	if bin == "" {
+		bin = BuildBinary(t)
+	}
 	datadir, dirGiven := lastFlag(extraArgs, "datadir")
 	if !dirGiven {
 		datadir = filepath.Join(t.TempDir(), "data")

@@ -44,7 +44,7 @@ func TestStartServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a server")
 	}
-	s, err := start(t, nil)
+	s, err := start(t, "", nil)
 	if err != nil {
 		if strings.Contains(err.Error(), "not implemented") {
 			t.Skip("server not implemented yet")

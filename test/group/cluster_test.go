@@ -82,6 +82,7 @@ type cluster struct {
 	t       *testing.T
 	seeds   string
 	args    []string  // more options for every member
+	bin     string    // the lockstep binary ("": the test's)
 	members []*member // members[i].id == i+1
 	// proxies[i][j] carries member i+1's group traffic to member j+1
 	// (startProxiedCluster; nil otherwise).
@@ -96,6 +97,8 @@ type clusterOptions struct {
 	proxied bool
 	// args are more options for every member.
 	args []string
+	// bin is the lockstep binary the members run ("": the test's).
+	bin string
 }
 
 // startCluster bootstraps a new group of three members and waits until
@@ -112,7 +115,7 @@ const proxiedGroupName = "6c6f636b-7374-5000-8000-70726f787931"
 
 func startClusterWith(t *testing.T, o clusterOptions) *cluster {
 	t.Helper()
-	c := &cluster{t: t, args: o.args}
+	c := &cluster{t: t, args: o.args, bin: o.bin}
 	var seeds []string
 	for id := 1; id <= groupSize; id++ {
 		port, err := testutil.FreePort()
@@ -208,7 +211,11 @@ func (c *cluster) start(m *member, bootstrap bool) {
 	if bootstrap {
 		args = append(args, "--group-bootstrap")
 	}
-	m.srv = testutil.StartServer(c.t, args...)
+	if base := envInt(c.t, "LOCKSTEP_PPROF_BASE", 0); base > 0 {
+		// Each member serves pprof on a port of its own: base + its id.
+		c.t.Setenv("LOCKSTEP_PPROF", "127.0.0.1:"+strconv.Itoa(base+m.id))
+	}
+	m.srv = testutil.StartServerBinary(c.t, c.bin, args...)
 	db, err := sql.Open("mysql", m.srv.DSN("")+dsnTimeouts)
 	if err != nil {
 		c.t.Fatalf("sql.Open for member %d: %v", m.id, err)
@@ -443,3 +450,10 @@ func envInt(t *testing.T, name string, def int) int {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func envString(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}

@@ -3,10 +3,15 @@ package group
 import (
 	"context"
 	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,36 +44,113 @@ var joinArgs = []string{"--checkpoint-log-size", "256K", "--log-segment-size", "
 // rounds, each on a new group, and sums them up (docs/BENCHMARKS.md).
 func TestGroupJoin(t *testing.T) {
 	rounds := envInt(t, "LOCKSTEP_GROUP_ROUNDS", 1)
-	var ratios, mins, beforeMins []float64
+	modes := joinModes(t)
+	type sum struct{ ratios, mins, beforeMins, after []float64 }
+	sums := make([]sum, len(modes))
 	for r := 1; r <= rounds; r++ {
-		t.Run("round"+strconv.Itoa(r), func(t *testing.T) {
-			during, beforeMin := joinRound(t)
+		k := (r - 1) % len(modes)
+		mode := modes[k]
+		t.Run("round"+strconv.Itoa(r)+"-"+mode.name, func(t *testing.T) {
+			during, after, beforeMin := joinRound(t, mode)
 			if len(during) > 0 {
-				ratios = append(ratios, during...)
-				mins = append(mins, slices.Min(during))
-				beforeMins = append(beforeMins, beforeMin)
+				s := &sums[k]
+				s.after = append(s.after, after...)
+				s.ratios = append(s.ratios, during...)
+				s.mins = append(s.mins, slices.Min(during))
+				s.beforeMins = append(s.beforeMins, beforeMin)
 			}
 		})
 	}
-	if len(mins) == 0 {
-		return
+	for k, s := range sums {
+		if len(s.mins) == 0 {
+			continue
+		}
+		ratios := slices.Clone(s.ratios)
+		slices.Sort(ratios)
+		below := 0
+		for _, r := range ratios {
+			if r < joinGoal {
+				below++
+			}
+		}
+		mins := slices.Clone(s.mins)
+		slices.Sort(mins)
+		after := slices.Clone(s.after)
+		slices.Sort(after)
+		afterP50 := math.NaN()
+		if len(after) > 0 {
+			afterP50 = after[(len(after)-1)/2]
+		}
+		t.Logf("join, mode %s: %d rounds; lowest window per round (share of the mean before) %s (median %.2f); all %d windows during the joins: min %.2f, p50 %.2f, max %.2f; %d below %.2f; for comparison the lowest window before the join per round %s; the %d windows after (four members): p50 %.2f",
+			modes[k].name, len(s.mins), fmtRatios(s.mins), mins[(len(mins)-1)/2], len(ratios), ratios[0], ratios[(len(ratios)-1)/2], ratios[len(ratios)-1], below, joinGoal, fmtRatios(s.beforeMins), len(after), afterP50)
 	}
-	slices.Sort(ratios)
-	below := 0
-	for _, r := range ratios {
-		if r < joinGoal {
-			below++
+}
+
+// joinMode is how a round of TestGroupJoin runs: more options for every
+// member, and whether the joining member runs at the lowest CPU priority
+// (nice 19: on one machine, what of the primary's slowdown is the new
+// member's work on the shared CPUs).
+type joinMode struct {
+	name string
+	bin  string // the lockstep binary ("": the test's)
+	nice bool
+}
+
+// joinModes are the modes LOCKSTEP_JOIN_MODES names (comma-separated;
+// rounds take them in turn, so that modes compare in the same run):
+// "base"; "nice" (member 4 at nice 19); "old" and "oldnice", the same with
+// every member running the binary LOCKSTEP_JOIN_OLD_BIN (a build before a
+// change, to compare with).
+func joinModes(t *testing.T) []joinMode {
+	old := os.Getenv("LOCKSTEP_JOIN_OLD_BIN")
+	all := map[string]joinMode{
+		"base":    {name: "base"},
+		"nice":    {name: "nice", nice: true},
+		"old":     {name: "old", bin: old},
+		"oldnice": {name: "oldnice", bin: old, nice: true},
+	}
+	var out []joinMode
+	for _, n := range strings.Split(envString("LOCKSTEP_JOIN_MODES", "base"), ",") {
+		m, ok := all[strings.TrimSpace(n)]
+		if !ok {
+			t.Fatalf("LOCKSTEP_JOIN_MODES: unknown mode %q (base, nice, old, oldnice)", n)
+		}
+		if strings.HasPrefix(m.name, "old") && old == "" {
+			t.Fatalf("LOCKSTEP_JOIN_MODES: mode %s needs LOCKSTEP_JOIN_OLD_BIN", m.name)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// reniceAll sets the nice value of every thread of process pid (Linux's
+// setpriority acts on one thread; threads created later inherit it from
+// their creator).
+func reniceAll(t *testing.T, pid, nice int) {
+	tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		t.Fatalf("renice: %v", err)
+	}
+	for _, e := range tasks {
+		tid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if err := syscall.Setpriority(syscall.PRIO_PROCESS, tid, nice); err != nil {
+			t.Fatalf("renice thread %d of %d: %v", tid, pid, err)
 		}
 	}
-	t.Logf("join: %d rounds; lowest window per round (share of the mean before) %s; all %d windows during the joins: min %.2f, p50 %.2f, max %.2f; %d below %.2f; for comparison the lowest window before the join per round %s",
-		len(mins), fmtRatios(mins), len(ratios), ratios[0], ratios[(len(ratios)-1)/2], ratios[len(ratios)-1], below, joinGoal, fmtRatios(beforeMins))
 }
 
 // joinRound runs one join on a new group and returns the ratios of the
-// primary's windows during the join to its mean before, and the lowest
-// window's before the join (how much the windows vary without a join).
-func joinRound(t *testing.T) (during []float64, beforeMin float64) {
-	c := startClusterWith(t, clusterOptions{args: joinArgs})
+// primary's windows during the join and after it (four members, the new
+// one caught up) to its mean before, and the lowest window's before the
+// join (how much the windows vary without a join).
+func joinRound(t *testing.T, mode joinMode) (during, afterJoin []float64, beforeMin float64) {
+	nice := mode.nice
+	c := startClusterWith(t, clusterOptions{args: joinArgs, bin: mode.bin})
+	cpu := startCPUSampler(c)
+	defer cpu.close()
 	b := newBank(t, c)
 	p := c.waitPrimary(0)
 	b.setup(p)
@@ -99,10 +181,17 @@ func joinRound(t *testing.T) (during []float64, beforeMin float64) {
 	m4.seeds = fmt.Sprintf("%s,%d=%s", c.seeds, m4.id, m4.groupAddr)
 	c.members = append(c.members, m4)
 	c.start(m4, false) // it waits to be added
+	if nice {
+		reniceAll(t, m4.srv.PID(), 19)
+	}
 
 	beforeFrom := time.Now()
+	profileBefore := profilePrimary(t, p, "before", joinBefore-2*time.Second, 2*time.Second)
 	b.run(joinBefore)
 	joinAt := time.Now()
+	profileDuring := profilePrimary(t, p, "during", 0, 2*time.Second)
+	defer profileBefore()
+	defer profileDuring()
 	exec(t, p, fmt.Sprintf("SELECT group_replication_add_member(%d, '%s')", m4.id, m4.groupAddr))
 	var promotedAt time.Time
 	deadline = time.Now().Add(stepTimeout)
@@ -173,6 +262,27 @@ func joinRound(t *testing.T) (during []float64, beforeMin float64) {
 	t.Logf("member 4 added after %v of load; promoted %v later; primary (member %d) commits per second before %v (mean %.0f), during the join %v = %s of before, after %v; longest pause between acknowledgements before %v, during %v; %d acknowledged, %d unknown, %d refused",
 		joinAt.Sub(beforeFrom).Round(time.Millisecond), promotedAt.Sub(joinAt).Round(time.Millisecond), p.id, before, mean, perSec, fmtRatios(ratios), after,
 		gap(beforeFrom, joinAt).Round(time.Millisecond), gap(joinAt, promotedAt.Add(time.Second)).Round(time.Millisecond), acked, unknown, refused)
+	// CPU per window (ms of CPU per 1 s window; 2,000 is the whole
+	// machine): the primary's, member 4's, the other members', the
+	// machine's (every process on it).
+	nb, nd := len(before), len(perSec)
+	othersB, othersD := make([]int, nb), make([]int, nd)
+	for _, m := range c.members {
+		if m.id == p.id || m.id == m4.id {
+			continue
+		}
+		for i, v := range cpu.perWindow(m.id, beforeFrom, nb) {
+			othersB[i] += v
+		}
+		for i, v := range cpu.perWindow(m.id, joinAt, nd) {
+			othersD[i] += v
+		}
+	}
+	t.Logf("CPU ms per window, before | during: primary %v | %v; member 4 %v | %v; the two other members %v | %v; machine %v | %v",
+		cpu.perWindow(p.id, beforeFrom, nb), cpu.perWindow(p.id, joinAt, nd),
+		cpu.perWindow(m4.id, beforeFrom, nb), cpu.perWindow(m4.id, joinAt, nd),
+		othersB, othersD,
+		cpu.perWindow(0, beforeFrom, nb), cpu.perWindow(0, joinAt, nd))
 	for i, n := range perSec {
 		if n == 0 {
 			t.Errorf("no commit on the primary in second %d of the join (per second: %v)", i+1, perSec)
@@ -188,7 +298,47 @@ func joinRound(t *testing.T) (during []float64, beforeMin float64) {
 	c.waitConverged()
 	b.verify("after member 4 joined")
 	c.checkChecksums("after member 4 joined")
-	return ratios, float64(slices.Min(before)) / mean
+	afterRatios := make([]float64, len(after))
+	for i, n := range after {
+		afterRatios[i] = float64(n) / mean
+	}
+	return ratios, afterRatios, float64(slices.Min(before)) / mean
+}
+
+// profilePrimary takes a CPU profile of the primary for d, after a
+// pause of wait, into $LOCKSTEP_JOIN_PROFILE/<round>-<what>.pprof, when
+// LOCKSTEP_JOIN_PROFILE names a directory and the members were started
+// with LOCKSTEP_PPROF_BASE=N (member i serves pprof on 127.0.0.1:N+i).
+// The returned function waits for the profile.
+func profilePrimary(t *testing.T, p *member, what string, wait, d time.Duration) func() {
+	dir := os.Getenv("LOCKSTEP_JOIN_PROFILE")
+	base := envInt(t, "LOCKSTEP_PPROF_BASE", 0)
+	if dir == "" || base == 0 {
+		return func() {}
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(base+p.id)
+	done := make(chan struct{})
+	name := filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_")+"-"+what+".pprof")
+	go func() {
+		defer close(done)
+		time.Sleep(wait)
+		url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, int(d/time.Second))
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Logf("profile %s: %v", what, err)
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Logf("profile %s: %v", what, err)
+			return
+		}
+		if err := os.WriteFile(name, b, 0o644); err != nil {
+			t.Logf("profile %s: %v", what, err)
+		}
+	}()
+	return func() { <-done }
 }
 
 // globalStatus reads one SHOW GLOBAL STATUS variable of m.
