@@ -100,10 +100,25 @@ func useDatabase(ctx *sql.Context, db string) func() {
 // routine's database current.
 func (o execOverride) buildInDatabase(ctx *sql.Context, n *plan.Call, row sql.Row) (sql.RowIter, error) {
 	db := n.Database()
-	if db == nil || db.Name() == "" {
+	inTrigger := len(row) > 0 // a trigger's CALL: built with the row that fired it
+	if (db == nil || db.Name() == "") && !inTrigger {
 		return nil, nil // go-mysql-server builds it
 	}
-	defer useDatabase(ctx, db.Name())()
+	if inTrigger {
+		// go-mysql-server runs the procedure's statements while it builds
+		// the call, each committing in autocommit mode as at the top
+		// level: inside a trigger that ended the firing statement's
+		// transaction halfway (its cursor then failed with "transaction
+		// already finished", or its next row waited for its own locks). In
+		// MySQL a trigger's work is part of its statement: no commit.
+		if s, ok := ctx.Session.(*Session); ok {
+			s.triggerCalls++
+			defer func() { s.triggerCalls-- }()
+		}
+	}
+	if db != nil && db.Name() != "" {
+		defer useDatabase(ctx, db.Name())()
+	}
 	return newExecOverride(o.fe, n).Build(ctx, n, row)
 }
 

@@ -32,6 +32,9 @@ type Session struct {
 	mdl *mdl.Owner
 	// reopen: the statement failed with errReopen (mdl.go).
 	reopen bool
+	// triggerCalls counts the procedures called from triggers being run:
+	// their statements do not commit (routinedb.go).
+	triggerCalls int
 
 	clientHost string // the host USER() names (userfunc.go); "" for local sessions
 
@@ -176,6 +179,11 @@ func isolationOf(level string) (txn.Isolation, bool) {
 // ReadView) starts lazily at the first read or write, as in InnoDB, unless
 // the statement asked for a consistent snapshot.
 func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacteristic) (sql.Transaction, error) {
+	if s.triggerCalls > 0 && s.tx != nil && !s.tx.Done() {
+		// A procedure's statement inside a trigger (routinedb.go): it runs
+		// in the firing statement's transaction.
+		return &Transaction{readOnly: s.readOnly}, nil
+	}
 	if s.tx != nil {
 		// go-mysql-server commits before starting; be safe anyway.
 		if err := s.commitTx(ctx); err != nil {
@@ -237,6 +245,9 @@ func (s *Session) commitTx(ctx context.Context) error {
 }
 
 func (s *Session) CommitTransaction(ctx *sql.Context, _ sql.Transaction) error {
+	if s.triggerCalls > 0 {
+		return nil // a procedure's statement inside a trigger (routinedb.go)
+	}
 	s.ddlSucceeded()
 	err := s.commitTx(ctx)
 	s.releaseMDL(mdl.Transaction, false) // mdl.go

@@ -61,8 +61,12 @@ func (tx *Tx) Cursor(ctx context.Context, t *Table, idx int, rng Range, reverse 
 	}
 	if mode == 0 {
 		tx.trx.ReadView() // REPEATABLE READ: the first consistent read fixes the snapshot
-		c.epoch = tx.readEpoch()
 	}
+	// A locking cursor too never returns what its own transaction wrote
+	// after it opened (tx.currentBefore): an UPDATE that moves a row's key
+	// ahead of its own scan must not reach the row again, even when a
+	// trigger's statement has started a new statement number meanwhile.
+	c.epoch = tx.readEpoch()
 	return c
 }
 
@@ -83,7 +87,7 @@ func (c *Cursor) Next() (pk, row []byte, ok bool, err error) {
 					c.tx.lockedX(c.t, cd.rec)
 				}
 				c.t.mu.RLock()
-				if v := c.tx.current(cd.rec); v != nil && !v.del && (c.idx == PrimaryIndex || c.t.secs[c.idx].hasKey(v.row, cd.ikey)) {
+				if v := c.tx.currentBefore(cd.rec, c.epoch); v != nil && !v.del && (c.idx == PrimaryIndex || c.t.secs[c.idx].hasKey(v.row, cd.ikey)) {
 					row, found = v.row, true
 				}
 				if cd.hit && !found && !c.t.dropped {

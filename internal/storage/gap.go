@@ -170,7 +170,7 @@ func (c *Cursor) uniqueEq() bool {
 // that found its row, which InnoDB locks without the gap. Caller holds
 // t.mu.
 func (c *Cursor) uniqueHit(cd *cand) bool {
-	v := c.tx.current(cd.rec)
+	v := c.tx.currentBefore(cd.rec, c.epoch)
 	if v == nil || v.del {
 		return false
 	}

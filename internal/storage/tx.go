@@ -118,6 +118,26 @@ func (tx *Tx) current(r *record) *version {
 	return v
 }
 
+// currentBefore is current for a locking cursor opened at epoch (its
+// readEpoch): it also skips the versions this transaction wrote since the
+// cursor opened, whatever statement number they carry. Caller holds r's
+// table latch and a lock on the row.
+func (tx *Tx) currentBefore(r *record, epoch uint32) *version {
+	v := r.head
+	my := tx.trx.ID()
+	if my == 0 || tx.seeStmt {
+		return v
+	}
+	bound := epoch
+	if tx.stmtBase != 0 && tx.stmtBase < bound {
+		bound = tx.stmtBase
+	}
+	for v != nil && v.trx == my && v.stmt >= bound {
+		v = v.prev
+	}
+	return v
+}
+
 // visible returns the version of r this transaction's consistent read sees,
 // or nil: the newest of its own versions numbered below epoch (see
 // readEpoch), else the newest its ReadView sees. Caller holds r's table
