@@ -2,9 +2,12 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -225,6 +228,7 @@ func TestMetricsCoverStatus(t *testing.T) {
 			t.Errorf("peer series labels %v", m.Label)
 		}
 	}
+	t.Run("dashboard", func(t *testing.T) { checkDashboard(t, fams) })
 	// A secondary's endpoint is its own: not the primary.
 	if v := mustMetric(t, ms[1].scrape(t), "lockstep_group_replication_primary"); v != 0 {
 		t.Errorf("secondary's lockstep_group_replication_primary = %v", v)
@@ -242,5 +246,59 @@ func TestMetricsNotFound(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("GET /: %s, want 404", resp.Status)
+	}
+}
+
+// dashboardMetric finds the metric names in a PromQL expression.
+var dashboardMetric = regexp.MustCompile(`\b(?:lockstep|go|process)_[a-zA-Z0-9_]+`)
+
+// checkDashboard: every metric docs/grafana/lockstep.json names exists in
+// fams (a histogram's _bucket, _sum and _count by its family).
+func checkDashboard(t *testing.T, fams map[string]*dto.MetricFamily) {
+	text, err := os.ReadFile("../../docs/grafana/lockstep.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr string }
+		}
+		Templating struct {
+			List []struct{ Query any }
+		}
+	}
+	if err := json.Unmarshal(text, &dash); err != nil {
+		t.Fatalf("docs/grafana/lockstep.json: %v", err)
+	}
+	var exprs []string
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			exprs = append(exprs, tg.Expr)
+		}
+	}
+	for _, v := range dash.Templating.List {
+		if q, ok := v.Query.(string); ok {
+			exprs = append(exprs, q)
+		}
+	}
+	named := 0
+	for _, e := range exprs {
+		for _, name := range dashboardMetric.FindAllString(e, -1) {
+			named++
+			if _, ok := fams[name]; ok {
+				continue
+			}
+			base := name
+			for _, suf := range []string{"_bucket", "_sum", "_count"} {
+				base = strings.TrimSuffix(base, suf)
+			}
+			if f, ok := fams[base]; !ok || (f.GetType() != dto.MetricType_HISTOGRAM && f.GetType() != dto.MetricType_SUMMARY) {
+				t.Errorf("the dashboard names %s (in %q), which /metrics does not have", name, e)
+			}
+		}
+	}
+	if named < 40 {
+		t.Errorf("the dashboard names only %d metrics", named)
 	}
 }
