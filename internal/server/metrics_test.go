@@ -219,6 +219,13 @@ func TestMetricsCoverStatus(t *testing.T) {
 	if v := mustMetric(t, fams, "lockstep_group_replication_proposals_total"); v < 1 {
 		t.Errorf("lockstep_group_replication_proposals_total = %v after writes", v)
 	}
+	elections := 0.0
+	for _, m := range ms {
+		elections += mustMetric(t, m.scrape(t), "lockstep_group_replication_elections_total")
+	}
+	if elections < 1 {
+		t.Errorf("no member counted the election that made the primary")
+	}
 	peers := fams["lockstep_group_replication_peer_send_queued_bytes"]
 	if peers == nil || len(peers.Metric) != 2 {
 		t.Fatalf("per-peer send queues: %v, want one series per other member", peers)
