@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"lockstep/internal/config"
+	"lockstep/internal/server"
 )
 
 // `lockstep demo`: a local group of members on 127.0.0.1, each a server.Run
@@ -163,6 +164,9 @@ func demo(parent context.Context, o demoOptions, out io.Writer) error {
 	}
 	for _, m := range ms {
 		fmt.Fprintf(out, "  member %d: %s\n", m.id, m.mysqlLine())
+		if addr := server.MetricsAddress(m.cfg.Datadir); addr != "" {
+			fmt.Fprintf(out, "    metrics: http://%s/metrics\n", addr)
+		}
 	}
 	fmt.Fprintln(out, "lockstep demo: Ctrl-C stops the group")
 	watchPrimary(ctx, ms, out)
@@ -209,6 +213,7 @@ func demoMembers(o demoOptions, dir string) (ms []*demoMember, note string, err 
 		cfg.Datadir = filepath.Join(dir, fmt.Sprintf("member-%d", i+1))
 		cfg.Port, cfg.BindAddress = sqlPorts[i], "127.0.0.1"
 		cfg.ServerID = uint64(i + 1)
+		cfg.MetricsAddress = "127.0.0.1:0" // a free port, printed with the member
 		cfg.GroupLocalAddress = seeds[cfg.ServerID]
 		cfg.GroupSeeds = seeds
 		if _, err := os.Stat(filepath.Join(cfg.Datadir, "raft-state")); errors.Is(err, os.ErrNotExist) {

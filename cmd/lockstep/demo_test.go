@@ -6,7 +6,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"regexp"
 	"strconv"
@@ -82,6 +84,22 @@ func TestDemo(t *testing.T) {
 	}
 	if len(ports) != 3 {
 		t.Fatalf("want 3 members' connection lines:\n%s", out.String())
+	}
+	// Each member's metrics endpoint, its own.
+	urls := regexp.MustCompile(`(?m)^  member (\d): .*\n    metrics: (http://127\.0\.0\.1:\d+/metrics)$`).FindAllStringSubmatch(out.String(), -1)
+	if len(urls) != 3 {
+		t.Fatalf("want 3 members' metrics lines:\n%s", out.String())
+	}
+	for _, u := range urls {
+		resp, err := http.Get(u[2])
+		if err != nil {
+			t.Fatalf("member %s metrics: %v", u[1], err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := "lockstep_group_replication_member_id " + u[1] + "\n"; !strings.Contains(string(body), want) {
+			t.Fatalf("member %s's %s has no %q", u[1], u[2], want)
+		}
 	}
 	primary, _ := strconv.Atoi(primM[1])
 	if p, _ := strconv.Atoi(primM[2]); p != ports[primary] {

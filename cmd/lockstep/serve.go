@@ -60,6 +60,7 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 		{config.KeyLogSyncsInFlight, "count", "1", "commit groups that may wait for their log fsync at once, each with its own fsync (1..16)"},
 		{config.KeySSL, "bool", "ON", "offer TLS, with a CA and server certificate generated in the data directory at first use (MySQL 8's auto_generate_certs)"},
 		{config.KeyReplicaWorkers, "count", "0", "workers of the parallel applier crash recovery replays the log with (MySQL's replica_parallel_workers); 0 or 1: serial"},
+		{config.KeyMetricsAddress, "host:port", "", "serve Prometheus metrics at http://host:port/metrics (docs/metrics.md); unset: no metrics endpoint"},
 		{config.KeyServerID, "int", "1", "this server's id; in a group, its member id (MySQL's server_id)"},
 		{config.KeyGroupLocalAddress, "host:port", "", "run as a member of a replication group, with group traffic on this address (MySQL's group_replication_local_address); unset: standalone"},
 		{config.KeyGroupSeeds, "id=host:port,...", "", "every member of the group, this one included, by server id and group address"},

@@ -62,6 +62,7 @@ func (n *Node) ProposeMembership(typ pb.ConfChangeType, id uint64, addr string) 
 	n.mu.Lock()
 	n.nextID++
 	p := newProposal(n.nextID, nil)
+	p.failed = &n.propFailed
 	p.change = &pb.ConfChangeV2{Changes: []pb.ConfChangeSingle{{Type: typ, NodeID: id}},
 		Context: encodeChangeContext(p.id, addr)}
 	if n.stopped || n.err != nil {

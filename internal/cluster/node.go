@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"go.etcd.io/raft/v3"
 	pb "go.etcd.io/raft/v3/raftpb"
@@ -137,9 +138,14 @@ type Node struct {
 	waiting map[uint64]*Proposal // proposed, index not known yet (raft step)
 	nextID  uint64
 	status  Status
-	members membersState // members.go
-	err     error        // the node's fatal error
-	stopped bool
+	// elections counts the elections this node started (became a
+	// candidate, or a candidate again in a new term), under mu;
+	// propFailed the proposals that ended dropped or lost.
+	elections  uint64
+	propFailed atomic.Uint64
+	members    membersState // members.go
+	err        error        // the node's fatal error
+	stopped    bool
 
 	wakeRaft, wakeAppend, wakeApply chan struct{}
 
@@ -271,6 +277,7 @@ func (n *Node) ProposeFenced(data []byte, f Fence) *Proposal {
 	n.mu.Lock()
 	n.nextID++
 	p := newProposal(n.nextID, data)
+	p.failed = &n.propFailed
 	p.fence = f
 	if n.stopped || n.err != nil {
 		n.mu.Unlock()
@@ -288,6 +295,30 @@ func (n *Node) Status() Status {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.status
+}
+
+// Counters are a node's activity counters and queue depths (SHOW STATUS
+// and the metrics endpoint).
+type Counters struct {
+	Proposals       uint64 // proposals made here (entries and membership changes)
+	ProposalsFailed uint64 // of which dropped or lost (never committed)
+	Elections       uint64 // elections this node started
+	AppendQueue     int    // entries waiting for the append step
+	ApplyQueue      int    // committed entries waiting for the apply step
+}
+
+// Counters returns the node's counters.
+func (n *Node) Counters() Counters {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	c := Counters{Proposals: n.nextID, ProposalsFailed: n.propFailed.Load(), Elections: n.elections}
+	for _, m := range n.appendQ {
+		c.AppendQueue += len(m.Entries)
+	}
+	for _, m := range n.applyQ {
+		c.ApplyQueue += len(m.Entries)
+	}
+	return c
 }
 
 // Err is the error that stopped the node, if any.
@@ -424,6 +455,9 @@ func (n *Node) RaftStep() bool {
 	}
 	bs := n.rn.BasicStatus()
 	n.mu.Lock()
+	if bs.RaftState == raft.StateCandidate && (n.status.State != raft.StateCandidate || bs.Term > n.status.Term) {
+		n.elections++
+	}
 	n.status.Lead, n.status.Term, n.status.State, n.status.Commit = bs.Lead, bs.Term, bs.RaftState, bs.Commit
 	n.mu.Unlock()
 	n.send(out)

@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	pb "go.etcd.io/raft/v3/raftpb"
 )
@@ -37,6 +38,9 @@ type Proposal struct {
 	once sync.Once
 	done chan struct{}
 	err  error
+	// failed, when set, counts proposals that ended dropped or lost (the
+	// node's Counters).
+	failed *atomic.Uint64
 }
 
 func newProposal(id uint64, data []byte) *Proposal {
@@ -56,6 +60,9 @@ func (p *Proposal) Index() uint64 { return p.index }
 func (p *Proposal) finish(err error) {
 	p.once.Do(func() {
 		p.err = err
+		if p.failed != nil && (errors.Is(err, ErrProposalDropped) || errors.Is(err, ErrProposalLost)) {
+			p.failed.Add(1)
+		}
 		close(p.done)
 	})
 }

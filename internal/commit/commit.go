@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"lockstep/internal/certify"
+	"lockstep/internal/hist"
 )
 
 // Log is what the pipeline needs from the transaction log. internal/txlog
@@ -279,6 +280,7 @@ func New(opts Options) (*Pipeline, error) {
 		clock: opts.Clock,
 		seq:   newSequencer(opts.Certifier, opts.NextSeq),
 	}
+	p.c.latency = hist.New(LatencyBoundsMicros...)
 	p.cert.Store(&opts.Certifier)
 	if opts.NextGNO > 0 {
 		p.seq.gnoOffset = opts.NextGNO - opts.NextSeq
@@ -352,6 +354,7 @@ func (p *Pipeline) Commit(t *Txn) (seq int64, err error) {
 		p.c.failed.Add(1)
 		return 0, err
 	}
+	start := time.Now()
 	w := p.waiters.Get().(*waiter)
 	w.txn = t
 	w.mode = WakeupMode(p.wakeup.Load())
@@ -369,6 +372,8 @@ func (p *Pipeline) Commit(t *Txn) (seq int64, err error) {
 	p.waiters.Put(w)
 	if err != nil {
 		p.c.failed.Add(1)
+	} else {
+		p.c.latency.Observe(time.Since(start).Microseconds())
 	}
 	return seq, err
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"lockstep/internal/certify"
+	"lockstep/internal/hist"
 )
 
 // GroupSizeBuckets labels the buckets of Stats.GroupSizes.
@@ -68,7 +69,14 @@ type Stats struct {
 	LastGNO int64
 	// Certify is the certifier's counters.
 	Certify certify.Stats
+	// Latency is the histogram of successful Commit calls' durations, in
+	// microseconds (from the call to its return: queueing, the group's
+	// append and fsync, publishing), by LatencyBoundsMicros.
+	Latency hist.Snapshot
 }
+
+// LatencyBoundsMicros are the upper bounds of Stats.Latency's buckets.
+var LatencyBoundsMicros = []int64{50, 100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000}
 
 // WakeEfficiency is WakeupsDone / Wakeups, 1 when there were no wake-ups.
 // Targeted wake-ups keep it at exactly 1.
@@ -133,6 +141,7 @@ type counters struct {
 	delaysSkipped  atomic.Int64
 	delayNanos     atomic.Int64
 	turnWaits      atomic.Int64
+	latency        *hist.Hist // set by New
 }
 
 // Stats returns a snapshot of the counters. Safe for concurrent use.
@@ -156,6 +165,7 @@ func (p *Pipeline) Stats() Stats {
 		DelayTime:      time.Duration(c.delayNanos.Load()),
 		TurnWaits:      c.turnWaits.Load(),
 		Certify:        (*p.cert.Load()).Stats(),
+		Latency:        c.latency.Snapshot(),
 	}
 	for i := range s.GroupSizes {
 		s.GroupSizes[i] = c.sizes[i].Load()

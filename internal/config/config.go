@@ -83,6 +83,11 @@ type Config struct {
 	// --replica-transaction-retries.
 	ReplicaTransactionRetries int
 
+	// MetricsAddress: where the Prometheus metrics endpoint listens
+	// (host:port, serving /metrics; docs/metrics.md); empty: no endpoint.
+	// --metrics-address.
+	MetricsAddress string
+
 	// Group replication (docs/cluster.md), MySQL Group Replication's names.
 	// Without GroupLocalAddress the server runs standalone.
 	ServerID          uint64            // --server-id: this member's id in the group (default 1)
@@ -148,6 +153,7 @@ const (
 	KeyGroupName         = "group-name"
 	KeyReplicaOrder      = "replica-preserve-commit-order"
 	KeyReplicaRetries    = "replica-transaction-retries"
+	KeyMetricsAddress    = "metrics-address"
 )
 
 // MaxReplicaParallelWorkers is --replica-parallel-workers's limit (MySQL's).
@@ -181,7 +187,7 @@ const (
 var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword,
 	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin, KeyCheckpointLogSize,
 	KeyCheckpointFsync, KeyCheckpointRate, KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount, KeyLogSyncsInFlight, KeySSL, KeySecureFilePriv, KeyReplicaWorkers, KeyReplicaOrder, KeyReplicaRetries,
-	KeyServerID, KeyGroupLocalAddress, KeyGroupSeeds, KeyGroupBootstrap, KeyGroupName}
+	KeyMetricsAddress, KeyServerID, KeyGroupLocalAddress, KeyGroupSeeds, KeyGroupBootstrap, KeyGroupName}
 
 // Default returns the embedded defaults: data in ./lockstep-data, listening on
 // 127.0.0.1:3306, account root with no password.
@@ -335,6 +341,14 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("invalid group-local-address %q: must be host:port", value)
 		}
 		c.GroupLocalAddress = strings.TrimSpace(value)
+	case KeyMetricsAddress:
+		v := strings.TrimSpace(value)
+		if v != "" {
+			if err := checkHostPort(v); err != nil {
+				return fmt.Errorf("invalid metrics-address %q: %v", value, err)
+			}
+		}
+		c.MetricsAddress = v
 	case KeyGroupSeeds:
 		seeds, err := parseSeeds(value)
 		if err != nil {
@@ -413,6 +427,19 @@ func IsUUID(s string) bool {
 		}
 	}
 	return true
+}
+
+// checkHostPort checks that s is host:port with a port number (the host
+// may be empty: every address).
+func checkHostPort(s string) error {
+	_, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return errors.New("must be host:port")
+	}
+	if _, err := ParsePort(port); err != nil {
+		return errors.New("must be host:port with a port from 0 to 65535")
+	}
+	return nil
 }
 
 // parseSeeds parses id=host:port,... (every member of the group).

@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"lockstep/internal/checkpoint"
 	"lockstep/internal/commit"
+	"lockstep/internal/hist"
 	logrec "lockstep/internal/record"
 	"lockstep/internal/sqlfront"
 	"lockstep/internal/storage"
@@ -42,6 +44,19 @@ type checkpointStats struct {
 	lastBytes atomic.Int64
 	chunks    atomic.Int64
 	pausedNs  atomic.Int64 // time checkpoints slept for --checkpoint-rate-limit
+
+	timesOnce sync.Once
+	timesH    *hist.Hist // durations of checkpoints written, ms (times)
+}
+
+// checkpointBoundsMs are the upper bounds of the checkpoint duration
+// histogram (SHOW STATUS Lockstep_checkpoint_time_ms_*).
+var checkpointBoundsMs = []int64{10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000}
+
+// times is the histogram of checkpoint durations in milliseconds.
+func (c *checkpointStats) times() *hist.Hist {
+	c.timesOnce.Do(func() { c.timesH = hist.New(checkpointBoundsMs...) })
+	return c.timesH
 }
 
 func (d *durable) checkpointDir() string { return filepath.Join(d.datadir, "checkpoint") }
@@ -91,7 +106,9 @@ func (d *durable) checkpoint(fe *sqlfront.Frontend) (string, error) {
 	d.ckpt.count.Add(1)
 	d.ckpt.lastSeq.Store(seq)
 	d.ckpt.lastRows.Store(rows)
-	d.ckpt.lastNs.Store(int64(time.Since(start)))
+	took := time.Since(start)
+	d.ckpt.lastNs.Store(int64(took))
+	d.ckpt.times().Observe(took.Milliseconds())
 	return path, nil
 }
 

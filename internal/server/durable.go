@@ -216,6 +216,8 @@ func (d *durable) status(m map[string]int64) {
 	for i, n := range ps.GroupSizes {
 		m["Lockstep_group_commit_size_"+commit.GroupSizeBuckets[i]] = n
 	}
+	m["Lockstep_group_commit_appended"] = ps.Appended
+	ps.Latency.Status(m, "Lockstep_commit_latency_us")
 	m["Lockstep_group_commit_delays"] = ps.Delays
 	m["Lockstep_group_commit_delays_cut"] = ps.DelaysCut
 	m["Lockstep_group_commit_delays_skipped"] = ps.DelaysSkipped
@@ -228,6 +230,8 @@ func (d *durable) status(m map[string]int64) {
 	m["Lockstep_log_bytes"] = int64(ls.Bytes)
 	m["Lockstep_log_appends"] = int64(ls.Appends)
 	m["Lockstep_log_records_compressed"] = int64(ls.Compressed)
+	m["Lockstep_log_compressed_input_bytes"] = int64(ls.CompressedIn)
+	m["Lockstep_log_compressed_output_bytes"] = int64(ls.CompressedOut)
 	m["Lockstep_log_wait_wakeups"] = int64(ls.Wakeups)
 	m["Lockstep_log_wait_wakeups_done"] = int64(ls.WakeupsDone)
 	m["Lockstep_log_disk_full_resumes"] = int64(ls.DiskFullResumes)
@@ -254,6 +258,7 @@ func (d *durable) status(m map[string]int64) {
 	m["Lockstep_checkpoint_last_seq"] = d.ckpt.lastSeq.Load()
 	m["Lockstep_checkpoint_last_rows"] = d.ckpt.lastRows.Load()
 	m["Lockstep_checkpoint_last_ms"] = d.ckpt.lastNs.Load() / 1e6
+	d.ckpt.times().Snapshot().Status(m, "Lockstep_checkpoint_time_ms")
 	m["Lockstep_checkpoint_last_bytes"] = d.ckpt.lastBytes.Load()
 	m["Lockstep_checkpoint_writeback_chunks"] = d.ckpt.chunks.Load()
 	m["Lockstep_checkpoint_paused_ms"] = d.ckpt.pausedNs.Load() / 1e6

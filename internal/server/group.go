@@ -476,6 +476,12 @@ func (g *group) status(m map[string]int64) {
 		m["Lockstep_group_replication_member_error"] = 0
 	}
 	m["Lockstep_group_replication_read_barriers"] = g.barriers.Load()
+	nc := g.node.Counters()
+	m["Lockstep_group_replication_proposals"] = int64(nc.Proposals)
+	m["Lockstep_group_replication_proposals_failed"] = int64(nc.ProposalsFailed)
+	m["Lockstep_group_replication_elections"] = int64(nc.Elections)
+	m["Lockstep_group_replication_append_queue"] = int64(nc.AppendQueue)
+	m["Lockstep_group_replication_apply_queue"] = int64(nc.ApplyQueue)
 	// Flow control (docs/cluster.md): what the transport holds for each
 	// peer, the most it held, and what it dropped with the queue full.
 	var queued, dropped int64

@@ -103,7 +103,9 @@ func (g *group) checkpoint(snap *storage.Tx, h checkpoint.Header, conf pb.ConfSt
 	d.ckpt.count.Add(1)
 	d.ckpt.lastSeq.Store(h.Seq)
 	d.ckpt.lastRows.Store(rows)
-	d.ckpt.lastNs.Store(int64(time.Since(start)))
+	took := time.Since(start)
+	d.ckpt.lastNs.Store(int64(took))
+	d.ckpt.times().Observe(took.Milliseconds())
 	return nil
 }
 

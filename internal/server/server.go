@@ -50,6 +50,15 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 		return fmt.Errorf("start SQL engine: %w", err)
 	}
 	defer fe.Close()
+	if cfg.MetricsAddress != "" {
+		// Before recovery, so that a bad address is found at once
+		// (metrics.go); scrapes during recovery see what exists so far.
+		me, err := startMetrics(cfg.MetricsAddress, cfg.Datadir, fe, os.Stderr)
+		if err != nil {
+			return err
+		}
+		defer me.close()
+	}
 	d, err := openDurable(cfg, fe, os.Stderr)
 	if err != nil {
 		return err

@@ -41,6 +41,8 @@ func (l *Log) encRecord(term, index uint64, p []byte) (encRec, error) {
 		if c := compress(p); c != nil {
 			r.stored, r.flags = c, recZstd
 			l.st.compressed.Add(1)
+			l.st.compIn.Add(uint64(len(p)))
+			l.st.compOut.Add(uint64(len(c)))
 		}
 	}
 	if len(r.stored) > MaxPayload {

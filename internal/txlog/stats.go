@@ -16,6 +16,8 @@ type counters struct {
 	failWakeups atomic.Uint64
 	spaceWaits  atomic.Uint64
 	compressed  atomic.Uint64
+	compIn      atomic.Uint64 // payload bytes of compressed records, before
+	compOut     atomic.Uint64 // and after compression
 	segments    atomic.Uint64
 	resumes     atomic.Uint64
 	prealloc    atomic.Uint64
@@ -58,8 +60,11 @@ type Stats struct {
 	// SpaceWaits counts appends that waited for the writer to free buffer
 	// space (or for the next piece of a large append).
 	SpaceWaits uint64
-	// Compressed counts payloads stored zstd-compressed.
-	Compressed uint64
+	// Compressed counts payloads stored zstd-compressed; CompressedIn and
+	// CompressedOut are their sizes before and after compression (the
+	// compression ratio is In/Out).
+	Compressed                  uint64
+	CompressedIn, CompressedOut uint64
 	// Preallocated counts spare segment files the preallocator zero-filled,
 	// PreallocUsed those the writer moved to, PreallocFailures attempts
 	// that failed (disk full, say; the log then grows its files as they
@@ -99,6 +104,8 @@ func (l *Log) Stats() Stats {
 		FailWakeups:        c.failWakeups.Load(),
 		SpaceWaits:         c.spaceWaits.Load(),
 		Compressed:         c.compressed.Load(),
+		CompressedIn:       c.compIn.Load(),
+		CompressedOut:      c.compOut.Load(),
 		SegmentsCreated:    c.segments.Load(),
 		Preallocated:       c.prealloc.Load(),
 		PreallocUsed:       c.preUsed.Load(),
