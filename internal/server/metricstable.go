@@ -59,6 +59,12 @@ var statusMetrics = []statusMetric{
 	{"Innodb_deadlocks", "deadlocks_total", counter, 0, "Deadlocks detected (a victim rolled back, 1213)."},
 	{"Lockstep_lock_wait_timeouts", "lock_wait_timeouts_total", counter, 0, "Row lock waits that timed out (1205)."},
 	{"Lockstep_lock_schedule_cats", "lock_schedule_cats", gauge, 0, "1 when row locks are granted by CATS, 0 for FCFS."},
+	// Gap and next-key locks (storage.md).
+	{"Lockstep_gap_lock_requests", "gap_lock_requests_total", counter, 0, "Gap lock requests (a next-key lock counts one)."},
+	{"Lockstep_gap_locks_held", "gap_locks_held", gauge, 0, "Gap locks granted and not released."},
+	{"Lockstep_insert_intention_checks", "insert_intention_checks_total", counter, 0, "Inserts that found gap locks held and checked them in the lock table."},
+	{"Lockstep_insert_intention_waits", "insert_intention_waits_total", counter, 0, "Inserts that waited for another transaction's gap lock."},
+	{"Lockstep_gap_lock_inherits", "gap_lock_inherits_total", counter, 0, "Gap locks passed to a new key's gap or to a removed key's successor."},
 	// Metadata locks.
 	{"Lockstep_mdl_acquires", "mdl_acquires_total", counter, 0, "Metadata lock acquisitions."},
 	{"Lockstep_mdl_waits", "mdl_waits_total", counter, 0, "Metadata lock acquisitions that waited."},
