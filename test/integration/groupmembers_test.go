@@ -81,7 +81,8 @@ func startGroup(t *testing.T, n int) (ms []*testutil.Server, groupAddrs []string
 
 // TestGroupMembersView: on every member of a 3-member group,
 // performance_schema.replication_group_members has one row per member,
-// all ONLINE, one PRIMARY (the same on every member); after the primary
+// all ONLINE, one PRIMARY (the same on every member), MEMBER_ID the
+// member's server_uuid, MEMBER_HOST and MEMBER_PORT its SQL address; after the primary
 // is killed, the two others show it UNREACHABLE within seconds and one of
 // them PRIMARY.
 func TestGroupMembersView(t *testing.T) {
