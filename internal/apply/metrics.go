@@ -138,3 +138,10 @@ func (p *Parallel) Metrics() Metrics {
 	mt.EntryWaits = p.entryWaits
 	return mt
 }
+
+// ReceivedSet is the machine's ReceivedSet, safe while the driver runs.
+func (p *Parallel) ReceivedSet() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.m.ReceivedSet()
+}

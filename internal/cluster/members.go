@@ -39,11 +39,22 @@ type Member struct {
 	// Match is the highest log index the leader knows to be in the
 	// member's log (0 when unknown).
 	Match uint64
+	// Info is what the member says of itself (Node.SetInfo: the server's
+	// SQL address and uuid), as this node last received it; nil while
+	// unknown.
+	Info []byte
 }
 
 // msgMembers is the type of the leader's members message: a value raft's
 // own types do not use (they end at 23, MsgForgetLeader).
 const msgMembers pb.MessageType = 1000
+
+// msgInfo is the type of a member's message about itself (its Info, in
+// Context), sent by every member with an Info to every other member every
+// membersShareEvery ticks: a member learns another's as soon as a message
+// gets through, whoever leads, and a restarted member's new Info replaces
+// its old one.
+const msgInfo pb.MessageType = 1001
 
 const (
 	membersShareEvery = 2 // ticks between the leader's members messages
@@ -58,6 +69,8 @@ type membersState struct {
 	shared  []Member          // the leader's view, received
 	from    uint64            // whose view shared is
 	sharedT uint64            // the tick it arrived at
+	info    []byte            // this member's Info (SetInfo)
+	infos   map[uint64][]byte // the other members' Infos, received
 }
 
 // tickMembers runs in the raft step after it ticked raft's clock k times:
@@ -93,21 +106,66 @@ func (n *Node) tickMembers(k uint64) {
 	})
 	sort.Slice(ms, func(i, j int) bool { return ms[i].ID < ms[j].ID })
 	v.local = ms
-	share := leader && v.ticks/membersShareEvery != before/membersShareEvery
+	due := v.ticks/membersShareEvery != before/membersShareEvery
+	share := leader && due
+	info := v.info
 	n.mu.Unlock()
-	if !share || n.cfg.Send == nil {
+	if !due || n.cfg.Send == nil {
 		return
 	}
-	data := encodeMembers(ms)
-	out := make([]pb.Message, 0, len(ms))
+	var out []pb.Message
+	var data []byte
+	if share {
+		data = encodeMembers(ms)
+	}
 	for _, m := range ms {
-		if m.ID != n.cfg.ID {
+		if m.ID == n.cfg.ID {
+			continue
+		}
+		if share {
 			out = append(out, pb.Message{Type: msgMembers, From: n.cfg.ID, To: m.ID, Term: bs.Term, Context: data})
+		}
+		if info != nil {
+			out = append(out, pb.Message{Type: msgInfo, From: n.cfg.ID, To: m.ID, Term: bs.Term, Context: info})
 		}
 	}
 	if len(out) > 0 {
 		n.cfg.Send(out)
 	}
+}
+
+// SetInfo sets what this member tells the others of itself (the server's
+// SQL address, known once it listens); Members shows it on every member.
+func (n *Node) SetInfo(info []byte) {
+	n.mu.Lock()
+	n.members.info = append([]byte(nil), info...)
+	n.mu.Unlock()
+}
+
+// receiveInfo keeps a member's message about itself (Receive).
+func (n *Node) receiveInfo(m pb.Message) {
+	info := append([]byte(nil), m.Context...)
+	n.mu.Lock()
+	if n.members.infos == nil {
+		n.members.infos = map[uint64][]byte{}
+	}
+	n.members.infos[m.From] = info
+	n.mu.Unlock()
+}
+
+// MemberInfo returns member id's Info as this node last received it (its
+// own for itself); nil while unknown.
+func (n *Node) MemberInfo(id uint64) []byte {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.memberInfoLocked(id)
+}
+
+func (n *Node) memberInfoLocked(id uint64) []byte {
+	if id == n.cfg.ID {
+		return n.members.info
+	}
+	return n.members.infos[id]
 }
 
 // receiveMembers keeps a leader's members message (Receive).
@@ -137,6 +195,7 @@ func (n *Node) Members() []Member {
 		if out[i].ID == n.cfg.ID {
 			out[i].Active = true
 		}
+		out[i].Info = n.memberInfoLocked(out[i].ID)
 	}
 	return out
 }

@@ -105,3 +105,37 @@ func TestMembersMessageEncoding(t *testing.T) {
 		t.Fatal("a truncated members message decodes")
 	}
 }
+
+// TestMembersInfo: what each member says of itself (SetInfo, set after
+// the group runs, as the server does once it listens) reaches every other
+// member, in Members and MemberInfo; a new Info replaces the old one.
+func TestMembersInfo(t *testing.T) {
+	_, ms := startTCPGroup(t)
+	waitLeader(t, ms, 0)
+	for _, m := range ms {
+		m.n.SetInfo([]byte(fmt.Sprintf("sql-%d", m.id)))
+	}
+	ms[1].n.SetInfo([]byte("sql-2-again"))
+	want := func(id uint64) string {
+		if id == 2 {
+			return "sql-2-again"
+		}
+		return fmt.Sprintf("sql-%d", id)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, m := range ms {
+		for _, o := range ms {
+			for string(m.n.MemberInfo(o.id)) != want(o.id) && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			if got := string(m.n.MemberInfo(o.id)); got != want(o.id) {
+				t.Fatalf("member %d has member %d's info %q, want %q", m.id, o.id, got, want(o.id))
+			}
+		}
+		for _, v := range m.n.Members() {
+			if string(v.Info) != want(v.ID) {
+				t.Fatalf("member %d's view shows member %d's info %q, want %q", m.id, v.ID, v.Info, want(v.ID))
+			}
+		}
+	}
+}

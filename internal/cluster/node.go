@@ -227,8 +227,12 @@ func (n *Node) Tick() { n.push(event{tick: true}) }
 
 // Receive hands the node a message from another member.
 func (n *Node) Receive(m pb.Message) {
-	if m.Type == msgMembers {
+	switch m.Type {
+	case msgMembers:
 		n.receiveMembers(m) // members.go
+		return
+	case msgInfo:
+		n.receiveInfo(m) // members.go
 		return
 	}
 	n.push(event{msg: m, hasMsg: true})

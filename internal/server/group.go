@@ -35,6 +35,7 @@ import (
 // group is the server's part of a group.
 type group struct {
 	cfg  config.Config
+	uuid string // this member's server_uuid
 	fe   *sqlfront.Frontend
 	st   *cluster.Storage
 	node *cluster.Node
@@ -61,8 +62,9 @@ type group struct {
 	promotions atomic.Int64
 	demotions  atomic.Int64
 	handOffs   atomic.Int64
-	errState   atomic.Bool  // the node failed: MySQL GR's ERROR state
-	barriers   atomic.Int64 // read barriers passed (groupread.go)
+	errState   atomic.Bool                // the node failed: MySQL GR's ERROR state
+	failure    atomic.Pointer[groupError] // why (groupreplica.go)
+	barriers   atomic.Int64               // read barriers passed (groupread.go)
 
 	// Membership (groupmembership.go).
 	gtidName    atomic.Pointer[string] // the group name ("" until a new member learns it)
@@ -149,7 +151,7 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 		st.Close()
 		return nil, err
 	}
-	g := &group{cfg: cfg, fe: fe, st: st, stop: make(chan struct{}), done: make(chan struct{}), applyStop: make(chan struct{}),
+	g := &group{cfg: cfg, uuid: uuid, fe: fe, st: st, stop: make(chan struct{}), done: make(chan struct{}), applyStop: make(chan struct{}),
 		inflight: map[uint64]*cluster.Proposal{}, w: w, addrs: newMemberAddrs(cfg.GroupSeeds)}
 	g.gtidName.Store(&name)
 	st.SetSource(g.snapshotData)
@@ -206,6 +208,7 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 		testGroups.Store(cfg.GroupLocalAddress, g)
 	}
 	fe.SetGroupMembers(func() []sqlfront.GroupMember { return g.groupMemberRows(uuid) }) // groupmembers.go
+	fe.SetReplicaStatus(g.replicaStatusRows)                                             // groupreplica.go
 	// What this member knew committed is applied before clients connect,
 	// as a standalone server replays its log.
 	start := time.Now()
@@ -270,6 +273,7 @@ func (g *group) failed(err error) {
 	if !g.errState.CompareAndSwap(false, true) {
 		return
 	}
+	g.failure.Store(&groupError{err: err, at: time.Now()})
 	fmt.Fprintf(g.w, "lockstep: group: member %d stopped replicating: %v; it serves reads of what it applied and refuses writes until it is restarted\n", g.cfg.ServerID, err)
 	g.roleMu.Lock()
 	defer g.roleMu.Unlock()
@@ -328,7 +332,7 @@ func (g *group) demote(lead uint64) {
 	}
 	primary := ""
 	if lead != 0 && lead != g.cfg.ServerID {
-		primary = fmt.Sprintf("the primary is member %d at %s", lead, g.addrs.get(lead))
+		primary = g.primaryText(lead) // groupinfo.go
 	}
 	g.fe.SetGroupSecondary(true, primary)
 }

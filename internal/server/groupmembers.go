@@ -12,11 +12,11 @@ import (
 // node's view (cluster.Node.Members: the leader's progress, which the
 // followers receive from it).
 //
-//   - MEMBER_ID: this member's server_uuid; another member's server id as
-//     text (members do not exchange their uuids yet).
-//   - MEMBER_HOST, MEMBER_PORT: the member's group address (MySQL shows
-//     the member's SQL host and port, which lockstep's members do not
-//     know of each other).
+//   - MEMBER_ID: the member's server_uuid (groupinfo.go); its server id
+//     as text while this member has not heard it.
+//   - MEMBER_HOST, MEMBER_PORT: the member's SQL host and port, as MySQL
+//     shows them (groupinfo.go); its group address while this member has
+//     not heard them.
 //   - MEMBER_STATE: ONLINE for a member heard from recently in this
 //     member's view, UNREACHABLE otherwise.
 //   - MEMBER_ROLE: PRIMARY for the raft leader, SECONDARY for the others.
@@ -38,6 +38,9 @@ func (g *group) groupMemberRows(uuid string) []sqlfront.GroupMember {
 			r.ID = uuid
 		}
 		r.Host = g.addrs.get(id)
+		if u, addr, ok := g.memberSQL(id); ok {
+			r.ID, r.Host = u, addr
+		}
 		if h, p, err := net.SplitHostPort(r.Host); err == nil {
 			r.Host = h
 			r.Port, _ = strconv.Atoi(p)

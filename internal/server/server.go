@@ -89,6 +89,9 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 	if a, ok := ln.Addr().(*net.TCPAddr); ok {
 		port = a.Port
 	}
+	if d.grp != nil {
+		d.grp.setSQLAddress(cfg.BindAddress, port) // groupinfo.go
+	}
 	if err := installConfigVars(fe, cfg, port); err != nil {
 		ln.Close()
 		return err

@@ -64,7 +64,8 @@ type Frontend struct {
 
 	sessions sessionTable // by connection id, for the protocol handler (sessions.go)
 
-	groupMembers atomic.Pointer[func() []GroupMember] // replication_group_members' rows (perfschema.go)
+	groupMembers  atomic.Pointer[func() []GroupMember]   // replication_group_members' rows (perfschema.go)
+	replicaStatus atomic.Pointer[func() []ReplicaStatus] // SHOW REPLICA STATUS's rows (replicastatus.go)
 
 	fast fastCounters
 
@@ -106,7 +107,7 @@ func New(opts Options) (*Frontend, error) {
 		fe.vars.setGlobal("collation_server", c)
 		fe.vars.setGlobal("collation_connection", c)
 	}
-	a := analyzer.NewBuilder(dbAccess{fe.provider}).AddPreAnalyzeRule(viewDatabaseRuleID, viewDatabaseRule).AddPreAnalyzeRule(globalVarsRuleID, globalVarsRule).AddPostAnalyzeRule(longerPrefixRuleID, longerPrefixRule).AddPostAnalyzeRule(idxSortRuleID, idxSortRule).AddPostAnalyzeRule(explainRowsRuleID, explainRowsRule).AddPostAnalyzeRule(lookupJoinRuleID, lookupJoinRule).AddPostAnalyzeRule(sumDecimalRuleID, sumDecimalRule).AddPostAnalyzeRule(collationHashRuleID, collationHashRule).AddPostAnalyzeRule(intArithRuleID, intArithRule).AddPostAnalyzeRule(castIntRuleID, castIntRule).AddPostAnalyzeRule(warningOrderRuleID, warningOrderRule).AddPostAnalyzeRule(nullableDivRuleID, nullableDivRule).Build()
+	a := analyzer.NewBuilder(dbAccess{fe.provider}).AddPreAnalyzeRule(viewDatabaseRuleID, viewDatabaseRule).AddPreAnalyzeRule(globalVarsRuleID, globalVarsRule).AddPreAnalyzeRule(replicaStatusRuleID, replicaStatusRule).AddPostAnalyzeRule(longerPrefixRuleID, longerPrefixRule).AddPostAnalyzeRule(idxSortRuleID, idxSortRule).AddPostAnalyzeRule(explainRowsRuleID, explainRowsRule).AddPostAnalyzeRule(lookupJoinRuleID, lookupJoinRule).AddPostAnalyzeRule(sumDecimalRuleID, sumDecimalRule).AddPostAnalyzeRule(collationHashRuleID, collationHashRule).AddPostAnalyzeRule(intArithRuleID, intArithRule).AddPostAnalyzeRule(castIntRuleID, castIntRule).AddPostAnalyzeRule(warningOrderRuleID, warningOrderRule).AddPostAnalyzeRule(nullableDivRuleID, nullableDivRule).Build()
 	if !withRuleWrapped(a, "applyTriggers", inTargetDatabase) {
 		return nil, fmt.Errorf("go-mysql-server's analyzer has no applyTriggers rule to wrap (routinedb.go)")
 	}

@@ -56,7 +56,8 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) err
 	case *ast.Load:
 		loadDataAuth(st) // loaddata.go
 	case *ast.Show, *ast.Kill:
-		processAuth(st) // procpriv.go
+		processAuth(st)       // procpriv.go
+		replicaStatusAuth(st) // replicastatus.go
 	case *ast.Delete:
 		deleteDatabase(ctx, st) // deletedb.go
 	case *ast.Insert:

@@ -47,7 +47,7 @@ func globalVarsRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 }
 
 // execOverride runs SHOW [GLOBAL] STATUS and SHOW GLOBAL VARIABLES with
-// this server's values, prints foreign keys in SHOW CREATE TABLE as MySQL
+// this server's values, SHOW REPLICA STATUS (replicastatus.go), prints foreign keys in SHOW CREATE TABLE as MySQL
 // does, marks the foreign-key editors of an UPDATE or DELETE as its
 // targets, and notes the column of an INSERT's or UPDATE's conversion
 // error (errcolumn.go); go-mysql-server builds everything else (it asks
@@ -101,6 +101,8 @@ func (o execOverride) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 // build is Build for a node that is not a write to an account table.
 func (o execOverride) build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowIter, error) {
 	switch n := n.(type) {
+	case *showReplicaStatus:
+		return o.fe.buildReplicaStatus(ctx) // replicastatus.go
 	case *plan.DropTable, *plan.CreateTable, *plan.AlterIndex:
 		return o.buildAccountDDL(ctx, n) // granttables.go
 	case *plan.ResolvedTable:

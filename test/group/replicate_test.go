@@ -12,7 +12,8 @@ import (
 
 // TestGroupReplicates: DDL, inserts with AUTO_INCREMENT, updates, deletes
 // and account statements run on the primary reach both secondaries; a
-// secondary refuses every kind of write with 1290 naming the primary.
+// secondary refuses every kind of write with 1290 naming the primary's
+// SQL address.
 func TestGroupReplicates(t *testing.T) {
 	c := startCluster(t)
 	p := c.waitPrimary(0)
@@ -84,8 +85,9 @@ func TestGroupReplicates(t *testing.T) {
 		clerkLogin(t, m, "secret-1")
 	}
 
-	// Every kind of write on a secondary: 1290, naming the primary.
-	name := fmt.Sprintf("the primary is member %d at %s", p.id, p.groupAddr)
+	// Every kind of write on a secondary: 1290, naming the primary and the
+	// SQL address clients reach it at (not its group address).
+	name := fmt.Sprintf("the primary is member %d at %s", p.id, p.srv.Addr)
 	for _, m := range c.members {
 		if m == p {
 			continue

@@ -39,14 +39,19 @@ func groupMembers(ctx context.Context, db *sql.DB) ([]groupMember, error) {
 	return out, rows.Err()
 }
 
-// viewOf renders a member list as "ID:STATE:ROLE ..." with the first
-// member's id as "self" when it is the uuid given.
-func viewOf(ms []groupMember, uuid string) string {
+// viewOf renders a member list as "ID:STATE:ROLE ..." with a MEMBER_ID
+// that is uuids[i] (member i+1's server_uuid) as i+1, and self's as "self".
+func viewOf(ms []groupMember, uuids []string, self int) string {
 	var b strings.Builder
 	for _, m := range ms {
 		id := m.id
-		if id == uuid {
-			id = "self"
+		for i, u := range uuids {
+			if id == u {
+				id = strconv.Itoa(i + 1)
+				if i == self {
+					id = "self"
+				}
+			}
 		}
 		fmt.Fprintf(&b, "%s:%s:%s ", id, m.state, m.role)
 	}
@@ -76,13 +81,14 @@ func startGroup(t *testing.T, n int) (ms []*testutil.Server, groupAddrs []string
 
 // TestGroupMembersView: on every member of a 3-member group,
 // performance_schema.replication_group_members has one row per member,
-// all ONLINE, one PRIMARY (the same on every member); after the primary
+// all ONLINE, one PRIMARY (the same on every member), MEMBER_ID the
+// member's server_uuid, MEMBER_HOST and MEMBER_PORT its SQL address; after the primary
 // is killed, the two others show it UNREACHABLE within seconds and one of
 // them PRIMARY.
 func TestGroupMembersView(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srvs, addrs := startGroup(t, 3)
+	srvs, _ := startGroup(t, 3)
 	dbs := make([]*sql.DB, len(srvs))
 	uuids := make([]string, len(srvs))
 	for i, s := range srvs {
@@ -127,7 +133,7 @@ func TestGroupMembersView(t *testing.T) {
 				if err != nil {
 					t.Fatalf("member %d: %v", i+1, err)
 				}
-				if got := viewOf(ms, uuids[i]); got != want(i, p, down) {
+				if got := viewOf(ms, uuids, i); got != want(i, p, down) {
 					ok, last = false, fmt.Sprintf("member %d sees %q, want %q", i+1, got, want(i, p, down))
 				}
 			}
@@ -167,8 +173,10 @@ func TestGroupMembersView(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// MEMBER_HOST and MEMBER_PORT: the member's SQL address, as MySQL's
+	// (not its group address).
 	for j, m := range ms {
-		host, port, _ := net.SplitHostPort(addrs[j])
+		host, port, _ := net.SplitHostPort(srvs[j].Addr)
 		if m.channel != "group_replication_applier" || m.host != host || strconv.FormatInt(m.port.Int64, 10) != port ||
 			!strings.HasPrefix(m.version, "8.0.") || m.stack != "raft" {
 			t.Errorf("member %d's row: %+v", j+1, m)
