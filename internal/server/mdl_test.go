@@ -6,10 +6,13 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"lockstep/internal/sqlfront"
 )
 
 // Metadata locks (sqlfront/mdl.go) over the wire: DDL waits for the
@@ -305,5 +308,114 @@ func TestMDLFastPath(t *testing.T) {
 	a.exec("COMMIT")
 	if err := mdlDone(t, "ALTER", alter); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A write plans the triggers of its own tables only, as MySQL opens them:
+// go-mysql-server parsed every trigger of the database for every write,
+// so a trigger of another table that could not be planned (here one that
+// calls a missing procedure; under pt-online-schema-change, the tool's
+// triggers on a table its DROP TABLE was removing: 1146) failed writes to
+// every table.
+func TestMDLWritePlansOwnTriggersOnly(t *testing.T) {
+	s := mdlServer(t)
+	a := mdlConnect(t, s)
+	a.exec("CREATE TABLE d.x (a INT PRIMARY KEY)")
+	a.exec("CREATE TRIGGER d.tx AFTER INSERT ON d.x FOR EACH ROW CALL d.nosuch()")
+	a.exec("INSERT INTO d.t VALUES (3, 3)")
+	a.exec("UPDATE d.t SET b = 4 WHERE a = 3")
+	a.exec("DELETE FROM d.t WHERE a = 3")
+	// (MySQL says 1305; go-mysql-server's message is 1105.)
+	if _, err := a.c.ExecContext(context.Background(), "INSERT INTO d.x VALUES (1)"); err == nil || !strings.Contains(err.Error(), "nosuch") {
+		t.Fatalf("INSERT INTO d.x, whose trigger calls a missing procedure: %v, want its error", err)
+	}
+}
+
+// A write planned before CREATE TRIGGER on its table, which then waits for
+// the table's metadata lock behind that CREATE TRIGGER, is planned again
+// and fires the trigger: the table's definition did not change, its
+// triggers did. Without that, pt-online-schema-change lost a DELETE
+// planned before the tool created its triggers: the row stayed in the
+// tool's copy.
+func TestMDLWriteQueuedBehindCreateTrigger(t *testing.T) {
+	s := mdlServer(t)
+	s.exec(t, "CREATE TABLE d.log (a INT)")
+	a, b, c := mdlConnect(t, s), mdlConnect(t, s), mdlConnect(t, s)
+	cid := c.id()
+	before := s.status(t, "GLOBAL", "Lockstep_mdl_replans")
+	a.exec("BEGIN")
+	a.exec("SELECT * FROM d.t")
+	create := b.async("CREATE TRIGGER d.tt AFTER INSERT ON d.t FOR EACH ROW INSERT INTO d.log VALUES (NEW.a)")
+	mdlBlocked(t, "CREATE TRIGGER", create)
+	ins := c.async("INSERT INTO d.t VALUES (9, 9)")
+	waitState(t, s, cid, "Waiting for table metadata lock")
+	a.exec("COMMIT")
+	if err := mdlDone(t, "CREATE TRIGGER", create); err != nil {
+		t.Fatal(err)
+	}
+	if err := mdlDone(t, "INSERT", ins); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.str(t, "SELECT COALESCE(GROUP_CONCAT(a), '') FROM d.log"); got != "9" {
+		t.Fatalf("the trigger logged %q for the INSERT queued behind its CREATE TRIGGER, want 9", got)
+	}
+	if n := s.status(t, "GLOBAL", "Lockstep_mdl_replans"); n <= before {
+		t.Fatalf("Lockstep_mdl_replans stayed %d", n)
+	}
+}
+
+// RENAME TABLE renames its pairs one after the other: a write that looks
+// its table up in between does not find it (1146, as pt-online-schema-
+// change's writers saw at the tool's swap). It waits for the RENAME (the
+// process list says so) and then finds the new table by the name.
+func TestMDLWriteBetweenRenameSteps(t *testing.T) {
+	s := mdlServer(t)
+	s.exec(t, "CREATE TABLE d.t_new (a INT PRIMARY KEY, b INT, c INT)")
+	paused, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	step := func(db, from, to string) {
+		if db == "d" && from == "t" {
+			once.Do(func() {
+				close(paused)
+				<-release
+			})
+		}
+	}
+	b, c := mdlConnect(t, s), mdlConnect(t, s)
+	sqlfront.TestingRenameStep.Store(&step)
+	var released sync.Once
+	free := func() { released.Do(func() { close(release) }) }
+	// Registered after the server's and the connections': runs first, so
+	// that a failed test does not leave the RENAME (and the connection's
+	// close, the server's shutdown) waiting.
+	t.Cleanup(func() { free(); sqlfront.TestingRenameStep.Store(nil) })
+	cid := c.id()
+	swap := b.async("RENAME TABLE d.t TO d.t_old, d.t_new TO d.t")
+	select {
+	case <-paused:
+	case err := <-swap:
+		t.Fatalf("RENAME ended (%v) before its first step's hook", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("RENAME did not reach its first step")
+	}
+	ins := c.async("INSERT INTO d.t (a, b) VALUES (20, 20)")
+	select {
+	case err := <-ins:
+		t.Fatalf("INSERT between the RENAME's steps ended: %v; want it to wait for the RENAME", err)
+	default:
+	}
+	waitState(t, s, cid, "Waiting for table metadata lock")
+	free()
+	if err := mdlDone(t, "RENAME", swap); err != nil {
+		t.Fatal(err)
+	}
+	if err := mdlDone(t, "INSERT", ins); err != nil {
+		t.Fatalf("INSERT between the RENAME's steps: %v", err)
+	}
+	if got := s.str(t, "SELECT GROUP_CONCAT(a ORDER BY a) FROM d.t"); got != "20" {
+		t.Fatalf("the new table holds %s, want 20", got)
+	}
+	if got := s.str(t, "SELECT GROUP_CONCAT(a ORDER BY a) FROM d.t_old"); got != "1,2" {
+		t.Fatalf("the old table holds %s, want 1,2", got)
 	}
 }

@@ -100,6 +100,10 @@ func (s *Session) releaseMDL(d mdl.Duration, all bool) {
 	} else {
 		s.mdl.Release(d)
 	}
+	if s.holdsX && (all || d == mdl.Statement) {
+		s.holdsX = false
+		s.fe.ddlEnded.Add(1)
+	}
 }
 
 // lockWaitTimeout is the session's lock_wait_timeout.
@@ -314,26 +318,78 @@ func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
 }
 
 // mdlRule takes the statement's metadata locks (the last analyzer rule).
-func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+//
+// It also runs at the end of the analyses go-mysql-server nests in a
+// statement's (a trigger's body, with a scope; an INSERT's source): those
+// take their part's locks early, and the statement's own run takes them
+// all. The trigger lists the statement read (mdltriggers.go) are checked
+// and forgotten by the statement's own run (no scope).
+func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	s, ok := ctx.Session.(*Session)
 	if !ok || s.fe == nil || s.fe.mdl == nil {
 		return n, transform.SameTree, nil
 	}
 	p := mdlPlan{fe: s.fe}
 	p.walk(ctx, n, false)
+	if scope == nil {
+		defer func() { s.trigSeen = s.trigSeen[:0] }()
+	}
 	if len(p.reqs) == 0 {
 		return n, transform.SameTree, nil
 	}
 	if err := s.lockMDL(ctx, p.reqs); err != nil {
 		return nil, transform.SameTree, err
 	}
+	reopen := s.triggersChanged()
 	for _, u := range p.uses {
-		if u.t.stale() {
-			s.reopen = true
-			return nil, transform.SameTree, errReopen
-		}
+		reopen = reopen || u.t.stale()
+	}
+	if reopen {
+		s.fe.mdlReplans.Add(1)
+		s.reopen = true
+		s.trigSeen = s.trigSeen[:0]
+		return nil, transform.SameTree, errReopen
 	}
 	return n, transform.SameTree, nil
+}
+
+// RetryAfterDDL reports whether connection connID's statement, which
+// failed with err, should be planned again: it failed with 1146 while
+// being planned — before it ran (execOverride.Build) — and DDL ran
+// meanwhile (a RENAME of several tables renames them one after another: a
+// statement planned in between does not find the name). It waits (for at
+// most lock_wait_timeout) for the DDL statements running now to end, as a
+// statement asking for the table's metadata lock would in MySQL, and then
+// finds the tables by name again.
+func (fe *Frontend) RetryAfterDDL(ctx context.Context, connID uint32, err error) bool {
+	s := fe.session(connID)
+	if s == nil || s.planned || !tableNotFound(err) {
+		return false
+	}
+	target := fe.ddlGranted.Load()
+	if target == s.ddlSeen && !s.ddlBusy {
+		return false // no DDL ran with the statement: the table is missing
+	}
+	deadline := time.Now().Add(s.lockWaitTimeout(sql.NewContext(ctx, sql.WithSession(s))))
+	fe.ddlWaiters.Store(uint64(connID), true) // the process list's state
+	defer fe.ddlWaiters.Delete(uint64(connID))
+	for pause := 100 * time.Microsecond; fe.ddlEnded.Load() < target; pause = min(2*pause, 10*time.Millisecond) {
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(pause)
+	}
+	fe.mdlReplans.Add(1)
+	return true
+}
+
+// tableNotFound reports whether err is "Table doesn't exist" (1146).
+func tableNotFound(err error) bool {
+	if sql.ErrTableNotFound.Is(err) {
+		return true
+	}
+	var se *mysql.SQLError
+	return errors.As(err, &se) && se.Num == mysql.ERNoSuchTable
 }
 
 // lockMDL asks for reqs and maps a failed wait to the client's error.
@@ -345,6 +401,15 @@ func (s *Session) lockMDL(ctx *sql.Context, reqs []mdl.Request) error {
 	err := s.mdlOwner().Acquire(ctx, reqs, timeout)
 	switch {
 	case err == nil:
+		if !s.holdsX {
+			for _, r := range reqs {
+				if r.Mode == mdl.Exclusive {
+					s.holdsX = true
+					s.fe.ddlGranted.Add(1)
+					break
+				}
+			}
+		}
 		return nil
 	case errors.Is(err, mdl.ErrLockWaitTimeout):
 		if s.replaying {
@@ -393,6 +458,10 @@ const mdlStateWaiting = "Waiting for table metadata lock"
 // metadata lock.
 func (fe *Frontend) mdlStates(iter sql.RowIter) sql.RowIter {
 	ids := fe.mdl.Waiting()
+	fe.ddlWaiters.Range(func(id, _ any) bool {
+		ids = append(ids, id.(uint64))
+		return true
+	})
 	if len(ids) == 0 {
 		return iter
 	}

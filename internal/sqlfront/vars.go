@@ -248,6 +248,7 @@ func (fe *Frontend) StatusValues() map[string]int64 {
 	m["Lockstep_mdl_wait_timeouts"] = ms.Timeouts
 	m["Lockstep_mdl_deadlocks"] = ms.Deadlocks
 	m["Lockstep_mdl_locked_names"] = ms.Names
+	m["Lockstep_mdl_replans"] = fe.mdlReplans.Load()
 	m["Lockstep_trx_started"] = int64(ss.TrxStarted)
 	m["Lockstep_trx_read_write"] = int64(ss.TrxWithID)
 	m["Lockstep_trx_active"] = ss.Active
