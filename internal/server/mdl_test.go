@@ -419,3 +419,98 @@ func TestMDLWriteBetweenRenameSteps(t *testing.T) {
 		t.Fatalf("the old table holds %s, want 1,2", got)
 	}
 }
+
+// mdlWaitsFor runs ddl on b while a's transaction (begun with used) is
+// open: the DDL waits for the metadata lock until a commits.
+func mdlWaitsFor(t *testing.T, s *procServer, used []string, ddl string) {
+	t.Helper()
+	a, b := mdlConnect(t, s), mdlConnect(t, s)
+	bid := b.id()
+	a.exec("BEGIN")
+	for _, q := range used {
+		a.exec(q)
+	}
+	ch := b.async(ddl)
+	mdlBlocked(t, ddl, ch)
+	waitState(t, s, bid, "Waiting for table metadata lock")
+	a.exec("COMMIT")
+	if err := mdlDone(t, ddl, ch); err != nil {
+		t.Fatalf("%s: %v", ddl, err)
+	}
+}
+
+// A statement that reads a view locks the view and the tables under it,
+// as MySQL does: DDL on a base table, and CREATE OR REPLACE / DROP of the
+// view, wait for the transaction; a read queued behind the view's
+// redefinition reads the new definition.
+func TestMDLViews(t *testing.T) {
+	s := mdlServer(t)
+	s.exec(t, "CREATE TABLE d.u (a INT PRIMARY KEY)")
+	s.exec(t, "INSERT INTO d.u VALUES (1)")
+	s.exec(t, "CREATE VIEW d.v AS SELECT t.a, t.b FROM d.t JOIN d.u ON t.a = u.a")
+	mdlWaitsFor(t, s, []string{"SELECT * FROM d.v"}, "ALTER TABLE d.t ADD COLUMN c INT")
+	mdlWaitsFor(t, s, []string{"SELECT * FROM d.v"}, "ALTER TABLE d.u ADD COLUMN c INT")
+	mdlWaitsFor(t, s, []string{"SELECT * FROM d.v"}, "CREATE OR REPLACE VIEW d.v AS SELECT a FROM d.t")
+
+	a, b, c := mdlConnect(t, s), mdlConnect(t, s), mdlConnect(t, s)
+	a.exec("BEGIN")
+	a.exec("SELECT * FROM d.v")
+	redefine := b.async("CREATE OR REPLACE VIEW d.v AS SELECT a, b, 7 AS k FROM d.t")
+	mdlBlocked(t, "CREATE OR REPLACE VIEW", redefine)
+	var cols []string
+	sel := make(chan error, 1)
+	go func() {
+		rows, err := c.c.QueryContext(context.Background(), "SELECT * FROM d.v")
+		if err == nil {
+			cols, err = rows.Columns()
+			rows.Close()
+		}
+		sel <- err
+	}()
+	mdlBlocked(t, "SELECT from the view behind its redefinition", sel)
+	a.exec("COMMIT")
+	if err := mdlDone(t, "CREATE OR REPLACE VIEW", redefine); err != nil {
+		t.Fatal(err)
+	}
+	if err := mdlDone(t, "SELECT", sel); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cols, ",") != "a,b,k" {
+		t.Fatalf("the queued read saw columns %v, want a,b,k (the view's new definition)", cols)
+	}
+
+	mdlWaitsFor(t, s, []string{"SELECT * FROM d.v"}, "DROP VIEW d.v")
+}
+
+// A write locks the tables its foreign keys check and cascade to, as MySQL
+// does: DDL on the parent waits for a transaction that wrote the child,
+// and DDL on the child for one whose DELETE on the parent cascaded.
+func TestMDLForeignKeys(t *testing.T) {
+	s := mdlServer(t)
+	s.exec(t, "CREATE TABLE d.p (id INT PRIMARY KEY)")
+	s.exec(t, "INSERT INTO d.p VALUES (1), (2), (3)")
+	s.exec(t, "CREATE TABLE d.c (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES d.p (id) ON DELETE CASCADE)")
+	s.exec(t, "INSERT INTO d.c VALUES (2, 2), (3, 3)")
+	mdlWaitsFor(t, s, []string{"INSERT INTO d.c VALUES (1, 1)"}, "ALTER TABLE d.p ADD COLUMN x INT")
+	mdlWaitsFor(t, s, []string{"UPDATE d.c SET pid = 1 WHERE id = 3"}, "ALTER TABLE d.p ADD COLUMN y INT")
+	mdlWaitsFor(t, s, []string{"DELETE FROM d.p WHERE id = 2"}, "ALTER TABLE d.c ADD COLUMN x INT")
+	if got := s.str(t, "SELECT GROUP_CONCAT(id ORDER BY id) FROM d.c"); got != "1,3" {
+		t.Fatalf("child rows %s, want 1,3 (2 deleted by the cascade)", got)
+	}
+}
+
+// Reading a view inside a transaction does not end it: binding the view's
+// stored CREATE VIEW marked the statement as DDL, which commits — the
+// ROLLBACK below kept the INSERT, and the reader lost its metadata locks.
+func TestMDLViewReadKeepsTransaction(t *testing.T) {
+	s := mdlServer(t)
+	s.exec(t, "CREATE VIEW d.v AS SELECT a, b FROM d.t")
+	a := mdlConnect(t, s)
+	a.exec("BEGIN")
+	a.exec("INSERT INTO d.t VALUES (5, 5)")
+	a.exec("SELECT * FROM d.v")
+	a.exec("ROLLBACK")
+	if got := s.str(t, "SELECT GROUP_CONCAT(a ORDER BY a) FROM d.t"); got != "1,2" {
+		t.Fatalf("rows after ROLLBACK: %s, want 1,2", got)
+	}
+}

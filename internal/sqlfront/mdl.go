@@ -301,6 +301,29 @@ func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
 			read(n.Definition)
 		}
 		return
+	case *plan.DropView:
+		for _, c := range n.Children() {
+			if v, ok := c.(*plan.SingleDropView); ok && v.Database() != nil {
+				named(v.Database().Name(), v.ViewName, mdl.Exclusive)
+			}
+		}
+		return
+	case *plan.ForeignKeyHandler:
+		// The tables a write's foreign keys check (parents) or change
+		// (children, by cascades), as MySQL locks them; then the written
+		// table (its child).
+		p.foreignKeys(n.Editor, map[*plan.ForeignKeyEditor]bool{})
+		for _, u := range n.AllUpdaters {
+			p.fkTable(u)
+		}
+	case *plan.DeleteFrom:
+		// A DELETE of several tables keeps its targets (with their
+		// foreign key handlers) beside its children.
+		if n.HasExplicitTargets() {
+			for _, target := range n.GetDeleteTargets() {
+				p.walk(ctx, target, ddl)
+			}
+		}
 	}
 	if ex, ok := n.(sql.Expressioner); ok {
 		for _, e := range ex.Expressions() {
@@ -317,6 +340,43 @@ func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
 	}
 }
 
+// foreignKeys adds the tables of a foreign key editor: the parents its
+// references check, the children its referential actions reach, and
+// theirs in turn.
+func (p *mdlPlan) foreignKeys(e *plan.ForeignKeyEditor, seen map[*plan.ForeignKeyEditor]bool) {
+	if e == nil || seen[e] {
+		return
+	}
+	seen[e] = true
+	p.fkTable(e.Editor)
+	for _, ref := range e.References {
+		if ref == nil {
+			continue
+		}
+		if fk := ref.ForeignKey; fk.ParentDatabase != "" {
+			p.add(mdlKey(fk.ParentDatabase, fk.ParentTable), mdl.Shared)
+		}
+		p.fkTable(ref.RowMapper.Updater)
+	}
+	for _, act := range e.RefActions {
+		if fk := act.ForeignKey; fk.Database != "" {
+			p.add(mdlKey(fk.Database, fk.Table), mdl.Shared)
+		}
+		if act.RowMapper != nil {
+			p.fkTable(act.RowMapper.Updater)
+		}
+		p.foreignKeys(act.Editor, seen)
+	}
+}
+
+// fkTable adds the table behind a foreign key editor (found when the
+// statement was planned: checked like the plan's tables).
+func (p *mdlPlan) fkTable(e sql.ForeignKeyEditor) {
+	if fe, ok := e.(*fkEditor); ok && fe.editor != nil && fe.editor.t != nil {
+		p.table(fe.editor.t, mdl.Shared)
+	}
+}
+
 // mdlRule takes the statement's metadata locks (the last analyzer rule).
 //
 // It also runs at the end of the analyses go-mysql-server nests in a
@@ -324,15 +384,21 @@ func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
 // take their part's locks early, and the statement's own run takes them
 // all. The trigger lists the statement read (mdltriggers.go) are checked
 // and forgotten by the statement's own run (no scope).
-func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	s, ok := ctx.Session.(*Session)
 	if !ok || s.fe == nil || s.fe.mdl == nil {
 		return n, transform.SameTree, nil
 	}
+	if scope == nil {
+		s.notDDL(n, qFlags) // mdlviews.go
+	}
 	p := mdlPlan{fe: s.fe}
 	p.walk(ctx, n, false)
+	for _, v := range s.viewsSeen { // the views the statement read
+		p.add(mdlKey(v.db.name, v.key), mdl.Shared)
+	}
 	if scope == nil {
-		defer func() { s.trigSeen = s.trigSeen[:0] }()
+		defer func() { s.trigSeen, s.viewsSeen = s.trigSeen[:0], s.viewsSeen[:0] }()
 	}
 	if len(p.reqs) == 0 {
 		return n, transform.SameTree, nil
@@ -340,14 +406,14 @@ func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Sco
 	if err := s.lockMDL(ctx, p.reqs); err != nil {
 		return nil, transform.SameTree, err
 	}
-	reopen := s.triggersChanged()
+	reopen := s.triggersChanged() || s.viewsChanged()
 	for _, u := range p.uses {
 		reopen = reopen || u.t.stale()
 	}
 	if reopen {
 		s.fe.mdlReplans.Add(1)
 		s.reopen = true
-		s.trigSeen = s.trigSeen[:0]
+		s.trigSeen, s.viewsSeen = s.trigSeen[:0], s.viewsSeen[:0]
 		return nil, transform.SameTree, errReopen
 	}
 	return n, transform.SameTree, nil

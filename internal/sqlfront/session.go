@@ -38,6 +38,12 @@ type Session struct {
 	// holds its metadata locks (mdltriggers.go).
 	trigTables map[string]bool
 	trigSeen   []trigSeen
+	// viewsSeen: the views the statement read, locked with its tables
+	// (mdlviews.go).
+	viewsSeen []viewSeen
+	// viewBound: a view's stored CREATE VIEW was bound for the statement
+	// (routinedb.go's viewDatabase; mdlviews.go's notDDL).
+	viewBound bool
 	// ddlSeen: the count of DDL statements granted exclusive metadata
 	// locks when the statement began (ddlBusy: not all ended); planned: the statement's plan began
 	// to run (serverplan.go; mdl.go's RetryAfterDDL); holdsX: it holds an
@@ -324,7 +330,7 @@ func (s *Session) ReleaseSavepoint(ctx *sql.Context, _ sql.Transaction, name str
 // CommandBegin implements sql.LifecycleAwareSession.
 func (s *Session) CommandBegin() error {
 	s.reopen = false
-	s.trigSeen = s.trigSeen[:0]
+	s.trigSeen, s.viewsSeen, s.viewBound = s.trigSeen[:0], s.viewsSeen[:0], false
 	if s.fe != nil {
 		ended := s.fe.ddlEnded.Load() // first: ended <= granted
 		s.ddlSeen, s.planned = s.fe.ddlGranted.Load(), false
