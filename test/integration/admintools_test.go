@@ -243,7 +243,9 @@ func ptOnlineSchemaChange(t *testing.T, srv *testutil.Server, osc string, seed i
 		t.Fatalf("pt-online-schema-change: %v\n%s", err, out)
 	}
 	want := map[int]int{}
+	total := 0
 	for g, w := range writers {
+		total += w.writes
 		if w.err != nil {
 			t.Fatalf("writer %d: %v", g, w.err)
 		}
@@ -254,6 +256,7 @@ func ptOnlineSchemaChange(t *testing.T, srv *testutil.Server, osc string, seed i
 			want[id] = v
 		}
 	}
+	t.Logf("%d changes by %d writers while the tool ran", total, ptoscWriters)
 	rows, err := e.db.QueryContext(e.ctx, "SELECT id, v, stock FROM items")
 	if err != nil {
 		t.Fatal(err)
