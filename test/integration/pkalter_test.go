@@ -34,13 +34,15 @@ func TestPrimaryKeyChanges(t *testing.T) {
 	must("DELETE FROM pk.h WHERE a IS NULL")
 
 	// A transaction that changed a row holds the ALTER back: 1205 after
-	// the session's lock wait timeout, success once it ends.
+	// the session's lock wait timeout, success once it ends. As in MySQL
+	// the ALTER waits for the table's metadata lock (lock_wait_timeout)
+	// first, which the transaction holds.
 	holder, alterer := newSession(t, r.ctx, r.db, "holder"), newSession(t, r.ctx, r.db, "alterer")
 	holder.exec("BEGIN")
 	holder.exec("UPDATE pk.h SET b = 'w' WHERE a = 1")
-	alterer.exec("SET innodb_lock_wait_timeout = 1")
+	alterer.exec("SET innodb_lock_wait_timeout = 1, lock_wait_timeout = 1")
 	alterer.mustFail(erLockWaitTimeout, "ALTER TABLE pk.h ADD PRIMARY KEY (a)")
-	alterer.exec("SET innodb_lock_wait_timeout = 50")
+	alterer.exec("SET innodb_lock_wait_timeout = 50, lock_wait_timeout = 50")
 	alter := alterer.goExec("ALTER TABLE pk.h ADD PRIMARY KEY (a)")
 	alter.mustBlock(t)
 	holder.exec("COMMIT")
