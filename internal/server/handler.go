@@ -178,7 +178,7 @@ func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb 
 	rs := resultStream{c: c}  // resultbuf.go
 	st := newStoppable(query) // longstmt.go
 	abandoned, err := h.runStoppable(ctx, c, st, func(ctx context.Context) error {
-		return h.reopening(c, func() error {
+		return h.reopening(ctx, c, func() error {
 			return h.Handler.ComQuery(ctx, c, query, st.guard(h.gmsResults(c, query, &learn, &rs, cb)))
 		})
 	})
@@ -237,7 +237,7 @@ func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string
 	st := newStoppable(query) // longstmt.go
 	var rest string
 	abandoned, err := h.runStoppable(ctx, c, st, func(ctx context.Context) (err error) {
-		return h.reopening(c, func() (err error) {
+		return h.reopening(ctx, c, func() (err error) {
 			rest, err = h.Handler.ComMultiQuery(ctx, c, query, st.guard(h.gmsResults(c, query, &learn, &rs, cb)))
 			return err
 		})
@@ -421,7 +421,7 @@ func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.Pr
 		})
 	})
 	abandoned, err := h.runStoppable(ctx, c, st, func(ctx context.Context) error {
-		return h.reopening(c, func() error { // sqlfront/mdl.go
+		return h.reopening(ctx, c, func() error { // sqlfront/mdl.go
 			return h.Handler.ComStmtExecute(ctx, c, p, func(r *sqltypes.Result) error { return send(r, false) })
 		})
 	})
@@ -478,7 +478,7 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 	st := newStoppable(query) // longstmt.go
 	var f []*querypb.Field
 	abandoned, err := h.runStoppable(ctx, c, st, func(ctx context.Context) error {
-		return h.reopening(c, func() (err error) { // sqlfront/mdl.go
+		return h.reopening(ctx, c, func() (err error) { // sqlfront/mdl.go
 			f, err = h.Handler.ComPrepare(ctx, c, query, p)
 			return err
 		})
@@ -522,10 +522,18 @@ func (h *handler) ComInitDB(c *mysql.Conn, schemaName string) error {
 // (sqlfront/mdl.go): MySQL opens the tables again after such a wait. The
 // statement did nothing before that failure; each round follows a DDL
 // statement that changed one of its tables.
-func (h *handler) reopening(c *mysql.Conn, run func() error) error {
+//
+// A statement that failed to find a table by name while DDL ran (before
+// it held its metadata locks: RetryAfterDDL) waits for that DDL and runs
+// again, as a statement that asks for the table's lock in MySQL waits for
+// the DDL and then opens the table by its name.
+func (h *handler) reopening(ctx context.Context, c *mysql.Conn, run func() error) error {
 	for {
 		err := run()
-		if err == nil || !h.fe.TakeReopen(c.ConnectionID) {
+		if err == nil {
+			return nil
+		}
+		if !h.fe.TakeReopen(c.ConnectionID) && !h.fe.RetryAfterDDL(ctx, c.ConnectionID, err) {
 			return err
 		}
 	}

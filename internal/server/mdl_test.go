@@ -5,14 +5,17 @@ import (
 	"context"
 	gosql "database/sql"
 	"errors"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"lockstep/internal/config"
+	"lockstep/internal/sqlfront"
 )
 
 // Metadata locks (sqlfront/mdl.go) over the wire: DDL waits for the
@@ -341,5 +344,271 @@ func TestMDLRecoveryReleases(t *testing.T) {
 	}
 	if got := s.rowsString("SELECT id, w FROM d.t2 ORDER BY id"); got != "[[1 5] [2 5]]" {
 		t.Fatalf("rows after recovery: %s", got)
+	}
+}
+
+// A write plans the triggers of its own tables only, as MySQL opens them:
+// go-mysql-server parsed every trigger of the database for every write,
+// so a trigger of another table that could not be planned (here one that
+// calls a missing procedure; under pt-online-schema-change, the tool's
+// triggers on a table its DROP TABLE was removing: 1146) failed writes to
+// every table.
+func TestMDLWritePlansOwnTriggersOnly(t *testing.T) {
+	s := mdlServer(t)
+	a := mdlConnect(t, s)
+	a.exec("CREATE TABLE d.x (a INT PRIMARY KEY)")
+	a.exec("CREATE TRIGGER d.tx AFTER INSERT ON d.x FOR EACH ROW CALL d.nosuch()")
+	a.exec("INSERT INTO d.t VALUES (3, 3)")
+	a.exec("UPDATE d.t SET b = 4 WHERE a = 3")
+	a.exec("DELETE FROM d.t WHERE a = 3")
+	// (MySQL says 1305; go-mysql-server's message is 1105.)
+	if _, err := a.c.ExecContext(context.Background(), "INSERT INTO d.x VALUES (1)"); err == nil || !strings.Contains(err.Error(), "nosuch") {
+		t.Fatalf("INSERT INTO d.x, whose trigger calls a missing procedure: %v, want its error", err)
+	}
+}
+
+// A write planned before CREATE TRIGGER on its table, which then waits for
+// the table's metadata lock behind that CREATE TRIGGER, is planned again
+// and fires the trigger: the table's definition did not change, its
+// triggers did. Without that, pt-online-schema-change lost a DELETE
+// planned before the tool created its triggers: the row stayed in the
+// tool's copy.
+func TestMDLWriteQueuedBehindCreateTrigger(t *testing.T) {
+	s := mdlServer(t)
+	s.exec(t, "CREATE TABLE d.log (a INT)")
+	a, b, c := mdlConnect(t, s), mdlConnect(t, s), mdlConnect(t, s)
+	cid := c.id()
+	before := s.status(t, "GLOBAL", "Lockstep_mdl_replans")
+	a.exec("BEGIN")
+	a.exec("SELECT * FROM d.t")
+	create := b.async("CREATE TRIGGER d.tt AFTER INSERT ON d.t FOR EACH ROW INSERT INTO d.log VALUES (NEW.a)")
+	mdlBlocked(t, "CREATE TRIGGER", create)
+	ins := c.async("INSERT INTO d.t VALUES (9, 9)")
+	waitState(t, s, cid, "Waiting for table metadata lock")
+	a.exec("COMMIT")
+	if err := mdlDone(t, "CREATE TRIGGER", create); err != nil {
+		t.Fatal(err)
+	}
+	if err := mdlDone(t, "INSERT", ins); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.str(t, "SELECT COALESCE(GROUP_CONCAT(a), '') FROM d.log"); got != "9" {
+		t.Fatalf("the trigger logged %q for the INSERT queued behind its CREATE TRIGGER, want 9", got)
+	}
+	if n := s.status(t, "GLOBAL", "Lockstep_mdl_replans"); n <= before {
+		t.Fatalf("Lockstep_mdl_replans stayed %d", n)
+	}
+}
+
+// RENAME TABLE renames its pairs one after the other: a write that looks
+// its table up in between does not find it (1146, as pt-online-schema-
+// change's writers saw at the tool's swap). It waits for the RENAME (the
+// process list says so) and then finds the new table by the name.
+func TestMDLWriteBetweenRenameSteps(t *testing.T) {
+	s := mdlServer(t)
+	s.exec(t, "CREATE TABLE d.t_new (a INT PRIMARY KEY, b INT, c INT)")
+	paused, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	step := func(db, from, to string) {
+		if db == "d" && from == "t" {
+			once.Do(func() {
+				close(paused)
+				<-release
+			})
+		}
+	}
+	b, c := mdlConnect(t, s), mdlConnect(t, s)
+	sqlfront.TestingRenameStep.Store(&step)
+	var released sync.Once
+	free := func() { released.Do(func() { close(release) }) }
+	// Registered after the server's and the connections': runs first, so
+	// that a failed test does not leave the RENAME (and the connection's
+	// close, the server's shutdown) waiting.
+	t.Cleanup(func() { free(); sqlfront.TestingRenameStep.Store(nil) })
+	cid := c.id()
+	swap := b.async("RENAME TABLE d.t TO d.t_old, d.t_new TO d.t")
+	select {
+	case <-paused:
+	case err := <-swap:
+		t.Fatalf("RENAME ended (%v) before its first step's hook", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("RENAME did not reach its first step")
+	}
+	ins := c.async("INSERT INTO d.t (a, b) VALUES (20, 20)")
+	select {
+	case err := <-ins:
+		t.Fatalf("INSERT between the RENAME's steps ended: %v; want it to wait for the RENAME", err)
+	default:
+	}
+	waitState(t, s, cid, "Waiting for table metadata lock")
+	free()
+	if err := mdlDone(t, "RENAME", swap); err != nil {
+		t.Fatal(err)
+	}
+	if err := mdlDone(t, "INSERT", ins); err != nil {
+		t.Fatalf("INSERT between the RENAME's steps: %v", err)
+	}
+	if got := s.str(t, "SELECT GROUP_CONCAT(a ORDER BY a) FROM d.t"); got != "20" {
+		t.Fatalf("the new table holds %s, want 20", got)
+	}
+	if got := s.str(t, "SELECT GROUP_CONCAT(a ORDER BY a) FROM d.t_old"); got != "1,2" {
+		t.Fatalf("the old table holds %s, want 1,2", got)
+	}
+}
+
+// mdlWaitsFor runs ddl on b while a's transaction (begun with used) is
+// open: the DDL waits for the metadata lock until a commits.
+func mdlWaitsFor(t *testing.T, s *procServer, used []string, ddl string) {
+	t.Helper()
+	a, b := mdlConnect(t, s), mdlConnect(t, s)
+	bid := b.id()
+	a.exec("BEGIN")
+	for _, q := range used {
+		a.exec(q)
+	}
+	ch := b.async(ddl)
+	mdlBlocked(t, ddl, ch)
+	waitState(t, s, bid, "Waiting for table metadata lock")
+	a.exec("COMMIT")
+	if err := mdlDone(t, ddl, ch); err != nil {
+		t.Fatalf("%s: %v", ddl, err)
+	}
+}
+
+// A statement that reads a view locks the view and the tables under it,
+// as MySQL does: DDL on a base table, and CREATE OR REPLACE / DROP of the
+// view, wait for the transaction; a read queued behind the view's
+// redefinition reads the new definition.
+func TestMDLViews(t *testing.T) {
+	s := mdlServer(t)
+	s.exec(t, "CREATE TABLE d.u (a INT PRIMARY KEY)")
+	s.exec(t, "INSERT INTO d.u VALUES (1)")
+	s.exec(t, "CREATE VIEW d.v AS SELECT t.a, t.b FROM d.t JOIN d.u ON t.a = u.a")
+	mdlWaitsFor(t, s, []string{"SELECT * FROM d.v"}, "ALTER TABLE d.t ADD COLUMN c INT")
+	mdlWaitsFor(t, s, []string{"SELECT * FROM d.v"}, "ALTER TABLE d.u ADD COLUMN c INT")
+	mdlWaitsFor(t, s, []string{"SELECT * FROM d.v"}, "CREATE OR REPLACE VIEW d.v AS SELECT a FROM d.t")
+
+	a, b, c := mdlConnect(t, s), mdlConnect(t, s), mdlConnect(t, s)
+	a.exec("BEGIN")
+	a.exec("SELECT * FROM d.v")
+	redefine := b.async("CREATE OR REPLACE VIEW d.v AS SELECT a, b, 7 AS k FROM d.t")
+	mdlBlocked(t, "CREATE OR REPLACE VIEW", redefine)
+	var cols []string
+	sel := make(chan error, 1)
+	go func() {
+		rows, err := c.c.QueryContext(context.Background(), "SELECT * FROM d.v")
+		if err == nil {
+			cols, err = rows.Columns()
+			rows.Close()
+		}
+		sel <- err
+	}()
+	mdlBlocked(t, "SELECT from the view behind its redefinition", sel)
+	a.exec("COMMIT")
+	if err := mdlDone(t, "CREATE OR REPLACE VIEW", redefine); err != nil {
+		t.Fatal(err)
+	}
+	if err := mdlDone(t, "SELECT", sel); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cols, ",") != "a,b,k" {
+		t.Fatalf("the queued read saw columns %v, want a,b,k (the view's new definition)", cols)
+	}
+
+	mdlWaitsFor(t, s, []string{"SELECT * FROM d.v"}, "DROP VIEW d.v")
+}
+
+// A write locks the tables its foreign keys check and cascade to, as MySQL
+// does: DDL on the parent waits for a transaction that wrote the child,
+// and DDL on the child for one whose DELETE on the parent cascaded.
+func TestMDLForeignKeys(t *testing.T) {
+	s := mdlServer(t)
+	s.exec(t, "CREATE TABLE d.p (id INT PRIMARY KEY)")
+	s.exec(t, "INSERT INTO d.p VALUES (1), (2), (3)")
+	s.exec(t, "CREATE TABLE d.c (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES d.p (id) ON DELETE CASCADE)")
+	s.exec(t, "INSERT INTO d.c VALUES (2, 2), (3, 3)")
+	mdlWaitsFor(t, s, []string{"INSERT INTO d.c VALUES (1, 1)"}, "ALTER TABLE d.p ADD COLUMN x INT")
+	mdlWaitsFor(t, s, []string{"UPDATE d.c SET pid = 1 WHERE id = 3"}, "ALTER TABLE d.p ADD COLUMN y INT")
+	mdlWaitsFor(t, s, []string{"DELETE FROM d.p WHERE id = 2"}, "ALTER TABLE d.c ADD COLUMN x INT")
+	if got := s.str(t, "SELECT GROUP_CONCAT(id ORDER BY id) FROM d.c"); got != "1,3" {
+		t.Fatalf("child rows %s, want 1,3 (2 deleted by the cascade)", got)
+	}
+}
+
+// Reading a view inside a transaction does not end it: binding the view's
+// stored CREATE VIEW marked the statement as DDL, which commits — the
+// ROLLBACK below kept the INSERT, and the reader lost its metadata locks.
+func TestMDLViewReadKeepsTransaction(t *testing.T) {
+	s := mdlServer(t)
+	s.exec(t, "CREATE VIEW d.v AS SELECT a, b FROM d.t")
+	a := mdlConnect(t, s)
+	a.exec("BEGIN")
+	a.exec("INSERT INTO d.t VALUES (5, 5)")
+	a.exec("SELECT * FROM d.v")
+	a.exec("ROLLBACK")
+	if got := s.str(t, "SELECT GROUP_CONCAT(a ORDER BY a) FROM d.t"); got != "1,2" {
+		t.Fatalf("rows after ROLLBACK: %s, want 1,2", got)
+	}
+}
+
+// DDL replayed from the log (recovery here; a secondary's applier runs the
+// same ReplayDDL) gives its metadata locks back: the replayed statements'
+// locks were kept, and every statement on their tables waited after a
+// restart.
+func TestMDLReplayedDDLReleases(t *testing.T) {
+	s := mdlServer(t)
+	s.exec(t, "ALTER TABLE d.t ADD COLUMN c INT")
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	s2 := startInProcess(t, func(c *config.Config) { c.Datadir = s.datadir })
+	s2.db.SetMaxIdleConns(0)
+	s2.exec(t, "SET GLOBAL lock_wait_timeout = 1")
+	if got := s2.str(t, "SELECT GROUP_CONCAT(a ORDER BY a) FROM d.t"); got != "1,2" {
+		t.Fatalf("after recovery: %s, want 1,2", got)
+	}
+	s2.exec(t, "ALTER TABLE d.t ADD COLUMN e INT")
+	if n := s2.status(t, "GLOBAL", "Lockstep_mdl_locked_names"); n != 0 {
+		t.Fatalf("Lockstep_mdl_locked_names = %d with no statement running", n)
+	}
+}
+
+// A checkpoint's statements (its SHOW CREATEs when written, its CREATEs
+// when loaded) give their metadata locks back: a table loaded from a
+// checkpoint stayed locked, and every statement on it waited.
+func TestMDLCheckpointReleases(t *testing.T) {
+	var datadir string
+	cfg := func(c *config.Config) {
+		c.CheckpointLogSize = 1 // a checkpoint as soon as there is log
+		if datadir != "" {
+			c.Datadir = datadir
+		}
+	}
+	s := startInProcess(t, cfg)
+	datadir = s.datadir
+	s.exec(t, "CREATE DATABASE d")
+	s.exec(t, "CREATE TABLE d.t (a INT PRIMARY KEY)")
+	s.exec(t, "INSERT INTO d.t VALUES (1)")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if ck, _ := filepath.Glob(filepath.Join(datadir, "checkpoint", "*")); len(ck) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no checkpoint written")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.exec(t, "SET GLOBAL lock_wait_timeout = 1")
+	s.exec(t, "ALTER TABLE d.t ADD COLUMN b INT") // not held by the checkpoint writer's reads
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	s2 := startInProcess(t, cfg)
+	s2.db.SetMaxIdleConns(0)
+	s2.exec(t, "SET GLOBAL lock_wait_timeout = 1")
+	s2.exec(t, "ALTER TABLE d.t ADD COLUMN c INT")
+	if got := s2.str(t, "SELECT COUNT(*) FROM d.t"); got != "1" {
+		t.Fatalf("after recovery: %s rows", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dolthub/go-mysql-server/sql"
 )
@@ -115,6 +116,7 @@ type Database struct {
 	tables    map[string]*tableEntry
 	views     map[string]sql.ViewDefinition
 	triggers  []sql.TriggerDefinition
+	trigGen   uint64 // counts changes of triggers (mdltriggers.go); under mu
 	procs     []sql.StoredProcedureDetails
 	events    []sql.EventDefinition
 	collation sql.CollationID
@@ -334,8 +336,18 @@ func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error 
 	d.tables[nk] = te
 	d.moveTriggers(oldName, newName) // triggertable.go
 	d.fe.catalogChanged()
+	if h := TestingRenameStep.Load(); h != nil {
+		d.mu.Unlock()
+		(*h)(d.name, oldName, newName)
+		d.mu.Lock()
+	}
 	return nil
 }
+
+// TestingRenameStep, for tests only, is called after each rename of a
+// RENAME TABLE statement (a statement renames its pairs one after the
+// other), with none of the catalog's latches held.
+var TestingRenameStep atomic.Pointer[func(db, from, to string)]
 
 // storable reports whether the row format can hold values of typ.
 func storable(typ sql.Type) bool {

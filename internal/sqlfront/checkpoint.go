@@ -152,6 +152,12 @@ func (fe *Frontend) RestoreTableVersion(id, version uint64) (*storage.Table, err
 }
 
 func (fe *Frontend) queryRows(ctx *sql.Context, q string) ([]sql.Row, error) {
+	// A local statement (a checkpoint's, written or loaded) ends here, with
+	// its metadata locks (mdl.go): nothing ends its session's commands,
+	// and a loaded table stayed locked — every statement on it waited.
+	if s, ok := ctx.Session.(*Session); ok {
+		defer s.releaseMDL(0, true)
+	}
 	_, iter, _, err := fe.Engine.Query(ctx, q)
 	if err != nil {
 		return nil, err

@@ -260,7 +260,11 @@ func (fe *Frontend) ReplayDDL(database, query string, nextTableID uint64) (repla
 		}
 	}
 	if s != nil {
-		s.releaseMDL(0, true) // mdl.go: no CommandEnd for a local session
+		// The statement's metadata locks end with it: recovery and a
+		// secondary's applier do not end the session (as the protocol
+		// layer's CommandEnd does), and a table whose DDL was replayed
+		// stayed locked — every later statement on it waited.
+		s.releaseMDL(0, true)
 		if qerr != nil {
 			s.undoFailedDDL() // as when it failed the first time (ddlundo.go)
 		} else {

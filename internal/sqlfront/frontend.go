@@ -50,6 +50,14 @@ type Frontend struct {
 
 	ddlMu sync.Mutex   // serialises logged DDL statements (see ddllog.go)
 	mdl   *mdl.Manager // metadata locks (mdl.go)
+	// ddlGranted counts the statements granted an exclusive metadata lock,
+	// ddlEnded those of them that gave it back (mdl.go, RetryAfterDDL).
+	ddlGranted, ddlEnded atomic.Uint64
+	// mdlReplans counts statements planned again after DDL changed a
+	// table they found (Lockstep_mdl_replans).
+	mdlReplans atomic.Int64
+	// ddlWaiters: the connections waiting in RetryAfterDDL (mdl.go).
+	ddlWaiters sync.Map
 	// ddlWaiting counts DDL statements waiting for ddlMu (a checkpoint
 	// holding it stops pacing itself while one waits; DDLWaiting).
 	ddlWaiting atomic.Int32
@@ -108,7 +116,7 @@ func New(opts Options) (*Frontend, error) {
 		fe.vars.setGlobal("collation_connection", c)
 	}
 	a := analyzer.NewBuilder(dbAccess{fe.provider}).AddPreAnalyzeRule(viewDatabaseRuleID, viewDatabaseRule).AddPreAnalyzeRule(globalVarsRuleID, globalVarsRule).AddPreAnalyzeRule(replicaStatusRuleID, replicaStatusRule).AddPostAnalyzeRule(longerPrefixRuleID, longerPrefixRule).AddPostAnalyzeRule(idxSortRuleID, idxSortRule).AddPostAnalyzeRule(explainRowsRuleID, explainRowsRule).AddPostAnalyzeRule(lookupJoinRuleID, lookupJoinRule).AddPostAnalyzeRule(sumDecimalRuleID, sumDecimalRule).AddPostAnalyzeRule(collationHashRuleID, collationHashRule).AddPostAnalyzeRule(intArithRuleID, intArithRule).AddPostAnalyzeRule(castIntRuleID, castIntRule).AddPostAnalyzeRule(warningOrderRuleID, warningOrderRule).AddPostAnalyzeRule(nullableDivRuleID, nullableDivRule).Build()
-	if !withRuleWrapped(a, "applyTriggers", inTargetDatabase) {
+	if !withRuleWrapped(a, "applyTriggers", func(r analyzer.RuleFunc) analyzer.RuleFunc { return planTriggersOnly(inTargetDatabase(r)) }) {
 		return nil, fmt.Errorf("go-mysql-server's analyzer has no applyTriggers rule to wrap (routinedb.go)")
 	}
 	if !withRuleWrapped(a, "validateDropTables", droppableAccountTables) {

@@ -100,6 +100,10 @@ func (s *Session) releaseMDL(d mdl.Duration, all bool) {
 	} else {
 		s.mdl.Release(d)
 	}
+	if s.holdsX && (all || d == mdl.Statement) {
+		s.holdsX = false
+		s.fe.ddlEnded.Add(1)
+	}
 }
 
 // lockWaitTimeout is the session's lock_wait_timeout.
@@ -297,6 +301,29 @@ func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
 			read(n.Definition)
 		}
 		return
+	case *plan.DropView:
+		for _, c := range n.Children() {
+			if v, ok := c.(*plan.SingleDropView); ok && v.Database() != nil {
+				named(v.Database().Name(), v.ViewName, mdl.Exclusive)
+			}
+		}
+		return
+	case *plan.ForeignKeyHandler:
+		// The tables a write's foreign keys check (parents) or change
+		// (children, by cascades), as MySQL locks them; then the written
+		// table (its child).
+		p.foreignKeys(n.Editor, map[*plan.ForeignKeyEditor]bool{})
+		for _, u := range n.AllUpdaters {
+			p.fkTable(u)
+		}
+	case *plan.DeleteFrom:
+		// A DELETE of several tables keeps its targets (with their
+		// foreign key handlers) beside its children.
+		if n.HasExplicitTargets() {
+			for _, target := range n.GetDeleteTargets() {
+				p.walk(ctx, target, ddl)
+			}
+		}
 	}
 	if ex, ok := n.(sql.Expressioner); ok {
 		for _, e := range ex.Expressions() {
@@ -313,8 +340,51 @@ func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
 	}
 }
 
+// foreignKeys adds the tables of a foreign key editor: the parents its
+// references check, the children its referential actions reach, and
+// theirs in turn.
+func (p *mdlPlan) foreignKeys(e *plan.ForeignKeyEditor, seen map[*plan.ForeignKeyEditor]bool) {
+	if e == nil || seen[e] {
+		return
+	}
+	seen[e] = true
+	p.fkTable(e.Editor)
+	for _, ref := range e.References {
+		if ref == nil {
+			continue
+		}
+		if fk := ref.ForeignKey; fk.ParentDatabase != "" {
+			p.add(mdlKey(fk.ParentDatabase, fk.ParentTable), mdl.Shared)
+		}
+		p.fkTable(ref.RowMapper.Updater)
+	}
+	for _, act := range e.RefActions {
+		if fk := act.ForeignKey; fk.Database != "" {
+			p.add(mdlKey(fk.Database, fk.Table), mdl.Shared)
+		}
+		if act.RowMapper != nil {
+			p.fkTable(act.RowMapper.Updater)
+		}
+		p.foreignKeys(act.Editor, seen)
+	}
+}
+
+// fkTable adds the table behind a foreign key editor (found when the
+// statement was planned: checked like the plan's tables).
+func (p *mdlPlan) fkTable(e sql.ForeignKeyEditor) {
+	if fe, ok := e.(*fkEditor); ok && fe.editor != nil && fe.editor.t != nil {
+		p.table(fe.editor.t, mdl.Shared)
+	}
+}
+
 // mdlRule takes the statement's metadata locks (the last analyzer rule).
-func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+//
+// It also runs at the end of the analyses go-mysql-server nests in a
+// statement's (a trigger's body, with a scope; an INSERT's source): those
+// take their part's locks early, and the statement's own run takes them
+// all. The trigger lists the statement read (mdltriggers.go) are checked
+// and forgotten by the statement's own run (no scope).
+func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	s, ok := ctx.Session.(*Session)
 	if !mdlEnabled || !ok || s.fe == nil || s.fe.mdl == nil || (s.connID == 0 && !s.replaying) {
 		// Local sessions (checkpoints, EXPLAIN's helpers, bench checksums)
@@ -322,21 +392,73 @@ func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, 
 		// locks; a replayed DDL statement locks, and ReplayDDL releases.
 		return n, transform.SameTree, nil
 	}
+	if scope == nil {
+		s.notDDL(n, qFlags) // mdlviews.go
+	}
 	p := mdlPlan{fe: s.fe}
 	p.walk(ctx, n, false)
+	for _, v := range s.viewsSeen { // the views the statement read
+		p.add(mdlKey(v.db.name, v.key), mdl.Shared)
+	}
+	if scope == nil {
+		defer func() { s.trigSeen, s.viewsSeen = s.trigSeen[:0], s.viewsSeen[:0] }()
+	}
 	if len(p.reqs) == 0 {
 		return n, transform.SameTree, nil
 	}
 	if err := s.lockMDL(ctx, p.reqs); err != nil {
 		return nil, transform.SameTree, err
 	}
+	reopen := s.triggersChanged() || s.viewsChanged()
 	for _, u := range p.uses {
-		if u.t.stale() {
-			s.reopen = true
-			return nil, transform.SameTree, errReopen
-		}
+		reopen = reopen || u.t.stale()
+	}
+	if reopen {
+		s.fe.mdlReplans.Add(1)
+		s.reopen = true
+		s.trigSeen, s.viewsSeen = s.trigSeen[:0], s.viewsSeen[:0]
+		return nil, transform.SameTree, errReopen
 	}
 	return n, transform.SameTree, nil
+}
+
+// RetryAfterDDL reports whether connection connID's statement, which
+// failed with err, should be planned again: it failed with 1146 while
+// being planned — before it ran (execOverride.Build) — and DDL ran
+// meanwhile (a RENAME of several tables renames them one after another: a
+// statement planned in between does not find the name). It waits (for at
+// most lock_wait_timeout) for the DDL statements running now to end, as a
+// statement asking for the table's metadata lock would in MySQL, and then
+// finds the tables by name again.
+func (fe *Frontend) RetryAfterDDL(ctx context.Context, connID uint32, err error) bool {
+	s := fe.session(connID)
+	if s == nil || s.planned || !tableNotFound(err) {
+		return false
+	}
+	target := fe.ddlGranted.Load()
+	if target == s.ddlSeen && !s.ddlBusy {
+		return false // no DDL ran with the statement: the table is missing
+	}
+	deadline := time.Now().Add(s.lockWaitTimeout(sql.NewContext(ctx, sql.WithSession(s))))
+	fe.ddlWaiters.Store(uint64(connID), true) // the process list's state
+	defer fe.ddlWaiters.Delete(uint64(connID))
+	for pause := 100 * time.Microsecond; fe.ddlEnded.Load() < target; pause = min(2*pause, 10*time.Millisecond) {
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(pause)
+	}
+	fe.mdlReplans.Add(1)
+	return true
+}
+
+// tableNotFound reports whether err is "Table doesn't exist" (1146).
+func tableNotFound(err error) bool {
+	if sql.ErrTableNotFound.Is(err) {
+		return true
+	}
+	var se *mysql.SQLError
+	return errors.As(err, &se) && se.Num == mysql.ERNoSuchTable
 }
 
 // lockMDL asks for reqs and maps a failed wait to the client's error.
@@ -348,6 +470,15 @@ func (s *Session) lockMDL(ctx *sql.Context, reqs []mdl.Request) error {
 	err := s.mdlOwner().Acquire(ctx, reqs, timeout)
 	switch {
 	case err == nil:
+		if !s.holdsX {
+			for _, r := range reqs {
+				if r.Mode == mdl.Exclusive {
+					s.holdsX = true
+					s.fe.ddlGranted.Add(1)
+					break
+				}
+			}
+		}
 		return nil
 	case errors.Is(err, mdl.ErrLockWaitTimeout):
 		if s.replaying {
@@ -406,6 +537,10 @@ const mdlStateWaiting = "Waiting for table metadata lock"
 // metadata lock.
 func (fe *Frontend) mdlStates(iter sql.RowIter) sql.RowIter {
 	ids := fe.MetadataLockWaiting()
+	fe.ddlWaiters.Range(func(id, _ any) bool {
+		ids = append(ids, id.(uint64))
+		return true
+	})
 	if len(ids) == 0 {
 		return iter
 	}

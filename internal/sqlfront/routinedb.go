@@ -156,11 +156,15 @@ func viewDatabase(ctx context.Context, query string, st ast.Statement) {
 		return
 	}
 	sctx, ok := ctx.(*sql.Context)
-	if !ok || sctx.GetCurrentDatabase() != "" || sctx.Query() == query {
+	if !ok || sctx.Query() == query {
 		return
 	}
 	s, ok := sctx.Session.(*Session)
-	if !ok || s.viewLookupDB == "" {
+	if !ok {
+		return
+	}
+	s.viewBound = true // mdlviews.go
+	if sctx.GetCurrentDatabase() != "" || s.viewLookupDB == "" {
 		return
 	}
 	sctx.SetCurrentDatabase(s.viewLookupDB)

@@ -19,6 +19,9 @@ var (
 func (d *Database) GetTriggers(ctx *sql.Context) ([]sql.TriggerDefinition, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
+	if s := planningTriggers(ctx); s != nil {
+		return d.planTriggers(s), nil // mdltriggers.go
+	}
 	return append([]sql.TriggerDefinition(nil), d.triggers...), nil
 }
 
@@ -32,6 +35,7 @@ func (d *Database) CreateTrigger(ctx *sql.Context, def sql.TriggerDefinition) er
 		return fmt.Errorf("trigger %q already exists", def.Name)
 	}
 	d.triggers = append(d.triggers, def)
+	d.trigGen++
 	d.fe.anyTrigger.Store(true)
 	return nil
 }
@@ -47,6 +51,7 @@ func (d *Database) DropTrigger(ctx *sql.Context, name string) error {
 		return sql.ErrTriggerDoesNotExist.New(name)
 	}
 	d.triggers = slices.Delete(d.triggers, i, i+1)
+	d.trigGen++
 	return nil
 }
 

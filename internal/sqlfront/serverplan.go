@@ -74,6 +74,9 @@ func (o execOverride) Build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 	if err := executing(ctx); err != nil { // planning.go
 		return nil, err
 	}
+	if s, ok := ctx.Session.(*Session); ok {
+		s.planned = true // no more planning it again (mdl.go, RetryAfterDDL)
+	}
 	switch n := n.(type) {
 	case *plan.Set:
 		if err := o.fe.checkSetPrivileges(ctx, n); err != nil { // setpriv.go

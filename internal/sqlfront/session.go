@@ -35,6 +35,26 @@ type Session struct {
 	// triggerCalls counts the procedures called from triggers being run:
 	// their statements do not commit (routinedb.go).
 	triggerCalls int
+	// trigTables: while go-mysql-server plans a write's triggers, the
+	// tables of the plan, whose triggers GetTriggers lists (nil: all);
+	// trigSeen: the trigger lists the statement read, checked once it
+	// holds its metadata locks (mdltriggers.go).
+	trigTables map[string]bool
+	trigSeen   []trigSeen
+	// viewsSeen: the views the statement read, locked with its tables
+	// (mdlviews.go).
+	viewsSeen []viewSeen
+	// viewBound: a view's stored CREATE VIEW was bound for the statement
+	// (routinedb.go's viewDatabase; mdlviews.go's notDDL).
+	viewBound bool
+	// ddlSeen: the count of DDL statements granted exclusive metadata
+	// locks when the statement began (ddlBusy: not all ended); planned: the statement's plan began
+	// to run (serverplan.go; mdl.go's RetryAfterDDL); holdsX: it holds an
+	// exclusive metadata lock (counted in Frontend.ddlGranted).
+	ddlSeen uint64
+	ddlBusy bool // DDL held exclusive locks when the statement began
+	planned bool
+	holdsX  bool
 
 	clientHost string // the host USER() names (userfunc.go); "" for local sessions
 
@@ -321,6 +341,12 @@ func (s *Session) ReleaseSavepoint(ctx *sql.Context, _ sql.Transaction, name str
 // CommandBegin implements sql.LifecycleAwareSession.
 func (s *Session) CommandBegin() error {
 	s.reopen = false
+	s.trigSeen, s.viewsSeen, s.viewBound = s.trigSeen[:0], s.viewsSeen[:0], false
+	if s.fe != nil {
+		ended := s.fe.ddlEnded.Load() // first: ended <= granted
+		s.ddlSeen, s.planned = s.fe.ddlGranted.Load(), false
+		s.ddlBusy = ended != s.ddlSeen
+	}
 	s.rowsWritten = 0
 	s.insertRows = 0 // the row numbers of this statement's messages
 	s.conv.reset()

@@ -60,6 +60,7 @@ func (d *Database) moveTriggers(from, to string) {
 		if strings.EqualFold(triggerOn(&d.triggers[i]), from) {
 			if moved, ok := retarget(d.triggers[i], to); ok {
 				d.triggers[i] = moved
+				d.trigGen++
 			}
 		}
 	}

@@ -253,6 +253,7 @@ func (fe *Frontend) StatusValues() map[string]int64 {
 	m["Lockstep_insert_intention_checks"] = int64(ls.InsertIntentions)
 	m["Lockstep_insert_intention_waits"] = int64(ls.InsertWaits)
 	m["Lockstep_gap_lock_inherits"] = int64(ls.GapInherits)
+	m["Lockstep_mdl_replans"] = fe.mdlReplans.Load()
 	m["Lockstep_trx_started"] = int64(ss.TrxStarted)
 	m["Lockstep_trx_read_write"] = int64(ss.TrxWithID)
 	m["Lockstep_trx_active"] = ss.Active

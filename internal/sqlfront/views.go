@@ -46,9 +46,16 @@ func (d *Database) DropView(ctx *sql.Context, name string) error {
 func (d *Database) GetViewDefinition(ctx *sql.Context, name string) (sql.ViewDefinition, bool, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	v, ok := d.views[strings.ToLower(name)]
+	key := strings.ToLower(name)
+	v, ok := d.views[key]
 	if ok {
 		noteViewLookup(ctx, d.name) // routinedb.go
+		if s, isOurs := ctx.Session.(*Session); isOurs {
+			// The view's metadata lock (mdl.go): taken with the
+			// statement's, when the definition read must still be the
+			// view's.
+			s.viewsSeen = append(s.viewsSeen, viewSeen{db: d, key: key, create: v.CreateViewStatement})
+		}
 	}
 	return v, ok, nil
 }

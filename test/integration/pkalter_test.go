@@ -33,15 +33,16 @@ func TestPrimaryKeyChanges(t *testing.T) {
 	errMsg(exec("ALTER TABLE pk.h ADD PRIMARY KEY (a)"), 1138, "Invalid use of NULL value", "ADD PRIMARY KEY over a NULL")
 	must("DELETE FROM pk.h WHERE a IS NULL")
 
-	// A transaction that changed a row holds the ALTER back: it waits for
-	// the table's metadata lock, as in MySQL — 1205 after the session's
-	// lock_wait_timeout, success once the transaction ends.
+	// A transaction that changed a row holds the ALTER back: 1205 after
+	// the session's lock wait timeout, success once it ends. As in MySQL
+	// the ALTER waits for the table's metadata lock (lock_wait_timeout)
+	// first, which the transaction holds.
 	holder, alterer := newSession(t, r.ctx, r.db, "holder"), newSession(t, r.ctx, r.db, "alterer")
 	holder.exec("BEGIN")
 	holder.exec("UPDATE pk.h SET b = 'w' WHERE a = 1")
-	alterer.exec("SET lock_wait_timeout = 1")
+	alterer.exec("SET innodb_lock_wait_timeout = 1, lock_wait_timeout = 1")
 	alterer.mustFail(erLockWaitTimeout, "ALTER TABLE pk.h ADD PRIMARY KEY (a)")
-	alterer.exec("SET lock_wait_timeout = 50")
+	alterer.exec("SET innodb_lock_wait_timeout = 50, lock_wait_timeout = 50")
 	alter := alterer.goExec("ALTER TABLE pk.h ADD PRIMARY KEY (a)")
 	alter.mustBlock(t)
 	holder.exec("COMMIT")
