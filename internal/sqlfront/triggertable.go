@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"context"
 	"regexp"
 	"strings"
 
@@ -22,7 +23,9 @@ import (
 // triggerOn is the table a trigger definition fires on ("" if its text
 // does not parse).
 func triggerOn(def *sql.TriggerDefinition) string {
-	st, err := ast.Parse(def.CreateStatement)
+	// Parsed as it was created: under ANSI_QUOTES, ON "t" names a table.
+	opts := ast.ParserOptions{AnsiQuotes: strings.Contains(strings.ToUpper(def.SqlMode), "ANSI_QUOTES")}
+	st, err := ast.ParseWithOptions(context.Background(), def.CreateStatement, opts)
 	if err != nil {
 		return ""
 	}
