@@ -68,6 +68,7 @@ var statusMetrics = []statusMetric{
 	// Metadata locks.
 	{"Lockstep_mdl_acquires", "mdl_acquires_total", counter, 0, "Metadata lock acquisitions."},
 	{"Lockstep_mdl_waits", "mdl_waits_total", counter, 0, "Metadata lock acquisitions that waited."},
+	{"Lockstep_mdl_replans", "mdl_replans_total", counter, 0, "Statements planned again because a table or its triggers changed while they waited for metadata locks."},
 	{"Lockstep_mdl_wait_time", "mdl_wait_seconds_total", counter, perMs, "Time spent waiting for metadata locks."},
 	{"Lockstep_mdl_current_waits", "mdl_current_waits", gauge, 0, "Metadata lock requests waiting now."},
 	{"Lockstep_mdl_wait_timeouts", "mdl_wait_timeouts_total", counter, 0, "Metadata lock waits that timed out (lock_wait_timeout, 1205)."},
