@@ -32,6 +32,9 @@ type wireConn struct {
 
 	buf     []byte // bytes read from Conn; buf[:ready] may be handed out
 	ready   int
+	// afterMax: the last packet was of the largest size, so the next one
+	// (even empty) continues its payload rather than starting a command.
+	afterMax bool
 	pending int    // payload bytes of the current packet not yet passed
 	through bool   // a partial packet at the end of the stream: no more parsing
 	back    []byte // buf's backing array, reused once buf is drained
@@ -157,6 +160,8 @@ func (c *wireConn) parse() error {
 		}
 		size := int(rest[0]) | int(rest[1])<<8 | int(rest[2])<<16
 		seq := rest[3]
+		continued := c.afterMax
+		c.afterMax = size == maxPacketPayload
 		if c.countPacket(size, seq) {
 			if c.pendingLogin {
 				return c.refuseHandshake(seq) // protoguard.go
@@ -199,7 +204,11 @@ func (c *wireConn) parse() error {
 		// whole: the protocol layer reads the file on a goroutine of its
 		// own, and a packet cut short by the end of the stream left the
 		// connection in a state that made the error after it panic.
-		command := seq == 0
+		// The protocol layer reads any packet outside a file and a
+		// continued payload as the next command, whatever its sequence
+		// number: an empty one (data[0] panicked in vitess) is answered by
+		// the guard as at sequence 0 (TestProtocolFuzz).
+		command := seq == 0 || (size == 0 && !continued && !c.awaitResponse)
 		if c.inFile() {
 			if len(rest) < 4+size {
 				return nil
