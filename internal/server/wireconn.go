@@ -30,14 +30,14 @@ type wireConn struct {
 	net.Conn
 	answer func() string // the statistics line
 
-	buf     []byte // bytes read from Conn; buf[:ready] may be handed out
-	ready   int
+	buf   []byte // bytes read from Conn; buf[:ready] may be handed out
+	ready int
 	// afterMax: the last packet was of the largest size, so the next one
 	// (even empty) continues its payload rather than starting a command.
 	afterMax bool
-	pending int    // payload bytes of the current packet not yet passed
-	through bool   // a partial packet at the end of the stream: no more parsing
-	back    []byte // buf's backing array, reused once buf is drained
+	pending  int    // payload bytes of the current packet not yet passed
+	through  bool   // a partial packet at the end of the stream: no more parsing
+	back     []byte // buf's backing array, reused once buf is drained
 
 	// hook sees the prepared-statement commands (execproto.go's execHook);
 	// nil: every command goes to the protocol layer unseen.
