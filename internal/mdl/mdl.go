@@ -489,19 +489,16 @@ func (o *Owner) TryShared(key Key, d Duration) bool {
 		o.extend(Request{Key: key, Mode: Shared, Duration: d}, h)
 		return true
 	}
-	r := Request{Key: key, Mode: Shared, Duration: d}
+	r := [1]Request{{Key: key, Mode: Shared, Duration: d}}
 	m := o.m
 	m.mu.Lock()
-	if m.blocked(o, r, nil) {
+	if m.blocked(o, r[0], nil) {
 		m.mu.Unlock()
 		return false
 	}
-	l := m.entry(key)
-	if l.holders[o] < Shared {
-		l.holders[o] = Shared
-	}
+	m.grant(o, r[:])
 	m.mu.Unlock()
 	m.acquires.Add(1)
-	o.extend(r, hold{})
+	o.extend(r[0], hold{})
 	return true
 }

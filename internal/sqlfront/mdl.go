@@ -108,18 +108,7 @@ func (s *Session) releaseMDL(d mdl.Duration, all bool) {
 
 // lockWaitTimeout is the session's lock_wait_timeout.
 func (s *Session) lockWaitTimeout(ctx *sql.Context) time.Duration {
-	v, err := s.GetSessionVariable(ctx, "lock_wait_timeout")
-	if err == nil {
-		switch n := v.(type) {
-		case int64:
-			return time.Duration(n) * time.Second
-		case int:
-			return time.Duration(n) * time.Second
-		case uint64:
-			return time.Duration(n) * time.Second
-		}
-	}
-	return 31536000 * time.Second
+	return s.secondsVar(ctx, "lock_wait_timeout", 31536000*time.Second)
 }
 
 // replayMDLWait bounds a replayed DDL statement's wait for local sessions
@@ -487,10 +476,7 @@ func (s *Session) lockMDL(ctx *sql.Context, reqs []mdl.Request) error {
 		return mysql.NewSQLError(mysql.ERLockWaitTimeout, "HY000", "Lock wait timeout exceeded; try restarting transaction")
 	case errors.Is(err, mdl.ErrDeadlock):
 		// As for a row lock deadlock, the transaction ends, rolled back.
-		s.rollbackTx()
-		s.releaseMDL(0, true)
-		ctx.SetIgnoreAutoCommit(false)
-		ctx.SetTransaction(nil)
+		s.endOnDeadlock(ctx)
 		return mysql.NewSQLError(mysql.ERLockDeadlock, mysql.SSLockDeadlock, "Deadlock found when trying to get lock; try restarting transaction")
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return mapError(context.Canceled)

@@ -239,9 +239,15 @@ func (s *Session) storageTx(ctx *sql.Context) *storage.Tx {
 }
 
 func (s *Session) lockWait(ctx *sql.Context) time.Duration {
-	v, err := s.GetSessionVariable(ctx, "innodb_lock_wait_timeout")
+	return s.secondsVar(ctx, "innodb_lock_wait_timeout", 50*time.Second)
+}
+
+// secondsVar reads a session variable holding a number of seconds; def
+// when it is unset or of another type.
+func (s *Session) secondsVar(ctx *sql.Context, name string, def time.Duration) time.Duration {
+	v, err := s.GetSessionVariable(ctx, name)
 	if err != nil {
-		return 50 * time.Second
+		return def
 	}
 	switch n := v.(type) {
 	case int64:
@@ -251,7 +257,7 @@ func (s *Session) lockWait(ctx *sql.Context) time.Duration {
 	case uint64:
 		return time.Duration(n) * time.Second
 	}
-	return 50 * time.Second
+	return def
 }
 
 func (s *Session) commitTx(ctx context.Context) error {
@@ -366,11 +372,15 @@ func (s *Session) CommandEnd() {
 	s.endDDL()
 	s.finishNextTxSet()
 	s.lastPid = 0
+	open := s.tx != nil && !s.tx.Done()
+	if !open && (s.mdl == nil || !s.mdl.Held()) {
+		return // nothing to end: no autocommit lookup
+	}
 	inTxn := s.GetIgnoreAutoCommit() || !s.autocommit()
 	// A statement's metadata locks end with it, a transaction's with it
 	// (mdl.go).
 	s.releaseMDL(mdl.Statement, !inTxn)
-	if s.tx == nil || s.tx.Done() {
+	if !open {
 		return
 	}
 	if !inTxn {
@@ -498,12 +508,18 @@ func (s *Session) textIntent(ctx *sql.Context) lockIntent {
 // back only the statement (done by the editors' DiscardChanges).
 func (s *Session) handleTxError(ctx *sql.Context, err error) error {
 	if errors.Is(err, txn.ErrDeadlock) {
-		s.rollbackTx()
-		s.releaseMDL(mdl.Transaction, false)
-		ctx.SetIgnoreAutoCommit(false)
-		ctx.SetTransaction(nil)
+		s.endOnDeadlock(ctx)
 	}
 	return mapError(err)
+}
+
+// endOnDeadlock ends the session's transaction, rolled back, after it was
+// chosen as a deadlock's victim (row locks or metadata locks).
+func (s *Session) endOnDeadlock(ctx *sql.Context) {
+	s.rollbackTx()
+	s.releaseMDL(mdl.Transaction, false)
+	ctx.SetIgnoreAutoCommit(false)
+	ctx.SetTransaction(nil)
 }
 
 // mapError turns storage and lock errors into MySQL errors.

@@ -108,15 +108,7 @@ func (tx *Tx) Locate(fn func() error) error {
 // current returns the version a locking (current) read sees: the newest,
 // skipping the versions this transaction wrote in the current statement.
 // Caller holds r's table latch and a lock on the row.
-func (tx *Tx) current(r *record) *version {
-	v := r.head
-	if my := tx.trx.ID(); my != 0 && tx.stmtBase != 0 && !tx.seeStmt { // 0: statements not tracked
-		for v != nil && v.trx == my && v.stmt >= tx.stmtBase {
-			v = v.prev
-		}
-	}
-	return v
-}
+func (tx *Tx) current(r *record) *version { return tx.currentBefore(r, ownSeesAll) }
 
 // currentBefore is current for a locking cursor opened at epoch (its
 // readEpoch): it also skips the versions this transaction wrote since the
@@ -128,7 +120,7 @@ func (tx *Tx) currentBefore(r *record, epoch uint32) *version {
 	if my == 0 || tx.seeStmt {
 		return v
 	}
-	bound := epoch
+	bound := epoch // stmtBase 0: statements not tracked
 	if tx.stmtBase != 0 && tx.stmtBase < bound {
 		bound = tx.stmtBase
 	}
