@@ -59,21 +59,10 @@ func decodeChangeContext(ctx []byte) (id uint64, addr string) {
 // (pb.ConfChangeRemoveNode). raft refuses a second change while one is
 // not yet applied (ErrProposalDropped).
 func (n *Node) ProposeMembership(typ pb.ConfChangeType, id uint64, addr string) *Proposal {
-	n.mu.Lock()
-	n.nextID++
-	p := newProposal(n.nextID, nil)
-	p.failed = &n.propFailed
-	p.change = &pb.ConfChangeV2{Changes: []pb.ConfChangeSingle{{Type: typ, NodeID: id}},
-		Context: encodeChangeContext(p.id, addr)}
-	if n.stopped || n.err != nil {
-		n.mu.Unlock()
-		p.finish(ErrStopped)
-		return p
-	}
-	n.events = append(n.events, event{prop: p})
-	n.mu.Unlock()
-	wake(n.wakeRaft)
-	return p
+	return n.submit(nil, func(p *Proposal) {
+		p.change = &pb.ConfChangeV2{Changes: []pb.ConfChangeSingle{{Type: typ, NodeID: id}},
+			Context: encodeChangeContext(p.id, addr)}
+	})
 }
 
 // ConfState is the membership as of the last change the raft step has

@@ -278,11 +278,18 @@ func (n *Node) ProposeInTerm(data []byte, term uint64) *Proposal {
 // ProposeFenced is Propose for an entry that may enter the log only as the
 // fence allows; otherwise the raft step drops it (ErrProposalDropped).
 func (n *Node) ProposeFenced(data []byte, f Fence) *Proposal {
+	return n.submit(data, func(p *Proposal) { p.fence = f })
+}
+
+// submit makes a proposal of data, shaped by set (under n.mu, once it has
+// its id), and hands it to the raft step; on a stopped or failed node it
+// ends at once with ErrStopped.
+func (n *Node) submit(data []byte, set func(*Proposal)) *Proposal {
 	n.mu.Lock()
 	n.nextID++
 	p := newProposal(n.nextID, data)
 	p.failed = &n.propFailed
-	p.fence = f
+	set(p)
 	if n.stopped || n.err != nil {
 		n.mu.Unlock()
 		p.finish(ErrStopped)
