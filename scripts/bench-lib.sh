@@ -32,3 +32,22 @@ heap() {
     awk '/^# HeapAlloc =/ {a=$4} /^# HeapInuse =/ {i=$4} /^# HeapSys =/ {s=$4}
          /^# NextGC =/ {n=$4} /^# NumGC =/ {g=$4} END {print a, i, s, n, g}'
 }
+
+# start_fill: sysbench prepare ($SB) on a server whose checkpoint then holds
+# the prepared tables (clean shutdown), and a server started again on that
+# datadir with no checkpoint from here on, under oltp_write_only at
+# $THREADS in the background ($SB_PID; the server is $LS_PID). For the
+# recovery scripts, which then let the log grow and kill -9.
+start_fill() {
+  start_lsm "$OUT/prepare.log" --datadir "$OUT/data" --checkpoint-log-size 1M
+  wait_ready 60
+  q "CREATE DATABASE sbtest"
+  sysbench oltp_read_write $SB --threads=4 prepare > "$OUT/sysbench-prepare.log"
+  until [ "$(st Lockstep_checkpoints)" -ge 1 ]; do sleep 0.2; done
+  kill "$LS_PID"; wait "$LS_PID" || true
+
+  start_lsm "$OUT/fill.log" --datadir "$OUT/data" --checkpoint-log-size 64G
+  wait_ready 120
+  sysbench oltp_write_only $SB --threads="$THREADS" --time=86400 --report-interval=10 run > "$OUT/sysbench-fill.log" 2>&1 &
+  SB_PID=$!
+}

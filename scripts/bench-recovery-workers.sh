@@ -29,17 +29,7 @@ echo "$(date -u '+%F %T') UTC, $(uptime), binary $(git rev-parse --short HEAD)"
 SB="--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$PORT --mysql-user=root --mysql-db=sbtest --tables=$TABLES --table-size=$ROWS"
 
 if [ "$REUSE" != 1 ]; then
-start_lsm "$OUT/prepare.log" --datadir "$OUT/data" --checkpoint-log-size 1M
-wait_ready 60
-q "CREATE DATABASE sbtest"
-sysbench oltp_read_write $SB --threads=4 prepare > "$OUT/sysbench-prepare.log"
-until [ "$(st Lockstep_checkpoints)" -ge 1 ]; do sleep 0.2; done
-kill "$LS_PID"; wait "$LS_PID" || true
-
-start_lsm "$OUT/fill.log" --datadir "$OUT/data" --checkpoint-log-size 64G
-wait_ready 120
-sysbench oltp_write_only $SB --threads="$THREADS" --time=86400 --report-interval=10 run > "$OUT/sysbench-fill.log" 2>&1 &
-SB_PID=$!
+start_fill # bench-lib.sh: a checkpoint holding the prepared tables, then the load
 t0=$(now)
 while [ "$(st Lockstep_log_bytes)" -lt $((LOG_MB * 1048576)) ]; do sleep 5; done
 commits=$(st Binlog_commits); t1=$(now)

@@ -25,17 +25,7 @@ exec > >(tee "$OUT/summary.txt") 2>&1
 echo "$(date -u '+%F %T') UTC, $(uptime)"
 SB="--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$PORT --mysql-user=root --mysql-db=sbtest --tables=$TABLES --table-size=$ROWS"
 
-start_lsm "$OUT/prepare.log" --datadir "$OUT/data" --checkpoint-log-size 1M
-wait_ready 60
-q "CREATE DATABASE sbtest"
-sysbench oltp_read_write $SB --threads=4 prepare > "$OUT/sysbench-prepare.log"
-until [ "$(st Lockstep_checkpoints)" -ge 1 ]; do sleep 0.2; done
-kill "$LS_PID"; wait "$LS_PID" || true
-
-start_lsm "$OUT/fill.log" --datadir "$OUT/data" --checkpoint-log-size 64G
-wait_ready 120
-sysbench oltp_write_only $SB --threads="$THREADS" --time=86400 --report-interval=10 run > "$OUT/sysbench-fill.log" 2>&1 &
-SB_PID=$!
+start_fill # bench-lib.sh: a checkpoint holding the prepared tables, then the load
 echo -e "t\tlog_bytes\tcommits\tloadavg1" > "$OUT/write-rate.tsv"
 while :; do
   b=$(st Lockstep_log_bytes); echo -e "$(now)\t$b\t$(st Binlog_commits)\t$(cut -d" " -f1 /proc/loadavg)" >> "$OUT/write-rate.tsv"
