@@ -31,12 +31,13 @@ import (
 //
 // What may not change is an order something relies on. The rule walks the
 // plan from the top and knows, at each node, whether the order of that
-// node's rows matters: at the top it does when the statement asks for an
-// order (ORDER BY, GROUP BY, DISTINCT: go-mysql-server has by then dropped
-// the sorts its index choice answers, so the text is all that tells); a
+// node's rows matters: at the top it does when the statement says ORDER BY
+// (go-mysql-server has by then dropped the sorts its index choice answers,
+// so the text is all that tells); a
 // sort makes its input's order free; an aggregate without GROUP BY whose
 // value no order changes (COUNT, COUNT(DISTINCT), MIN and MAX of
-// non-strings, SUM and AVG of exact numbers) makes its input free; a merge
+// non-strings, SUM and AVG of exact numbers) makes its input free, and so
+// does one with a GROUP BY of columns the WHERE fixes (one group); a merge
 // join, an ordered DISTINCT, a window or a recursive CTE need their
 // input's order; LIMIT keeps the order free only when the statement asks
 // for none. (The rule once only looked at single-table plans with no
@@ -108,8 +109,9 @@ func (w *prefixWalk) childFree(n sql.Node, free bool) bool {
 		if !orderInsensitive(x.SelectedExprs, x.GroupByExprs) {
 			return false
 		}
-		// One row, whatever the order; or groups whose order is free.
-		return len(x.GroupByExprs) == 0 || free
+		// One group, whatever the order (no GROUP BY, or one that only
+		// names columns the WHERE fixes); or groups whose order is free.
+		return free || len(x.GroupByExprs) == 0 || constantGroups(x.GroupByExprs, x.Child)
 	case *plan.Distinct:
 		// Rows equal under a collation ('a', 'A'): the first one seen is
 		// the one kept.
@@ -164,6 +166,43 @@ func orderInsensitive(selected, grouping []sql.Expression) bool {
 	}
 	for _, e := range selected {
 		if !ok(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// constantGroups reports whether every grouping expression is a column the
+// filter under a GroupBy (child) fixes by equality with a constant: one
+// group at most.
+func constantGroups(grouping []sql.Expression, child sql.Node) bool {
+	f, ok := child.(*plan.Filter)
+	if !ok {
+		return false
+	}
+	fixed := map[string]bool{}
+	var walk func(e sql.Expression)
+	walk = func(e sql.Expression) {
+		switch x := e.(type) {
+		case *expression.And:
+			walk(x.LeftChild)
+			walk(x.RightChild)
+		case *expression.Equals:
+			gf, ok := x.Left().(*expression.GetField)
+			lit, ok2 := x.Right().(*expression.Literal)
+			if !ok || !ok2 {
+				gf, ok = x.Right().(*expression.GetField)
+				lit, ok2 = x.Left().(*expression.Literal)
+			}
+			if ok && ok2 && lit.Value() != nil {
+				fixed[strings.ToLower(gf.Table()+"."+gf.Name())] = true
+			}
+		}
+	}
+	walk(f.Expression)
+	for _, g := range grouping {
+		gf, ok := g.(*expression.GetField)
+		if !ok || !fixed[strings.ToLower(gf.Table()+"."+gf.Name())] {
 			return false
 		}
 	}
@@ -261,8 +300,9 @@ func constantEqualities(e sql.Expression, m *tableMeta, alias string) map[int]in
 	return out
 }
 
-// textOrdered reports whether the statement's text says ORDER BY, GROUP BY
-// or DISTINCT. The rule runs once per union branch and subquery, so the
+// textOrdered reports whether the statement's text says ORDER BY (GROUP BY
+// and DISTINCT promise no order: their groups and rows come in the order
+// first seen, which follows whatever index was read). The rule runs once per union branch and subquery, so the
 // answer is kept on the session for the statement (reading a 100 KB text
 // for each of 5,000 union branches was quadratic).
 func textOrdered(ctx *sql.Context) bool {
@@ -273,7 +313,7 @@ func textOrdered(ctx *sql.Context) bool {
 		return s.orderText.ordered
 	}
 	l := strings.ToLower(q)
-	ordered := strings.Contains(l, "order by") || strings.Contains(l, "group by") || strings.Contains(l, "distinct")
+	ordered := strings.Contains(l, "order by")
 	if ok {
 		s.orderText.pid, s.orderText.text, s.orderText.n, s.orderText.ordered = ctx.Pid(), text, len(q), ordered
 	}

@@ -140,10 +140,15 @@ func TestLongerEqualityPrefix(t *testing.T) {
 		{"SELECT DISTINCT id FROM c WHERE w = 1 AND d = 2 AND last = 'L3' ORDER BY id", "[c.w,c.d,c.last,c.first]", true},
 		{"SELECT id, COUNT(*) FROM c WHERE w = 1 AND d = 2 AND last = 'L3' GROUP BY id ORDER BY id", "[c.w,c.d,c.last,c.first]", true},
 		{"SELECT COUNT(*) FROM c AS x JOIN c AS y ON y.w = x.w AND y.d = x.d AND y.id = x.id WHERE x.w = 1 AND x.d = 2 AND x.last = 'L3'", "[c.w,c.d,c.last,c.first]", false},
-		// Order-dependent: a string MIN (which of 'a' and 'A'), a GROUP BY
-		// whose order the statement asks for, a LIMIT under an ORDER BY
-		// statement: left as planned.
+		{"SELECT DISTINCT id FROM c WHERE w = 1 AND d = 2 AND last = 'L3'", "[c.w,c.d,c.last,c.first]", false},
+		{"SELECT id, COUNT(*) FROM c WHERE w = 1 AND d = 2 AND last = 'L3' GROUP BY id", "[c.w,c.d,c.last,c.first]", false},
+		{"SELECT COUNT(*) FROM c WHERE w = 1 AND d = 2 AND last = 'L3' GROUP BY last", "[c.w,c.d,c.last,c.first]", false},
+		// Order-dependent: a string MIN, DISTINCT or group value (which of
+		// 'a' and 'A' is seen first): left as planned.
 		{"SELECT MIN(first) FROM c WHERE w = 1 AND d = 2 AND last = 'L3'", "[c.w,c.d,c.id]", false},
+		{"SELECT DISTINCT first FROM c WHERE w = 1 AND d = 2 AND last = 'L3'", "[c.w,c.d,c.id]", false},
+		{"SELECT last, COUNT(*) FROM c WHERE w = 1 AND d = 2 AND last = 'L3' GROUP BY last", "[c.w,c.d,c.id]", false},
+		{"SELECT id FROM c WHERE w = 1 AND d = 2 AND last = 'L3' AND id IN (SELECT id FROM c WHERE w = 1 ORDER BY id LIMIT 5)", "", true},
 	}
 	for _, c := range cases {
 		plan := explainPlan(s, c.q)
