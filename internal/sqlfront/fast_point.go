@@ -81,9 +81,16 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 				// COUNT(*), MIN(col), MAX(col) over an index prefix.
 				if col, ok = sumArg(f); ok {
 					p.sum = true
-				} else if p.agg, col, ok = aggregateArg(f); ok && col == nil {
-					// COUNT(*): the first key column stands in as the
+				} else if p.agg, col, ok = aggregateArg(f); ok && p.agg == aggCount {
+					// COUNT(*), or COUNT(col) of a NOT NULL column (the
+					// same count): the first key column stands in as the
 					// plan's one output column (never decoded).
+					if col != nil {
+						ord := m.colIndex(col.Name.String())
+						if !qualifierOK(col.Qualifier) || ord < 0 || m.schema.Schema[ord].Nullable {
+							return nil
+						}
+					}
 					col = &ast.ColName{Name: ast.NewColIdent(m.schema.Schema[m.pk.cols[0].ord].Name)}
 				}
 			}
