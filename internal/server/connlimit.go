@@ -252,7 +252,8 @@ func (l *limitListener) status(m map[string]int64) {
 	m["Lockstep_connect_timeouts"] = l.timedOut
 	m["Lockstep_pending_evicted"] = l.evicted
 	m["Lockstep_pending"] = int64(l.pending.Len())
-	m["Lockstep_protocol_panics"] = protocolPanics.Load() // protolog.go
+	m["Lockstep_protocol_panics"] = protocolPanics.Load()        // protolog.go
+	m["Lockstep_prepare_parse_kills"] = prepareParseKills.Load() // kill.go
 }
 
 // connectionAdmin reports whether an account logging in as user from

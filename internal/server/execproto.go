@@ -64,6 +64,21 @@ type execHook struct {
 	// prepared maps the text vitess was given to parse at COM_STMT_PREPARE
 	// to the client's own text, for the handler to prepare (rewrite).
 	prepared map[string]string
+	// parsing is the text vitess is given to parse at the last
+	// COM_STMT_PREPARE, for the words of its syntax error
+	// (handler.prepareParseError); "" once taken.
+	parsing string
+}
+
+// takeParsing returns the text of the prepare vitess parsed last and
+// forgets it.
+func (x *execHook) takeParsing() string {
+	if x == nil {
+		return ""
+	}
+	q := x.parsing
+	x.parsing = ""
+	return q
 }
 
 // rewrite returns a COM_STMT_PREPARE payload whose text vitess's own
@@ -78,6 +93,7 @@ type execHook struct {
 func (x *execHook) rewrite(pkt []byte) []byte {
 	q := string(pkt[1:])
 	nq := sqlfront.ParserText(q)
+	x.parsing = nq
 	if nq == q {
 		return nil
 	}

@@ -29,6 +29,9 @@ type handler struct {
 	// connection's next command; nAbandoned counts them (longstmt.go).
 	abandoned  sync.Map
 	nAbandoned atomic.Int64
+	// parsing holds, by connection id, the *wireConn of a connection
+	// whose COM_STMT_PREPARE vitess is parsing (kill.go).
+	parsing sync.Map
 }
 
 func wrapHandlerFor(fe *sqlfront.Frontend, stop *stopper) func(mysql.Handler) (mysql.Handler, error) {
@@ -471,6 +474,8 @@ func (h *handler) ComPrepare(ctx context.Context, c *mysql.Conn, query string, p
 	if orig := h.hook(c).original(query); orig != query {
 		query, p.PrepareStmt = orig, orig // the client's text (execHook.rewrite)
 	}
+	h.parsing.Delete(c.ConnectionID)
+	h.hook(c).takeParsing()
 	if h.fe.EndPrepareParse(c.ConnectionID) { // KILL during vitess's parse (longstmt.go)
 		delete(c.PrepareData, p.StatementID)
 		return nil, h.noteError(c, errInterrupted())

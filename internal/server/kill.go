@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -67,6 +68,32 @@ func (h *handler) kill(ctx context.Context, c *mysql.Conn, query string, cb mysq
 	}
 	// Allowed: the statement the fast path runs, which go-mysql-server's
 	// process list does not know, stops too.
-	h.fe.StopFastStatement(uint32(id))
+	if h.fe.StopFastStatement(uint32(id)) {
+		h.killParsingPrepare(uint32(id), m[1] == "" || strings.EqualFold(m[1], "connection"))
+	}
 	return true, cb(&sqltypes.Result{}, false)
+}
+
+// prepareParseKills counts the prepares KILL answered during vitess's
+// parse (SHOW GLOBAL STATUS Lockstep_prepare_parse_kills).
+var prepareParseKills atomic.Int64
+
+// killParsingPrepare answers the COM_STMT_PREPARE of connection id that
+// KILL QUERY or KILL (connection) found in vitess's parse with 1317 now,
+// not when that parse ends (3.8 s at 64 MiB): vitess's own answer is
+// dropped when it comes (wireConn.interject). A connection KILL closed
+// leaves the process list now too; its session is closed when the parse
+// has ended and the protocol layer lets go of the connection.
+func (h *handler) killParsingPrepare(id uint32, connection bool) {
+	v, ok := h.parsing.Load(id)
+	if !ok {
+		return
+	}
+	wc := v.(*wireConn)
+	if wc.interject(errInterrupted().(*mysql.SQLError), func() bool { return h.fe.ClaimKilledPrepare(id) }) {
+		prepareParseKills.Add(1)
+		if connection {
+			h.fe.Engine.ProcessList.RemoveConnection(id)
+		}
+	}
 }

@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime/debug"
 
 	"github.com/dolthub/vitess/go/mysql"
@@ -40,10 +42,12 @@ import (
 // (handler.go; go-mysql-server plans the statement again at every
 // execute). vitess parses a prepare's text itself before the handler sees
 // it, outside any process list: ParserOptionsForConnection (called right
-// before that parse) marks it, KILL marks it killed, and the prepare
-// then fails with 1317 as soon as the handler sees it. That parse runs to
+// before that parse) marks it, KILL marks it killed and answers the
+// client with 1317 at once, ahead of the protocol layer
+// (handler.killParsingPrepare, wireConn.interject), and the prepare fails
+// as soon as the handler sees it, its answer dropped. That parse runs to
 // its end: it is linear in the text, bounded by max_allowed_packet (3.8 s
-// at 64 MiB; docs/sqlfront.md). A prepare that fails or is abandoned
+// at 64 MiB; docs/sqlfront.md); the connection's next command waits for it. A prepare that fails or is abandoned
 // leaves no statement id (vitess registered one before asking).
 
 // stoppable is a long statement run by runStoppable; nil for a short one.
@@ -176,5 +180,53 @@ func (h *handler) ParserOptionsForConnection(c *mysql.Conn) (ast.ParserOptions, 
 	h.settle(c)
 	o, err := h.Handler.ParserOptionsForConnection(c)
 	h.fe.BeginPrepareParse(c.ConnectionID) // ComPrepare ends it
+	if wc := wireConnOf(c.Conn); wc != nil {
+		// (kill.go) Ended by ComPrepare, or by vitess's answer when its
+		// parse failed and the handler never sees the prepare: a mark
+		// left standing would have a later KILL answer another command.
+		id := c.ConnectionID
+		h.parsing.Store(id, wc)
+		wc.armParseDone(func(p []byte) []byte {
+			h.fe.EndPrepareParse(id)
+			if _, failed := h.parsing.LoadAndDelete(id); failed { // ComPrepare never ran
+				return h.prepareParseError(c, wc, p)
+			}
+			return nil
+		})
+	}
 	return o, err
+}
+
+// vitessSyntaxError finds vitess's syntax error in the message of the
+// error it answers a COM_STMT_PREPARE it cannot parse with.
+var vitessSyntaxError = regexp.MustCompile(`syntax error at position (\d+) near '((?s:.*))'\n?$`)
+
+// prepareParseError returns the packet p, vitess's answer to a
+// COM_STMT_PREPARE whose text its parser refused, with MySQL's error in
+// place of vitess's: 1064 and MySQL's words, where vitess answered 1105
+// "unknown error: Code: INVALID_ARGUMENT ... syntax error at position N
+// near 'x'" (a text statement gets 1064 through the handler). nil: p
+// stands.
+func (h *handler) prepareParseError(c *mysql.Conn, wc *wireConn, p []byte) []byte {
+	if len(p) < 4+9 || p[4] != mysql.ErrPacket || int(p[0])|int(p[1])<<8|int(p[2])<<16 != len(p)-4 ||
+		binary.LittleEndian.Uint16(p[5:]) != mysql.ERUnknownError {
+		return nil
+	}
+	m := vitessSyntaxError.FindSubmatch(p[4+9:])
+	if m == nil {
+		return nil
+	}
+	query := ""
+	if x, ok := wc.hook.(*execHook); ok {
+		query = x.takeParsing()
+	}
+	var se *mysql.SQLError
+	err := h.mapError(c, query, fmt.Errorf("syntax error at position %s near '%s'", m[1], m[2]))
+	if !errors.As(err, &se) {
+		return nil
+	}
+	h.noteError(c, se)
+	w := packetWriter{seq: p[3]}
+	w.errPacket(se)
+	return w.b
 }

@@ -46,7 +46,7 @@ func (c *wireConn) refuseTooLarge(seq byte) error {
 	w := packetWriter{seq: seq + 1}
 	w.errPacket(errNetPacketTooLarge)
 	_, _ = c.conn().Write(w.b)
-	return errPacketTooLarge
+	return c.end(errPacketTooLarge)
 }
 
 var errNetPacketTooLarge = mysql.NewSQLError(mysql.ERNetPacketTooLarge, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")

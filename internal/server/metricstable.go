@@ -91,6 +91,7 @@ var statusMetrics = []statusMetric{
 	{"Lockstep_pending_evicted", "connections_pending_evicted_total", counter, 0, "Connections closed while pending for a newer one."},
 	{"Lockstep_pending", "connections_pending", gauge, 0, "Connections accepted and not yet logged in."},
 	{"Lockstep_protocol_panics", "protocol_panics_total", counter, 0, "Panics caught in the protocol layer (each is a bug)."},
+	{"Lockstep_prepare_parse_kills", "prepare_parse_kills_total", counter, 0, "COM_STMT_PREPAREs KILL answered while the protocol layer parsed their text."},
 	// Commit pipeline (group commit).
 	{"Binlog_commits", "group_commit_transactions_total", counter, 0, "Transactions the commit pipeline published."},
 	{"Binlog_group_commits", "group_commit_groups_total", counter, 0, "Commit groups appended to the log (one fsync wait each)."},

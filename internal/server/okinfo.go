@@ -40,6 +40,39 @@ func (h *handler) sendOK(c *mysql.Conn, r *sqltypes.Result, send func() error) e
 // Write sends the server's bytes; an OK packet with the info string
 // sendOK expects goes with the string's length in place of vitess's '#'.
 func (c *wireConn) Write(p []byte) (int, error) {
+	if err := c.endedErr(); err != nil {
+		return 0, err // the stream was refused, its answer the last word
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if f := c.parseDone; f != nil {
+		// The first packet after a prepare's parse: vitess writes a
+		// packet's header and its payload apart.
+		if c.held == nil && len(p) == 4 {
+			c.held = append([]byte(nil), p...)
+			return len(p), nil
+		}
+		whole := p
+		if c.held != nil {
+			whole = append(c.held, p...)
+			c.held = nil
+		}
+		c.parseDone = nil
+		if q := f(whole); q != nil {
+			whole = q
+		}
+		if c.swallow.Load() {
+			return len(p), nil // answered ahead of vitess (interject)
+		}
+		c.out.track(whole)
+		if _, err := c.conn().Write(whole); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	if c.swallow.Load() {
+		return len(p), nil // answered ahead of vitess (interject)
+	}
 	c.out.track(p) // protoguard.go
 	if c.hs != nil {
 		return c.handshakeWrite(p) // tlsterm.go

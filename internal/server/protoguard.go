@@ -5,8 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"reflect"
+	"strconv"
 
 	"github.com/dolthub/vitess/go/mysql"
+	"github.com/dolthub/vitess/go/sqltypes"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 )
 
 // Packets the protocol layer (vitess) mishandles, answered or refused in
@@ -55,7 +58,10 @@ var (
 	errCursorOpen     = mysql.NewSQLError(mysql.ERUnknownComError, mysql.SSUnknownComError,
 		"error handling ComStmtExecute packet: a cursor is open (fetch it to its end, or reset or close its statement, first)")
 
-	errHandshakeRefused = errors.New("lockstep: bad handshake; connection closed")
+	errOutOfOrder = mysql.NewSQLError(1156, "08S01", "Got packets out of order")
+
+	errHandshakeRefused  = errors.New("lockstep: bad handshake; connection closed")
+	errPacketsOutOfOrder = errors.New("lockstep: packets out of order; connection closed")
 )
 
 // maxPendingPacket bounds the packets of a connection that has not logged
@@ -145,13 +151,22 @@ func lenEncInt(b []byte) (uint64, int, bool) {
 	return v, k, true
 }
 
+// refuseOutOfOrder answers a packet with sequence number seq that does
+// not follow the one before it with MySQL's error, and ends the stream.
+func (c *wireConn) refuseOutOfOrder(seq byte) error {
+	w := packetWriter{seq: seq + 1}
+	w.errPacket(errOutOfOrder)
+	_, _ = c.conn().Write(w.b)
+	return c.end(errPacketsOutOfOrder)
+}
+
 // refuseHandshake answers a client's handshake packet with sequence
 // number seq with 1043 and ends the stream.
 func (c *wireConn) refuseHandshake(seq byte) error {
 	w := packetWriter{seq: seq + 1}
 	w.errPacket(errBadHandshake)
 	_, _ = c.conn().Write(w.b)
-	return errHandshakeRefused
+	return c.end(errHandshakeRefused)
 }
 
 // guard returns the error to answer a command with instead of handing it
@@ -194,6 +209,16 @@ func (c *wireConn) guard(rest []byte, size int) (answer *mysql.SQLError, wait bo
 		}
 		if vitessCursorOpen(vc) {
 			return errCursorOpen, false
+		}
+		payload, st := c.message(rest)
+		switch st {
+		case messageShort:
+			return nil, true
+		case messageOver:
+			return nil, false // refused as it arrives (countPacket)
+		}
+		if !executeReadable(payload, vc.PrepareData[binary.LittleEndian.Uint32(rest[5:9])]) {
+			return errMalformed, false
 		}
 	case comRegisterReplica, comBinlogDumpGTID:
 		if !replicaHandler {
@@ -251,6 +276,7 @@ func vitessCursorOpen(vc *mysql.Conn) bool {
 // first bytes, up to an empty one.
 type outTracker struct {
 	hdr   [4]byte
+	seq   byte // the sequence number of the last packet begun
 	n     int  // header bytes seen
 	left  int  // payload bytes of the current packet still to come
 	first bool // the current packet's first payload byte still to come
@@ -277,6 +303,7 @@ func (t *outTracker) track(p []byte) {
 		}
 		t.n = 0
 		t.count++
+		t.seq = t.hdr[3]
 		t.left = int(t.hdr[0]) | int(t.hdr[1])<<8 | int(t.hdr[2])<<16
 		t.first = t.left > 0
 		if t.left == 0 {
@@ -289,4 +316,164 @@ func (t *outTracker) track(p []byte) {
 // a file.
 func (t *outTracker) fileRequested() bool {
 	return t.left == 0 && t.n == 0 && t.last == 0xfb
+}
+
+// Message states (wireConn.message).
+const (
+	messageWhole = iota
+	messageShort // more of it still to come
+	messageOver  // more than max_allowed_packet: refused as it arrives
+)
+
+// message returns the payload of the command whose first packet starts
+// rest, whole: one packet's payload, or the pieces of one sent in several
+// (each full piece followed by another) joined in a copy.
+func (c *wireConn) message(rest []byte) ([]byte, int) {
+	end, _, st := c.messageEnd(rest)
+	if st != messageWhole {
+		return nil, st
+	}
+	size := int(rest[0]) | int(rest[1])<<8 | int(rest[2])<<16
+	if 4+size == end {
+		return rest[4:end], messageWhole
+	}
+	payload := make([]byte, 0, end)
+	for off := 0; off < end; {
+		n := int(rest[off]) | int(rest[off+1])<<8 | int(rest[off+2])<<16
+		payload = append(payload, rest[off+4:off+4+n]...)
+		off += 4 + n
+	}
+	return payload, messageWhole
+}
+
+// messageEnd returns the length of the command starting rest, headers
+// included, and the sequence number of its last packet.
+func (c *wireConn) messageEnd(rest []byte) (end int, lastSeq byte, st int) {
+	limit := c.maxPacket
+	if limit <= 0 {
+		limit = 1 << 30 // MySQL's largest max_allowed_packet
+	}
+	var total int64
+	for {
+		if len(rest) < end+4 {
+			return 0, 0, messageShort
+		}
+		n := int(rest[end]) | int(rest[end+1])<<8 | int(rest[end+2])<<16
+		lastSeq = rest[end+3]
+		if total += int64(n); total > limit {
+			return 0, 0, messageOver
+		}
+		if len(rest) < end+4+n {
+			return 0, 0, messageShort
+		}
+		end += 4 + n
+		if n < maxPacketPayload {
+			return end, lastSeq, messageWhole
+		}
+	}
+}
+
+// executeReadable reports whether vitess can read the COM_STMT_EXECUTE
+// payload p (command byte first) of statement prep: its parser
+// (parseComStmtExecute, parseStmtArgs), step by step. vitess answers
+// most unreadable packets itself, but trusted a string parameter's
+// length: one of 2^63 or more made it allocate a slice of negative
+// length and panic (TestProtocolFuzz). Refused here with 1835, as MySQL
+// refuses a packet it cannot read.
+func executeReadable(p []byte, prep *mysql.PrepareData) bool {
+	if prep == nil || len(p) < 10 {
+		return false
+	}
+	pos := 10 // command, statement id, cursor flags, iteration count
+	n := int(prep.ParamsCount)
+	if len(prep.ParamsType) != n {
+		return false
+	}
+	if n == 0 {
+		return true
+	}
+	nulls := (n + 7) / 8
+	if len(p) < pos+nulls {
+		return false
+	}
+	bitmap := p[pos : pos+nulls]
+	pos += nulls
+	types := make([]querypb.Type, n)
+	for i := range types {
+		types[i] = querypb.Type(prep.ParamsType[i])
+	}
+	if pos < len(p) && p[pos] == 1 {
+		pos++
+		if len(p) < pos+2*n {
+			return false
+		}
+		for i := range types {
+			t, err := sqltypes.MySQLToType(int64(p[pos+2*i]), int64(p[pos+2*i+1])>>2)
+			if err != nil {
+				return false
+			}
+			types[i] = t
+		}
+		pos += 2 * n
+	} else if pos < len(p) {
+		pos++
+	}
+	for i, t := range types {
+		if v, ok := prep.BindVars["v"+strconv.Itoa(i+1)]; ok && v != nil {
+			continue // sent before (COM_STMT_SEND_LONG_DATA): not in the packet
+		}
+		if bitmap[i/8]&(1<<uint(i%8)) != 0 {
+			continue
+		}
+		var ok bool
+		if pos, ok = paramEnd(p, pos, t); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// paramEnd returns where the value of a parameter of type t starting at
+// p[pos] ends, as vitess's parseStmtArgs reads it.
+func paramEnd(p []byte, pos int, t querypb.Type) (int, bool) {
+	fixed := 0
+	switch t {
+	case sqltypes.Null:
+		return pos, true
+	case sqltypes.Int8, sqltypes.Uint8:
+		fixed = 1
+	case sqltypes.Int16, sqltypes.Uint16, sqltypes.Year:
+		fixed = 2
+	case sqltypes.Int24, sqltypes.Uint24, sqltypes.Int32, sqltypes.Uint32, sqltypes.Float32:
+		fixed = 4
+	case sqltypes.Int64, sqltypes.Uint64, sqltypes.Float64:
+		fixed = 8
+	case sqltypes.Timestamp, sqltypes.Date, sqltypes.Datetime, sqltypes.Time:
+		// A length byte, then that many bytes of the lengths vitess reads.
+		if pos >= len(p) {
+			return 0, false
+		}
+		l := int(p[pos])
+		valid := l == 0 || l == 4 || l == 7 || l == 11
+		if t == sqltypes.Time {
+			valid = l == 0 || l == 8 || l == 12
+		}
+		if !valid || len(p) < pos+1+l {
+			return 0, false
+		}
+		return pos + 1 + l, true
+	case sqltypes.Decimal, sqltypes.Text, sqltypes.Blob, sqltypes.VarChar, sqltypes.Char, sqltypes.VarBinary,
+		sqltypes.Bit, sqltypes.Enum, sqltypes.Set, sqltypes.Geometry, sqltypes.Binary, sqltypes.TypeJSON:
+		l, at, ok := readLenEncInt(p, pos)
+		if !ok || l > uint64(len(p)-at) {
+			return 0, false
+		}
+		return at + int(l), true
+	default:
+		return 0, false
+	}
+	if len(p) < pos+fixed {
+		return 0, false
+	}
+	return pos + fixed, true
 }

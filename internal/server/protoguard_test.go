@@ -93,6 +93,44 @@ func TestProtocolGuards(t *testing.T) {
 	c.expect(t, "COM_BINLOG_DUMP_GTID", mysql.ERUnknownComError)
 	ping(c, "the replication commands")
 
+	// A string parameter whose length is 2^63 or more: vitess allocated
+	// a slice of negative length. Any parameter longer than the packet
+	// is refused the same way.
+	_ = c.command(append([]byte{0x16}, "SELECT ?, CONCAT(?, 'x')"...))
+	prep := c.expect(t, "COM_STMT_PREPARE", "OK")
+	id := binary.LittleEndian.Uint32(prep[1:])
+	for _, what := range []string{"a parameter", "a parameter", "EOF", "a column", "a column", "EOF"} {
+		c.expect(t, what, map[bool]any{true: "EOF", false: "ANY"}[what == "EOF"])
+	}
+	exec := func(args ...byte) []byte {
+		p := append(append([]byte{0x17}, u32(id)...), 0)
+		p = append(append(p, u32(1)...), 0, 1, 0xfd, 0, 0xfd, 0) // no NULLs, types: two VAR_STRING
+		return append(p, args...)
+	}
+	for _, tc := range []struct {
+		what string
+		args []byte
+		want any
+	}{
+		{"a length of 2^63", cat([]byte{1, 'a', 0xfe}, u32(0), u32(0x80000000), []byte("abc")), 1835},
+		{"a length of 2^64-1", cat([]byte{1, 'a', 0xfe}, u32(0xffffffff), u32(0xffffffff), []byte("abc")), 1835},
+		{"a length past the packet", []byte{1, 'a', 4, 'a', 'b', 'c'}, 1835},
+		{"a cut length", []byte{1, 'a', 0xfc, 1}, 1835},
+		{"a missing parameter", []byte{1, 'a'}, 1835},
+		{"both parameters", []byte{1, 'a', 3, 'a', 'b', 'c'}, "ANY"},
+	} {
+		_ = c.command(exec(tc.args...))
+		c.expect(t, "COM_STMT_EXECUTE with "+tc.what, tc.want)
+		if tc.want == "ANY" {
+			c.expect(t, "a column", "ANY")
+			c.expect(t, "a column", "ANY")
+			c.expect(t, "the columns' end", "EOF")
+			c.expect(t, "the row", "ANY")
+			c.expect(t, "the rows' end", "EOF")
+		}
+		ping(c, tc.what)
+	}
+
 	// A command sent before the login's OK waits for it.
 	c2, err := dialRaw(ft.addr)
 	if err != nil {
@@ -184,8 +222,61 @@ func TestLocalInfileSequence(t *testing.T) {
 	if err := ft.commandInput(in); err != nil {
 		t.Fatal(err)
 	}
+
+	// A file packet out of order: vitess failed the statement and read
+	// the packet's payload as the next command's header (an empty
+	// command: it panicked). MySQL answers 1156 and ends the connection.
+	c = loginRaw(t, ft.addr)
+	_ = c.command(append([]byte{0x03}, "LOAD DATA LOCAL INFILE 'f' INTO TABLE d.t"...))
+	if p := c.expect(t, "LOAD DATA LOCAL", "ANY"); p[0] != 0xfb {
+		t.Fatalf("LOAD DATA LOCAL: % x, want a file request", p)
+	}
+	_, _ = c.Write(rawPacket(c.seq-1, []byte{0, 0, 0, 0})) // numbered as the request
+	p, err := c.read(10 * time.Second)
+	var re *rawError
+	if err != nil || !errors.As(parseRawError(p), &re) || re.num != 1156 {
+		t.Fatalf("a file packet out of order: % x, %v; want error 1156", p, err)
+	}
+	if p, err := c.read(10 * time.Second); err == nil {
+		t.Fatalf("after 1156 the connection stays open: read % x", p)
+	}
 	if n := protocolPanics.Load() - panics; n != 0 {
 		t.Errorf("%d panics caught in the protocol layer:%s", n, fuzzPanics)
+	}
+}
+
+// TestMessageEnd: a command sent in several packets (each full one
+// followed by another) is found whole, or known to be short or over the
+// connection's max_allowed_packet.
+func TestMessageEnd(t *testing.T) {
+	full := make([]byte, maxPacketPayload)
+	two := cat(rawPacket(0, full), rawPacket(1, []byte{7}))
+	exact := cat(rawPacket(0, full), rawPacket(1, nil))
+	for _, tc := range []struct {
+		what  string
+		in    []byte
+		limit int64
+		end   int
+		last  byte
+		st    int
+	}{
+		{"one packet", rawPacket(0, []byte{3, 'x'}), 0, 6, 0, messageWhole},
+		{"a header cut", []byte{2, 0}, 0, 0, 0, messageShort},
+		{"a payload cut", []byte{2, 0, 0, 0, 3}, 0, 0, 0, messageShort},
+		{"two packets", two, 0, len(two), 1, messageWhole},
+		{"a full packet and an empty one", exact, 0, len(exact), 1, messageWhole},
+		{"the second packet to come", two[:4+maxPacketPayload+2], 0, 0, 0, messageShort},
+		{"over the limit", two, maxPacketPayload, 0, 0, messageOver},
+	} {
+		c := &wireConn{maxPacket: tc.limit}
+		end, last, st := c.messageEnd(tc.in)
+		if end != tc.end || last != tc.last || st != tc.st {
+			t.Errorf("%s: messageEnd = %d, %d, %d; want %d, %d, %d", tc.what, end, last, st, tc.end, tc.last, tc.st)
+		}
+	}
+	c := &wireConn{}
+	if p, st := c.message(two); st != messageWhole || len(p) != maxPacketPayload+1 || p[len(p)-1] != 7 {
+		t.Errorf("message of two packets: %d bytes, state %d", len(p), st)
 	}
 }
 

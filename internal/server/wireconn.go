@@ -3,6 +3,10 @@ package server
 import (
 	"crypto/tls"
 	"net"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 // wireConn is the connection under the protocol layer (vitess): every
@@ -73,6 +77,31 @@ type wireConn struct {
 	// INFILE request the client's packets are the file, not commands.
 	out      outTracker
 	fileDone int // out.count when the last file ended
+	// fileOf is out.count when the file being read was asked for, fileSeq
+	// the sequence number its next packet must carry.
+	fileOf  int
+	fileSeq byte
+
+	// ended holds why the stream was refused (its answer written): every
+	// read and write after it fails. Written by the goroutine reading,
+	// read by the one writing too.
+	ended atomic.Value // error
+
+	// wmu orders the server's writes: vitess's (Write) and an answer
+	// written ahead of it (interject), after which swallow drops
+	// vitess's answer to the same command, up to its next read.
+	wmu     sync.Mutex
+	swallow atomic.Bool
+	// parseDone, armed while vitess parses a COM_STMT_PREPARE, ends that
+	// parse's marks at vitess's first write after it: the prepare's
+	// answer, or the parse's error (the handler never sees that prepare).
+	// Held under wmu, so that interject's claim comes before it or not at
+	// all.
+	parseDone func(p []byte) []byte
+	held      []byte // a packet header written while parseDone is armed
+	// lastSeq is the sequence number of the client's last packet parsed:
+	// an answer to a command sent in several packets follows its last.
+	lastSeq atomic.Uint32
 }
 
 // commandHook is what wireConn asks about prepared-statement commands.
@@ -87,6 +116,16 @@ type commandHook interface {
 
 // Read hands out the client's bytes minus the packets answered here.
 func (c *wireConn) Read(p []byte) (int, error) {
+	if err := c.endedErr(); err != nil {
+		return 0, err // refused: every read after it fails too
+	}
+	if c.swallow.Load() {
+		// vitess reads its next command: it has answered the last one
+		// (dropped, answered ahead of it).
+		c.wmu.Lock()
+		c.swallow.Store(false)
+		c.wmu.Unlock()
+	}
 	for {
 		if c.ready > 0 {
 			n := copy(p, c.buf[:c.ready])
@@ -160,6 +199,7 @@ func (c *wireConn) parse() error {
 		}
 		size := int(rest[0]) | int(rest[1])<<8 | int(rest[2])<<16
 		seq := rest[3]
+		c.lastSeq.Store(uint32(seq))
 		continued := c.afterMax
 		c.afterMax = size == maxPacketPayload
 		if c.countPacket(size, seq) {
@@ -213,6 +253,18 @@ func (c *wireConn) parse() error {
 			if len(rest) < 4+size {
 				return nil
 			}
+			// The file's packets are numbered on from the server's
+			// request. vitess reading one out of order failed the
+			// statement but left its payload unread, to be read as the
+			// header of the next command (an empty packet: data[0]
+			// panicked; TestProtocolFuzz). MySQL ends the connection.
+			if c.fileOf != c.out.count {
+				c.fileOf, c.fileSeq = c.out.count, c.out.seq+1
+			}
+			if seq != c.fileSeq {
+				return c.refuseOutOfOrder(seq) // protoguard.go
+			}
+			c.fileSeq++
 			command = false
 			if size == 0 {
 				c.fileDone = c.out.count
@@ -282,17 +334,25 @@ func (c *wireConn) parse() error {
 		if command && !c.pendingLogin {
 			// (at the head of the stream: one packet at a time, above)
 			answer, wait := c.guard(rest, size) // protoguard.go
-			if wait || (answer != nil && len(rest) < 4+size) {
+			if wait {
 				return nil // more of it first
 			}
 			if answer != nil {
-				w := packetWriter{seq: 1}
-				w.errPacket(answer)
-				if _, err := c.conn().Write(w.b); err != nil {
-					return err
+				end, last, st := c.messageEnd(rest) // all its packets
+				if st == messageShort {
+					return nil
 				}
-				c.dropAnswered(4 + size)
-				continue
+				if st == messageWhole {
+					w := packetWriter{seq: last + 1}
+					w.errPacket(answer)
+					if _, err := c.conn().Write(w.b); err != nil {
+						return err
+					}
+					c.dropAnswered(end)
+					c.afterMax, c.continued = false, false
+					continue
+				}
+				// messageOver: handed on, refused as it arrives
 			}
 		}
 		if c.hs != nil && c.hs.step == stepShifted {
@@ -302,6 +362,42 @@ func (c *wireConn) parse() error {
 		c.pending = size
 	}
 	return nil
+}
+
+// interject answers the command vitess is running with se, ahead of
+// vitess, if claim (called with the server's writes held) allows: the
+// answer vitess writes later for the same command is dropped.
+func (c *wireConn) interject(se *mysql.SQLError, claim func() bool) bool {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.swallow.Load() || !claim() {
+		return false
+	}
+	w := packetWriter{seq: byte(c.lastSeq.Load()) + 1}
+	w.errPacket(se)
+	c.swallow.Store(true)
+	_, _ = c.conn().Write(w.b)
+	return true
+}
+
+// armParseDone arms f to run at vitess's next write (parseDone): f may
+// return bytes to write in place of that write's.
+func (c *wireConn) armParseDone(f func(p []byte) []byte) {
+	c.wmu.Lock()
+	c.parseDone = f
+	c.wmu.Unlock()
+}
+
+// end refuses the stream for err (its answer written) and returns err.
+func (c *wireConn) end(err error) error {
+	c.ended.CompareAndSwap(nil, err)
+	return err
+}
+
+// endedErr is why the stream was refused, or nil.
+func (c *wireConn) endedErr() error {
+	err, _ := c.ended.Load().(error)
+	return err
 }
 
 // inFile reports whether the client is sending a file the server asked

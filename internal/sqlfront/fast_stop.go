@@ -160,10 +160,12 @@ func (s *Session) maxExecutionTime() int64 {
 
 // StopFastStatement stops the fast-path statement connection connID is
 // running, if any (KILL QUERY and KILL, once the caller was allowed to),
-// and a COM_STMT_PREPARE the protocol layer is parsing (planning.go).
-func (fe *Frontend) StopFastStatement(connID uint32) {
+// and a COM_STMT_PREPARE the protocol layer is parsing (planning.go):
+// parsing reports the latter.
+func (fe *Frontend) StopFastStatement(connID uint32) (parsing bool) {
 	if s := fe.session(connID); s != nil {
 		s.stmt.stop(0)
-		s.killPrepareParse()
+		return s.killPrepareParse()
 	}
+	return false
 }

@@ -166,12 +166,16 @@ func parsedLong(ctx context.Context, query string) error {
 // ParserOptionsForConnection, which vitess calls right before it) and
 // KILL marks a prepare being parsed as killed (StopFastStatement); the
 // handler's prepare asks EndPrepareParse first and fails with 1317 if it
-// was. The parse itself runs to its end (it is linear in the text).
+// was. The parse itself runs to its end (it is linear in the text), but
+// the client need not wait for it: the server layer may answer the
+// killed prepare at once (ClaimKilledPrepare) and drop vitess's own
+// answer when it comes.
 
 const (
 	prepareIdle uint32 = iota
 	prepareParsing
 	prepareKilled
+	prepareAnswered // killed, and answered ahead of the parse's end
 )
 
 // BeginPrepareParse marks connection connID's COM_STMT_PREPARE as being
@@ -186,13 +190,26 @@ func (fe *Frontend) BeginPrepareParse(connID uint32) {
 // whether KILL QUERY or KILL arrived meanwhile.
 func (fe *Frontend) EndPrepareParse(connID uint32) (killed bool) {
 	if s := fe.session(connID); s != nil {
-		return s.preparing.Swap(prepareIdle) == prepareKilled
+		st := s.preparing.Swap(prepareIdle)
+		return st == prepareKilled || st == prepareAnswered
+	}
+	return false
+}
+
+// ClaimKilledPrepare reports whether the caller may answer connection
+// connID's killed COM_STMT_PREPARE, still being parsed, itself: true
+// once, and only if the handler has not yet seen the prepare
+// (EndPrepareParse). The answer the handler gives later is not the
+// client's to read then.
+func (fe *Frontend) ClaimKilledPrepare(connID uint32) bool {
+	if s := fe.session(connID); s != nil {
+		return s.preparing.CompareAndSwap(prepareKilled, prepareAnswered)
 	}
 	return false
 }
 
 // killPrepareParse marks the COM_STMT_PREPARE of s being parsed, if any,
 // as killed.
-func (s *Session) killPrepareParse() {
-	s.preparing.CompareAndSwap(prepareParsing, prepareKilled)
+func (s *Session) killPrepareParse() bool {
+	return s.preparing.CompareAndSwap(prepareParsing, prepareKilled)
 }

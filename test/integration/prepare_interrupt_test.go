@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -155,6 +156,78 @@ func TestKillLongPrepared(t *testing.T) {
 	t.Run("PrepareKillQuery", func(t *testing.T) { prepareKilled(t, false) })
 	t.Run("PrepareKillConnection", func(t *testing.T) { prepareKilled(t, true) })
 
+	// KILL while vitess parses the text (before lockstep's handler sees
+	// the prepare; 3.8 s at 64 MiB): answered at once, not when the parse
+	// ends. Lockstep_prepare_parse_kills counts the KILLs that found a
+	// prepare there. KILL QUERY is sent again until one does (before it,
+	// the text may still be on its way); KILL, which ends the connection
+	// whenever it comes, is sent once, well inside the parse's time, and
+	// the round run again on a new connection if it missed the parse.
+	parse := protocolParse(t, huge)
+	parseKilled := func(t *testing.T, connection bool) {
+		e := longEnv(t)
+		fillBig(e.session("setup"), 100)
+		admin := e.session("admin")
+		kills := func() int64 {
+			return status(t, e.ctx, e.db, "SHOW GLOBAL STATUS LIKE 'Lockstep_prepare_parse_kills'")["Lockstep_prepare_parse_kills"]
+		}
+		for round := 1; ; round++ {
+			victim := e.session(fmt.Sprintf("victim%d", round))
+			id := victim.int("SELECT CONNECTION_ID()")
+			before := kills()
+			p, _ := victim.goPrepare(huge)
+			var killed time.Time
+			for killed.IsZero() {
+				wait := 50 * time.Millisecond
+				if connection {
+					wait = 200*time.Millisecond + parse/3
+				}
+				select {
+				case <-p.done:
+					t.Fatalf("the prepare ended (after %v: %v) before a KILL found it in the protocol layer's parse", p.took, p.err)
+				case <-time.After(wait):
+				}
+				if !connection {
+					admin.exec("KILL QUERY " + strconv.FormatInt(id, 10))
+					if kills() > before {
+						killed = time.Now()
+					}
+					continue
+				}
+				admin.exec("KILL " + strconv.FormatInt(id, 10))
+				killed = time.Now()
+			}
+			if connection {
+				select {
+				case <-p.done:
+				case <-time.After(20 * time.Second):
+					t.Fatalf("the prepare still waits 20 s after KILL")
+				}
+				if kills() == before {
+					if round == 3 {
+						t.Fatalf("3 KILLs missed the protocol layer's parse")
+					}
+					t.Logf("round %d: the KILL missed the protocol layer's parse (%v)", round, p.err)
+					continue
+				}
+				if d := time.Since(killed); d > killAnswer || p.err == nil {
+					t.Errorf("the prepare, KILL: %v, %v later; want a lost connection within %v", p.err, d, killAnswer)
+				}
+				gone(t, admin, id, killed)
+				return
+			}
+			t.Logf("KILL QUERY found the prepare in the parse %v after it was sent", killed.Sub(p.start))
+			endsWithin(t, p, killed, erQueryInterrupted, "the prepare, KILL QUERY in the parse")
+			// The next command waits for the parse to end; vitess's own
+			// answer to the prepare is not read as its answer.
+			victim.wantInt(1, "SELECT 1")
+			victim.wantInt(3, "SELECT COUNT(*) FROM big WHERE id IN (?, 1, 2)", 0)
+			return
+		}
+	}
+	t.Run("ParseKillQuery", func(t *testing.T) { parseKilled(t, false) })
+	t.Run("ParseKillConnection", func(t *testing.T) { parseKilled(t, true) })
+
 	// COM_STMT_EXECUTE plans the statement again with the bound values.
 	t.Run("Execute", func(t *testing.T) {
 		e := longEnv(t)
@@ -237,4 +310,37 @@ func TestLongStatementError(t *testing.T) {
 		}
 		st.Close()
 	}
+}
+
+// TestKillAfterFailedPrepare: a COM_STMT_PREPARE whose text the protocol
+// layer cannot parse never reaches lockstep's handler; the mark its parse
+// left must end with the error's answer, or a later KILL QUERY took the
+// statement then running for that prepare and answered it 1317 ahead of
+// its own answer.
+func TestKillAfterFailedPrepare(t *testing.T) {
+	srv := startServer(t)
+	e := newDatabase(t, srv)
+	victim, admin := e.session("victim"), e.session("admin")
+	kills := func() int64 {
+		return status(t, e.ctx, e.db, "SHOW GLOBAL STATUS LIKE 'Lockstep_prepare_parse_kills'")["Lockstep_prepare_parse_kills"]
+	}
+	id := victim.int("SELECT CONNECTION_ID()")
+	// (vitess answered 1105 "unknown error: Code: INVALID_ARGUMENT
+	// syntax error at position 6 near 'SELEC'")
+	const want = "Error 1064 (42000): You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near 'SELEC 1 FROM' at line 1"
+	for i := 0; i < 2; i++ {
+		if _, err := victim.c.PrepareContext(victim.ctx, "SELEC 1 FROM"); err == nil || err.Error() != want {
+			t.Fatalf("prepare of bad text: %v, want %s", err, want)
+		}
+	}
+	before := kills()
+	p := victim.goQueryInt("SELECT SLEEP(3)")
+	running(t, admin, id)
+	admin.exec("KILL QUERY " + strconv.FormatInt(id, 10))
+	<-p.done
+	t.Logf("SELECT SLEEP(3), KILL QUERY: %v, %v after %v", p.val, p.err, p.took)
+	if n := kills() - before; n != 0 {
+		t.Errorf("KILL QUERY of a SELECT answered %d prepares in the protocol layer's parse", n)
+	}
+	victim.wantInt(1, "SELECT 1")
 }
