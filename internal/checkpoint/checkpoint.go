@@ -502,6 +502,28 @@ func syncDir(dir string) error {
 	return f.Sync()
 }
 
+// InstallFile moves a checkpoint file received into a file of its own (a
+// group member's raft snapshot, streamed: src, on dir's file system) into
+// dir, after verifying it through Read. It returns the file's path; src
+// is gone when it succeeds.
+func InstallFile(dir, src string) (string, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return "", err
+	}
+	h, err := Read(src, Visitor{})
+	if err != nil {
+		return "", fmt.Errorf("checkpoint: the received checkpoint: %w", err)
+	}
+	final := filepath.Join(dir, fmt.Sprintf("%s%020d%s", filePrefix, h.Seq, fileSuffix))
+	if err := os.Rename(src, final); err != nil {
+		return "", err
+	}
+	if err := syncDir(dir); err != nil {
+		return "", err
+	}
+	return final, RemoveOlder(dir, final)
+}
+
 // Install writes a checkpoint file received whole (a group member's raft
 // snapshot) into dir, after verifying it: a temporary file, fsynced, read
 // back through Read, renamed into place. It returns the file's path.

@@ -212,7 +212,8 @@ func (s *Storage) FirstIndex() (uint64, error) {
 // Snapshot implements raft.Storage. The snapshot is the state the log
 // starts after: the bootstrap snapshot (index 1: the empty state and the
 // founding membership, no data), or a checkpoint, whose data the
-// SnapshotSource reads (a checkpoint file, sent whole: at most
+// SnapshotSource gives: a reference to the checkpoint file, which the
+// transport streams (snapfile.go), or the data itself (at most
 // maxSnapshotData bytes; a larger one, or none, is unavailable and raft
 // asks again later).
 //
@@ -289,8 +290,8 @@ func (s *Storage) dropPrepared() {
 	}
 }
 
-// maxSnapshotData: a snapshot travels in one transport frame (not
-// streamed yet), with room for the message around it.
+// maxSnapshotData: a snapshot whose data is not a file reference travels
+// in one transport frame, with room for the message around it.
 const maxSnapshotData = maxFrame - 1<<20
 
 // SetSnapshot records that the state machine's durable state (a

@@ -30,8 +30,11 @@ import (
 // may still sit in the queue). A dropped snapshot is reported as failed,
 // so that raft sends it again.
 //
+// A snapshot whose data names a file (snapfile.go) is streamed: its
+// message's frame, then the file's bytes.
+//
 // Not done: authentication and TLS of group traffic (the group address
-// must be on a trusted network), and snapshots larger than a frame.
+// must be on a trusted network).
 type Transport struct {
 	id       uint64
 	ln       net.Listener
@@ -39,6 +42,7 @@ type Transport struct {
 	report   func(id uint64)
 	snapFail func(id uint64)
 	maxBytes int64
+	snapDir  string
 	recvHook atomic.Pointer[func(size int)]
 
 	mu     sync.Mutex
@@ -113,6 +117,9 @@ type TransportOptions struct {
 	// DefaultMaxQueueBytes). A message is queued while fewer bytes are
 	// queued than this, so the queue holds at most this plus one message.
 	MaxQueueBytes int64
+	// SnapshotDir is where snapshot files sent to this member are
+	// received (snapfile.go); "": a snapshot that names a file is dropped.
+	SnapshotDir string
 }
 
 // NewTransport listens on o.Listen and starts a sender per peer.
@@ -122,7 +129,10 @@ func NewTransport(o TransportOptions) (*Transport, error) {
 		return nil, fmt.Errorf("cluster: listening for group traffic on %s: %w", o.Listen, err)
 	}
 	t := &Transport{id: o.ID, ln: ln, deliver: o.Deliver, report: o.Unreachable, snapFail: o.SnapshotFailed,
-		maxBytes: o.MaxQueueBytes, conns: map[net.Conn]bool{}, done: make(chan struct{})}
+		maxBytes: o.MaxQueueBytes, snapDir: o.SnapshotDir, conns: map[net.Conn]bool{}, done: make(chan struct{})}
+	if t.snapDir != "" {
+		removeSnapshotFiles(t.snapDir) // received before a restart, never installed
+	}
 	if t.maxBytes <= 0 {
 		t.maxBytes = DefaultMaxQueueBytes
 	}
@@ -325,11 +335,30 @@ func (t *Transport) readLoop(c net.Conn) {
 		if err := m.Unmarshal(b); err != nil {
 			return
 		}
+		size := int(n)
+		if m.Type == pb.MsgSnap && m.Snapshot != nil {
+			if _, fsize, ok := ParseFileRef(m.Snapshot.Data); ok {
+				// The file follows its message (snapfile.go).
+				dir := t.snapDir
+				if t.cut.Load() {
+					dir = ""
+				}
+				path, err := receiveSnapshotFile(r, dir, m.Snapshot.Metadata.Index, m.Snapshot.Metadata.Term, fsize)
+				if err != nil {
+					return // the sender sees the connection break: the snapshot failed
+				}
+				if path == "" {
+					continue // dropped (cut off, or nowhere to keep it)
+				}
+				m.Snapshot.Data = FileRef(path, fsize)
+				size += int(min(fsize, 1<<30))
+			}
+		}
 		if t.cut.Load() {
 			continue
 		}
 		if h := t.recvHook.Load(); h != nil {
-			(*h)(int(n))
+			(*h)(size)
 		}
 		t.deliver(m)
 	}
@@ -385,6 +414,13 @@ func (t *Transport) sendLoop(p *peer) {
 			}
 			if _, err = w.Write(buf); err != nil {
 				break
+			}
+			if m.Type == pb.MsgSnap && m.Snapshot != nil {
+				if path, size, ok := ParseFileRef(m.Snapshot.Data); ok {
+					if err = sendSnapshotFile(w, c.SetWriteDeadline, path, size); err != nil {
+						break
+					}
+				}
 			}
 			select {
 			case q := <-p.q:

@@ -191,7 +191,8 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 	}
 	g.tr, err = cluster.NewTransport(cluster.TransportOptions{ID: cfg.ServerID, Listen: cfg.GroupLocalAddress,
 		Peers: cfg.GroupSeeds, Deliver: g.node.Receive, Unreachable: g.node.ReportUnreachable,
-		SnapshotFailed: g.node.ReportSnapshotFailed, MaxQueueBytes: testSendQueueBytes})
+		SnapshotFailed: g.node.ReportSnapshotFailed, MaxQueueBytes: testSendQueueBytes,
+		SnapshotDir: g.snapshotDir()})
 	if err == nil {
 		// Members added since the seeds were written (changes applied
 		// before the transport existed).

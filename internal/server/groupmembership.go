@@ -13,6 +13,7 @@ import (
 
 	"lockstep/internal/apply"
 	"lockstep/internal/checkpoint"
+	"lockstep/internal/cluster"
 	"lockstep/internal/sqlfront"
 )
 
@@ -106,7 +107,16 @@ func (s *groupSM) InstallSnapshot(snap pb.Snapshot) error {
 		return fmt.Errorf("a snapshot at log index %d arrived for a member that holds data already (applied to %d): only a new member can install one", snap.Metadata.Index, s.applied.Load())
 	}
 	dir := filepath.Join(g.cfg.Datadir, "checkpoint")
-	if _, err := checkpoint.Install(dir, snap.Data); err != nil {
+	install := func() (string, error) { return checkpoint.Install(dir, snap.Data) }
+	if path, _, ok := cluster.ParseFileRef(snap.Data); ok { // streamed (cluster/snapfile.go)
+		// The transport received it into this member's own directory; a
+		// reference to anywhere else is not this member's to move.
+		if filepath.Dir(path) != g.snapshotDir() {
+			return fmt.Errorf("a snapshot at log index %d names %s, not a file this member received", snap.Metadata.Index, path)
+		}
+		install = func() (string, error) { return checkpoint.InstallFile(dir, path) }
+	}
+	if _, err := install(); err != nil {
 		return err
 	}
 	h, err := loadCheckpointHeader(dir, g.fe, g.w)
@@ -133,9 +143,17 @@ func (s *groupSM) InstallSnapshot(snap pb.Snapshot) error {
 	return nil
 }
 
-// snapshotData gives the data of the snapshot at meta: this member's
-// checkpoint file at that index. The raft storage calls it off the raft
-// step, once per snapshot index (cluster.Storage.Snapshot).
+// snapshotDir is where the transport receives the snapshot files sent to
+// this member.
+func (g *group) snapshotDir() string {
+	return filepath.Join(g.cfg.Datadir, "checkpoint", "received")
+}
+
+// snapshotData gives the data of the snapshot at meta: a reference to
+// this member's checkpoint file at that index, which the transport
+// streams to the member (cluster/snapfile.go: a checkpoint of any size,
+// never held in memory). The raft storage calls it off the raft step,
+// once per snapshot index (cluster.Storage.Snapshot).
 func (g *group) snapshotData(meta pb.SnapshotMetadata) ([]byte, error) {
 	// raft installs a snapshot only on a member its membership names: one
 	// taken before a member was added cannot bring that member in. Ask for
@@ -152,18 +170,18 @@ func (g *group) snapshotData(meta pb.SnapshotMetadata) ([]byte, error) {
 	if err != nil || path == "" {
 		return nil, errors.New("no checkpoint")
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	h, err := checkpoint.ReadData(data, path, checkpoint.Visitor{})
+	h, err := checkpoint.Read(path, checkpoint.Visitor{}) // verified, streamed
 	if err != nil {
 		return nil, err
 	}
 	if h.Index != meta.Index {
 		return nil, fmt.Errorf("the newest checkpoint is at %d, not %d", h.Index, meta.Index)
 	}
-	return data, nil
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	return cluster.FileRef(path, st.Size()), nil
 }
 
 func sameMembers(a, b pb.ConfState) bool {
