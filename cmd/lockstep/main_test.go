@@ -173,6 +173,7 @@ func TestPrecedence(t *testing.T) {
 		c.CheckpointRateLimit, c.SSL, c.LogSyncsInFlight = d.CheckpointRateLimit, d.SSL, d.LogSyncsInFlight
 		c.ServerID = d.ServerID
 		c.ReplicaPreserveCommitOrder, c.ReplicaTransactionRetries = d.ReplicaPreserveCommitOrder, d.ReplicaTransactionRetries
+		c.GroupLagRetentionSize = d.GroupLagRetentionSize
 		return c
 	}
 	tests := []struct {
@@ -200,7 +201,7 @@ func TestPrecedence(t *testing.T) {
 				SyncBinlog: 0, RecoverTruncate: true, RowImage: "minimal", GroupCommitWakeup: "broadcast", LogCompression: false, LogCompressMin: 100,
 				CheckpointLogSize: 256 << 20, LogRetentionSize: 1 << 30, LogSegmentSize: 16 << 20,
 				SyncDelayMicros: 250, SyncNoDelayCount: 8, LogSyncsInFlight: 3, SSL: false, CheckpointRateLimit: 64 << 20,
-				ReplicaPreserveCommitOrder: false, ReplicaTransactionRetries: 3, ServerID: 1}},
+				ReplicaPreserveCommitOrder: false, ReplicaTransactionRetries: 3, ServerID: 1, GroupLagRetentionSize: 1 << 30}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

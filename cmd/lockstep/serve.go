@@ -65,6 +65,7 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 		{config.KeyGroupLocalAddress, "host:port", "", "run as a member of a replication group, with group traffic on this address (MySQL's group_replication_local_address); unset: standalone"},
 		{config.KeyGroupSeeds, "id=host:port,...", "", "every member of the group, this one included, by server id and group address"},
 		{config.KeyGroupName, "uuid", "", "the group's UUID, which its GTIDs carry (MySQL's group_replication_group_name); unset: derived from group-seeds at bootstrap and kept in the data directory"},
+		{config.KeyGroupLagRetention, "bytes", "1G", "log kept before a checkpoint for a member that lags behind it; a member further behind gets the checkpoint (and restarts to install it); 0 = keep whatever a member lacks"},
 		{config.KeyGroupBootstrap, "bool", "OFF", "first start of a new group: start it with the members group-seeds names (give it to each founding member's first start only)"},
 		{config.KeyReplicaOrder, "bool", "ON", "the parallel applier makes transactions visible in commit order (MySQL's replica_preserve_commit_order); OFF: each as soon as it is applied"},
 		{config.KeyReplicaRetries, "count", "10", "times the applier tries a transaction again after a transient error (a lock conflict) before it stops (MySQL's replica_transaction_retries)"},

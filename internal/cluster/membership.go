@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	pb "go.etcd.io/raft/v3/raftpb"
@@ -32,9 +33,20 @@ type MembershipObserver interface {
 // SnapshotInstaller installs a snapshot's data as the state machine's
 // state, in place of what it holds (the append step, while the apply step
 // is idle).
+//
+// An installer that cannot replace its state in place (a member that
+// holds data) may instead make the snapshot's data durable where its next
+// start loads it and return an error wrapping ErrRestartToInstall: the
+// raft storage then starts after the snapshot as for any install, and the
+// node stops with that error; the process restarts the member, which
+// comes back from the snapshot.
 type SnapshotInstaller interface {
 	InstallSnapshot(snap pb.Snapshot) error
 }
+
+// ErrRestartToInstall: a snapshot's data was made durable, to be loaded
+// when the member restarts (SnapshotInstaller).
+var ErrRestartToInstall = errors.New("cluster: restart to install the snapshot")
 
 // SnapshotSource gives the data of the state a snapshot at meta's index
 // holds (the leader's newest checkpoint), or an error if it has none.
@@ -99,13 +111,19 @@ func (n *Node) installSnapshot(snap pb.Snapshot) error {
 	if !ok && len(snap.Data) > 0 {
 		return fmt.Errorf("cluster: a snapshot with data (index %d) and a state machine that cannot install one", snap.Metadata.Index)
 	}
+	var restart error
 	if ok {
-		if err := in.InstallSnapshot(snap); err != nil {
+		if err := in.InstallSnapshot(snap); errors.Is(err, ErrRestartToInstall) {
+			restart = err
+		} else if err != nil {
 			return fmt.Errorf("cluster: installing the snapshot at index %d: %w", snap.Metadata.Index, err)
 		}
 	}
 	if err := n.st.installSnapshot(snap.Metadata); err != nil {
 		return err
+	}
+	if restart != nil {
+		return restart // the node stops; the member restarts from the snapshot
 	}
 	n.mu.Lock()
 	n.conf = snap.Metadata.ConfState

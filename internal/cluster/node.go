@@ -108,6 +108,7 @@ type event struct {
 	transfer    uint64
 	unreachable uint64
 	snapFailed  uint64 // a snapshot sent to this member did not arrive
+	snapSent    uint64 // a snapshot was written whole to this member
 	handOff     bool   // transfer leadership to the most caught-up voter
 	readIndex   []byte // a read-index request's context (readindex.go)
 }
@@ -253,6 +254,13 @@ func (n *Node) ReportUnreachable(id uint64) { n.push(event{unreachable: id}) }
 // ReportSnapshotFailed tells raft that a snapshot sent to the member did
 // not arrive (the transport dropped it), so that it sends one again.
 func (n *Node) ReportSnapshotFailed(id uint64) { n.push(event{snapFailed: id}) }
+
+// ReportSnapshotSent tells raft that a snapshot was written whole to the
+// member's connection: raft then probes the member with entries after it
+// instead of waiting, paused, for its answer to the snapshot. A member
+// that installs a snapshot by restarting (ErrRestartToInstall) never
+// answers that one: without this the leader waited for it for ever.
+func (n *Node) ReportSnapshotSent(id uint64) { n.push(event{snapSent: id}) }
 
 // Propose proposes data as one entry. The proposal ends when its entry is
 // applied on this node (Err nil), or when it is certain that it will never
@@ -426,6 +434,8 @@ func (n *Node) RaftStep() bool {
 			n.rn.ReportUnreachable(e.unreachable)
 		case e.snapFailed != 0:
 			n.rn.ReportSnapshot(e.snapFailed, raft.SnapshotFailure)
+		case e.snapSent != 0:
+			n.rn.ReportSnapshot(e.snapSent, raft.SnapshotFinish)
 		case e.handOff:
 			n.handOff()
 		case e.readIndex != nil:

@@ -320,6 +320,13 @@ func (s *Storage) SetSnapshot(meta pb.SnapshotMetadata) error {
 	return nil
 }
 
+// CompleteInstall makes the log start after a snapshot whose data the
+// state machine holds already (a checkpoint installed from a snapshot,
+// whose raft-state update a crash interrupted): as installSnapshot.
+func (s *Storage) CompleteInstall(meta pb.SnapshotMetadata) error {
+	return s.installSnapshot(meta)
+}
+
 // installSnapshot makes the log start after a snapshot the leader sent:
 // the raft-state file first (a crash after it completes the reset at
 // open), then the log is emptied to start at meta.Index+1.

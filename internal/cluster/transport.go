@@ -41,6 +41,7 @@ type Transport struct {
 	deliver  func(pb.Message)
 	report   func(id uint64)
 	snapFail func(id uint64)
+	snapSent func(id uint64)
 	maxBytes int64
 	snapDir  string
 	recvHook atomic.Pointer[func(size int)]
@@ -113,6 +114,9 @@ type TransportOptions struct {
 	// SnapshotFailed is told of a snapshot that did not reach the peer
 	// (Node.ReportSnapshotFailed); nil: not told.
 	SnapshotFailed func(id uint64)
+	// SnapshotSent is told of a snapshot written whole to the peer's
+	// connection (Node.ReportSnapshotSent); nil: not told.
+	SnapshotSent func(id uint64)
 	// MaxQueueBytes bounds the bytes queued per peer (0:
 	// DefaultMaxQueueBytes). A message is queued while fewer bytes are
 	// queued than this, so the queue holds at most this plus one message.
@@ -128,7 +132,7 @@ func NewTransport(o TransportOptions) (*Transport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: listening for group traffic on %s: %w", o.Listen, err)
 	}
-	t := &Transport{id: o.ID, ln: ln, deliver: o.Deliver, report: o.Unreachable, snapFail: o.SnapshotFailed,
+	t := &Transport{id: o.ID, ln: ln, deliver: o.Deliver, report: o.Unreachable, snapFail: o.SnapshotFailed, snapSent: o.SnapshotSent,
 		maxBytes: o.MaxQueueBytes, snapDir: o.SnapshotDir, conns: map[net.Conn]bool{}, done: make(chan struct{})}
 	if t.snapDir != "" {
 		removeSnapshotFiles(t.snapDir) // received before a restart, never installed
@@ -443,6 +447,9 @@ func (t *Transport) sendLoop(p *peer) {
 			continue
 		}
 		p.reported.Store(false)
+		if snap && t.snapSent != nil {
+			t.snapSent(p.id)
+		}
 	}
 }
 

@@ -98,6 +98,16 @@ type Config struct {
 	// group_replication_group_name); unset: derived from group-seeds at
 	// bootstrap, and kept in the data directory.
 	GroupName string
+	// --group-lag-retention-size: the most log bytes before a checkpoint
+	// the group's members keep for a member that lags behind it (one that
+	// is down, or slow); a member further behind gets the checkpoint
+	// instead, and a member that holds data installs it by restarting.
+	// 0: keep whatever any member lacks.
+	GroupLagRetentionSize int64
+	// GroupReinstalls is not an option: the times this process started
+	// the server again to install the group's checkpoint (server.Run), for
+	// the member's status.
+	GroupReinstalls int64
 }
 
 // Grouped reports whether the server runs as a member of a group.
@@ -151,6 +161,7 @@ const (
 	KeyGroupSeeds        = "group-seeds"
 	KeyGroupBootstrap    = "group-bootstrap"
 	KeyGroupName         = "group-name"
+	KeyGroupLagRetention = "group-lag-retention-size"
 	KeyReplicaOrder      = "replica-preserve-commit-order"
 	KeyReplicaRetries    = "replica-transaction-retries"
 	KeyMetricsAddress    = "metrics-address"
@@ -187,7 +198,7 @@ const (
 var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword,
 	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin, KeyCheckpointLogSize,
 	KeyCheckpointFsync, KeyCheckpointRate, KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount, KeyLogSyncsInFlight, KeySSL, KeySecureFilePriv, KeyReplicaWorkers, KeyReplicaOrder, KeyReplicaRetries,
-	KeyMetricsAddress, KeyServerID, KeyGroupLocalAddress, KeyGroupSeeds, KeyGroupBootstrap, KeyGroupName}
+	KeyMetricsAddress, KeyServerID, KeyGroupLocalAddress, KeyGroupSeeds, KeyGroupBootstrap, KeyGroupName, KeyGroupLagRetention}
 
 // Default returns the embedded defaults: data in ./lockstep-data, listening on
 // 127.0.0.1:3306, account root with no password.
@@ -213,6 +224,7 @@ func Default() Config {
 		LogSyncsInFlight:         1,
 		SSL:                      true,
 		ServerID:                 1,
+		GroupLagRetentionSize:    1 << 30,
 
 		ReplicaPreserveCommitOrder: true,
 		ReplicaTransactionRetries:  DefaultReplicaTransactionRetries,
@@ -310,6 +322,12 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("invalid checkpoint-rate-limit %q: %v", value, err)
 		}
 		c.CheckpointRateLimit = n
+	case KeyGroupLagRetention:
+		n, err := parseSize(value)
+		if err != nil {
+			return fmt.Errorf("invalid group-lag-retention-size %q: %v", value, err)
+		}
+		c.GroupLagRetentionSize = n
 	case KeyLogRetentionSize:
 		n, err := parseSize(value)
 		if err != nil {

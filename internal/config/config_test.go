@@ -14,7 +14,7 @@ func TestDefault(t *testing.T) {
 		SyncBinlog: 1, RowImage: "full", GroupCommitWakeup: "targeted", LogCompression: true, LogCompressMin: 4096, CheckpointLogSize: 256 << 20,
 		LogSegmentSize: 64 << 20, LogPreallocate: true, CheckpointFsyncThreshold: 8 << 20,
 		CheckpointRateLimit: 128 << 20, LogSyncsInFlight: 1, SSL: true,
-		ReplicaPreserveCommitOrder: true, ReplicaTransactionRetries: 10, ServerID: 1}
+		ReplicaPreserveCommitOrder: true, ReplicaTransactionRetries: 10, ServerID: 1, GroupLagRetentionSize: 1 << 30}
 	if got := Default(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Default() = %+v, want %+v", got, want)
 	}
@@ -79,6 +79,8 @@ func TestSet(t *testing.T) {
 		{key: "group-bootstrap", value: "ON", want: func(c *Config) { c.GroupBootstrap = true }},
 		{key: "group_name", value: "AAAAAAAA-bbbb-cccc-dddd-eeeeeeeeeeee", want: func(c *Config) { c.GroupName = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee" }},
 		{key: "group-name", value: "mygroup", wantErr: "must be a UUID"},
+		{key: "group-lag-retention-size", value: "64M", want: func(c *Config) { c.GroupLagRetentionSize = 64 << 20 }},
+		{key: "group-lag-retention-size", value: "-1", wantErr: "invalid group-lag-retention-size"},
 		{key: "replica_preserve_commit_order", value: "OFF", want: func(c *Config) { c.ReplicaPreserveCommitOrder = false }},
 		{key: "replica-preserve-commit-order", value: "maybe", wantErr: "must be ON or OFF"},
 		{key: "replica_transaction_retries", value: "0", want: func(c *Config) { c.ReplicaTransactionRetries = 0 }},

@@ -63,12 +63,13 @@ type limitListener struct {
 	open    atomic.Int64                          // connections accepted and not yet closed
 
 	mu       sync.Mutex
-	pending  list.List // *countedConn not logged in yet, oldest first
-	sessions int64     // connections logged in, counted against max_connections
-	refused  int64     // Connection_errors_max_connections
-	aborted  int64     // Aborted_connects
-	timedOut int64     // Lockstep_connect_timeouts
-	evicted  int64     // Lockstep_pending_evicted
+	pending  list.List                 // *countedConn not logged in yet, oldest first
+	sessions int64                     // connections logged in, counted against max_connections
+	refused  int64                     // Connection_errors_max_connections
+	aborted  int64                     // Aborted_connects
+	timedOut int64                     // Lockstep_connect_timeouts
+	evicted  int64                     // Lockstep_pending_evicted
+	conns    map[*countedConn]struct{} // every connection open (closeAll)
 }
 
 const defaultConnectTimeout = 10 * time.Second
@@ -119,6 +120,10 @@ func (l *limitListener) Accept() (net.Conn, error) {
 	}
 	cc.elem = l.pending.PushBack(cc)
 	cc.timer = time.AfterFunc(timeout, cc.expire)
+	if l.conns == nil {
+		l.conns = map[*countedConn]struct{}{}
+	}
+	l.conns[cc] = struct{}{}
 	l.mu.Unlock()
 	for _, old := range evict {
 		_ = old.raw.Close() // its goroutine in the protocol layer ends and closes it
@@ -190,6 +195,7 @@ func (c *countedConn) Close() error {
 			l.aborted++
 		}
 		c.state = stateClosed
+		delete(l.conns, c)
 		l.mu.Unlock()
 		l.open.Add(-1)
 	})
@@ -240,6 +246,20 @@ func (l *limitListener) admit(vc *mysql.Conn, user string, addr net.Addr) error 
 		l.refused++
 		l.mu.Unlock()
 		return errTooManyConnections
+	}
+}
+
+// closeAll closes every client connection (a server that restarts in the
+// same process: its sessions end with it, as in a restart of mysqld).
+func (l *limitListener) closeAll() {
+	l.mu.Lock()
+	cs := make([]*countedConn, 0, len(l.conns))
+	for c := range l.conns {
+		cs = append(cs, c)
+	}
+	l.mu.Unlock()
+	for _, c := range cs {
+		_ = c.raw.Close() // its goroutine in the protocol layer ends and closes it
 	}
 }
 

@@ -62,15 +62,21 @@ type group struct {
 	promotions atomic.Int64
 	demotions  atomic.Int64
 	handOffs   atomic.Int64
-	errState   atomic.Bool                // the node failed: MySQL GR's ERROR state
-	failure    atomic.Pointer[groupError] // why (groupreplica.go)
-	barriers   atomic.Int64               // read barriers passed (groupread.go)
+	errState   atomic.Bool // the node failed: MySQL GR's ERROR state
+	// restart is closed once the member must restart to install a
+	// snapshot (groupmembership.go): Run starts the server again.
+	restart     chan struct{}
+	restartOnce sync.Once
+	failure     atomic.Pointer[groupError] // why (groupreplica.go)
+	barriers    atomic.Int64               // read barriers passed (groupread.go)
 
 	// Membership (groupmembership.go).
 	gtidName    atomic.Pointer[string] // the group name ("" until a new member learns it)
 	addrs       *memberAddrs
 	changes     atomic.Int64
-	lastPromote time.Time // the role watcher's
+	reinstalls  atomic.Int64 // checkpoints received over data held (groupmembership.go)
+	lagCuts     atomic.Int64 // log cuts that left a lagging member behind (groupckpt.go)
+	lastPromote time.Time    // the role watcher's
 
 	// Checkpoints (groupckpt.go).
 	d           *durable
@@ -152,8 +158,10 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 		return nil, err
 	}
 	g := &group{cfg: cfg, uuid: uuid, fe: fe, st: st, stop: make(chan struct{}), done: make(chan struct{}), applyStop: make(chan struct{}),
+		restart:  make(chan struct{}),
 		inflight: map[uint64]*cluster.Proposal{}, w: w, addrs: newMemberAddrs(cfg.GroupSeeds)}
 	g.gtidName.Store(&name)
+	g.reinstalls.Store(cfg.GroupReinstalls)
 	st.SetSource(g.snapshotData)
 	// The newest checkpoint (groupckpt.go) is the state raft resumes from.
 	applied, ckpt, err := loadGroupCheckpoint(cfg.Datadir, fe, st, w)
@@ -191,7 +199,7 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 	}
 	g.tr, err = cluster.NewTransport(cluster.TransportOptions{ID: cfg.ServerID, Listen: cfg.GroupLocalAddress,
 		Peers: cfg.GroupSeeds, Deliver: g.node.Receive, Unreachable: g.node.ReportUnreachable,
-		SnapshotFailed: g.node.ReportSnapshotFailed, MaxQueueBytes: testSendQueueBytes,
+		SnapshotFailed: g.node.ReportSnapshotFailed, SnapshotSent: g.node.ReportSnapshotSent, MaxQueueBytes: testSendQueueBytes,
 		SnapshotDir: g.snapshotDir()})
 	if err == nil {
 		// Members added since the seeds were written (changes applied
@@ -251,6 +259,13 @@ func (g *group) watchRole() {
 		case <-t.C:
 		}
 		if err := g.node.Err(); err != nil {
+			if errors.Is(err, cluster.ErrRestartToInstall) {
+				g.restartOnce.Do(func() {
+					fmt.Fprintf(g.w, "lockstep: group: member %d restarts to load the group's checkpoint\n", g.cfg.ServerID)
+					close(g.restart)
+				})
+				continue
+			}
 			g.failed(err)
 			continue
 		}
@@ -471,6 +486,8 @@ func (g *group) status(m map[string]int64) {
 	m["Lockstep_group_replication_demotions"] = g.demotions.Load()
 	m["Lockstep_group_replication_hand_offs"] = g.handOffs.Load()
 	m["Lockstep_group_replication_membership_changes"] = g.changes.Load()
+	m["Lockstep_group_replication_reinstalls"] = g.reinstalls.Load()
+	m["Lockstep_group_replication_lag_cuts"] = g.lagCuts.Load()
 	if cs, _ := g.node.ConfState(); true {
 		m["Lockstep_group_replication_voters"] = int64(len(cs.Voters))
 		m["Lockstep_group_replication_learners"] = int64(len(cs.Learners))

@@ -14,6 +14,7 @@ import (
 	"lockstep/internal/cluster"
 	"lockstep/internal/sqlfront"
 	"lockstep/internal/storage"
+	"lockstep/internal/txlog"
 	"lockstep/internal/txn"
 )
 
@@ -95,7 +96,7 @@ func (g *group) checkpoint(snap *storage.Tx, h checkpoint.Header, conf pb.ConfSt
 	if err := checkpoint.RemoveOlder(d.checkpointDir(), path); err != nil {
 		return err
 	}
-	if cut := g.logCut(h.Index); cut > 0 {
+	if cut := g.logCut(h.Index, d.log.Segments(), g.cfg.GroupLagRetentionSize); cut > 0 {
 		if err := d.log.TruncatePrefix(retainFrom(d.log.Segments(), cut, d.retain)); err != nil {
 			return fmt.Errorf("truncating the log: %w", err)
 		}
@@ -112,21 +113,40 @@ func (g *group) checkpoint(snap *storage.Tx, h checkpoint.Header, conf pb.ConfSt
 // logCut is the first log index to keep after a checkpoint at index: the
 // entry after it, or after the lowest index any member of the group is
 // known to hold, whichever is lower; 0 when a member's is not known.
-func (g *group) logCut(index uint64) uint64 {
+// A member that lags so far behind (or whose position is unknown) that
+// keeping the log for it would keep more than lagKeep bytes of it (segs:
+// the log's segments) is not waited for: when it comes back it gets the
+// checkpoint instead, and installs it by restarting (InstallSnapshot).
+// lagKeep 0: every member is waited for.
+func (g *group) logCut(index uint64, segs []txlog.SegmentInfo, lagKeep int64) uint64 {
 	cut := index + 1
 	for _, m := range g.node.Members() {
-		if m.Learner {
+		if m.Learner || m.ID == g.cfg.ServerID {
 			continue
 		}
-		if m.ID == g.cfg.ServerID {
-			continue
+		need := m.Match + 1 // the first entry the member lacks
+		if lagKeep > 0 && logBytes(segs, need, index) > lagKeep {
+			g.lagCuts.Add(1)
+			continue // left behind: it will get the checkpoint
 		}
 		if m.Match == 0 {
 			return 0
 		}
-		cut = min(cut, m.Match+1)
+		cut = min(cut, need)
 	}
 	return cut
+}
+
+// logBytes is the size of the log's segments that hold entries from
+// first to last.
+func logBytes(segs []txlog.SegmentInfo, first, last uint64) int64 {
+	var n int64
+	for _, sg := range segs {
+		if sg.Last >= first && sg.First <= last {
+			n += sg.Bytes
+		}
+	}
+	return n
 }
 
 // loadGroupCheckpoint loads the member's newest checkpoint into fe and
@@ -148,7 +168,15 @@ func loadGroupCheckpoint(datadir string, fe *sqlfront.Frontend, st *cluster.Stor
 	if err := conf.Unmarshal(h.Conf); err != nil {
 		return 0, h, fmt.Errorf("the checkpoint's membership: %w", err)
 	}
-	if err := st.SetSnapshot(pb.SnapshotMetadata{Index: h.Index, Term: h.Term, ConfState: conf}); err != nil {
+	meta := pb.SnapshotMetadata{Index: h.Index, Term: h.Term, ConfState: conf}
+	set := st.SetSnapshot
+	if h.Index > st.SnapshotIndex() && h.Index > st.Log().LastIndex() {
+		// Beyond this member's log: a checkpoint the group sent
+		// (InstallSnapshot), whose raft-state update a crash cut short.
+		// A checkpoint of its own never is (it covers applied entries).
+		set = st.CompleteInstall
+	}
+	if err := set(meta); err != nil {
 		return 0, h, err
 	}
 	if err := fe.RecoverCounters(); err != nil {

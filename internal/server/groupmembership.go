@@ -95,17 +95,16 @@ func (s *groupSM) MembershipChanged(index uint64, cc pb.ConfChangeV2, addr strin
 }
 
 // InstallSnapshot implements cluster.SnapshotInstaller: a checkpoint the
-// leader sent becomes this member's state. Only a member that holds
-// nothing yet (a new member) can take one: loading a checkpoint replaces
-// nothing in place.
+// leader sent becomes this member's state. A member that holds nothing
+// yet (a new member) loads it in place; one that holds data (it fell
+// behind what the group's logs keep) makes it its newest checkpoint and
+// restarts from it.
 func (s *groupSM) InstallSnapshot(snap pb.Snapshot) error {
 	g := s.g
 	if len(snap.Data) == 0 { // the bootstrap snapshot: the empty state
 		return g.learnGroupName("", snap.Metadata.ConfState.Voters)
 	}
-	if s.applied.Load() > 1 || len(g.fe.UserDatabases()) > 0 {
-		return fmt.Errorf("a snapshot at log index %d arrived for a member that holds data already (applied to %d): only a new member can install one", snap.Metadata.Index, s.applied.Load())
-	}
+	holds := s.applied.Load() > 1 || len(g.fe.UserDatabases()) > 0
 	dir := filepath.Join(g.cfg.Datadir, "checkpoint")
 	install := func() (string, error) { return checkpoint.Install(dir, snap.Data) }
 	if path, _, ok := cluster.ParseFileRef(snap.Data); ok { // streamed (cluster/snapfile.go)
@@ -115,6 +114,18 @@ func (s *groupSM) InstallSnapshot(snap pb.Snapshot) error {
 			return fmt.Errorf("a snapshot at log index %d names %s, not a file this member received", snap.Metadata.Index, path)
 		}
 		install = func() (string, error) { return checkpoint.InstallFile(dir, path) }
+	}
+	if holds {
+		// A member that fell behind what the group's logs keep: its
+		// tables cannot be replaced in place under its sessions. The
+		// checkpoint becomes its newest (durable), and it restarts from
+		// it, as after a crash (cluster.ErrRestartToInstall: the raft
+		// storage starts after the snapshot first).
+		if _, err := install(); err != nil {
+			return err
+		}
+		fmt.Fprintf(g.w, "lockstep: group: member %d (applied to log index %d) received the group's checkpoint at index %d\n", g.cfg.ServerID, s.applied.Load(), snap.Metadata.Index)
+		return fmt.Errorf("%w at log index %d", cluster.ErrRestartToInstall, snap.Metadata.Index)
 	}
 	if _, err := install(); err != nil {
 		return err

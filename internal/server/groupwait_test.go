@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	gosql "database/sql"
 	"errors"
 	"fmt"
 	"net"
@@ -254,6 +255,18 @@ func TestGroupConsistencyBefore(t *testing.T) {
 // has, and a member restarted from its checkpoint holds the same data and
 // goes on applying.
 func TestGroupCheckpoint(t *testing.T) {
+	t.Run("Entries", func(t *testing.T) { testGroupCheckpoint(t, false) })
+	t.Run("Reinstall", func(t *testing.T) { testGroupCheckpoint(t, true) })
+}
+
+// testGroupCheckpoint: members checkpoint and cut their logs; a secondary
+// stops while the primary checkpoints on and restarts. The primary keeps
+// the log it lacks and sends entries; or, with reinstall, keeps at most
+// 16 KiB of log for a lagging member (--group-lag-retention-size), cuts
+// past it, and the secondary, which holds data, gets the checkpoint and
+// restarts from it (Lockstep_group_replication_reinstalls). Either way it
+// ends with the primary's rows.
+func testGroupCheckpoint(t *testing.T, reinstall bool) {
 	seeds := map[uint64]string{}
 	for id := 1; id <= 3; id++ {
 		seeds[uint64(id)] = freeLoopback(t)
@@ -271,6 +284,10 @@ func TestGroupCheckpoint(t *testing.T) {
 			c.GroupBootstrap = bootstrap
 			c.CheckpointLogSize = 64 << 10
 			c.LogSegmentSize = 16 << 10
+			c.GroupLagRetentionSize = 0
+			if reinstall {
+				c.GroupLagRetentionSize = 16 << 10
+			}
 		})
 	}
 	ms := []*procServer{member(1, true), member(2, true), member(3, true)}
@@ -323,9 +340,25 @@ func TestGroupCheckpoint(t *testing.T) {
 		}
 		p.exec(t, fmt.Sprintf("INSERT INTO d.t VALUES (%d, '%s')", i, pad))
 	}
+	if reinstall {
+		if n := p.status(t, "GLOBAL", "Lockstep_group_replication_lag_cuts"); n == 0 {
+			t.Fatal("the primary never cut its log past the stopped member")
+		}
+	}
 	s2 := member(sid, false)
 	want := p.str(t, "SELECT @@gtid_executed")
-	if got := s2.str(t, fmt.Sprintf("SELECT WAIT_FOR_EXECUTED_GTID_SET('%s', 20)", want)); got != "0" {
+	// (A member that restarts to install the checkpoint refuses
+	// connections for a moment.)
+	got := ""
+	for deadline := time.Now().Add(30 * time.Second); got != "0" && time.Now().Before(deadline); {
+		var v gosql.NullString
+		if err := s2.db.QueryRow(fmt.Sprintf("SELECT WAIT_FOR_EXECUTED_GTID_SET('%s', 5)", want)).Scan(&v); err != nil {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		got = v.String
+	}
+	if got != "0" {
 		for _, m := range []*procServer{p, s2} {
 			for _, v := range []string{"Lockstep_group_replication_applied_index", "Lockstep_group_replication_written_index", "Lockstep_group_replication_primary_id", "Lockstep_group_replication_term", "Lockstep_log_first_index", "Lockstep_checkpoints"} {
 				t.Logf("%s %s = %d", m.addr, v, m.status(t, "GLOBAL", v))
@@ -338,6 +371,13 @@ func TestGroupCheckpoint(t *testing.T) {
 		if a, b := p.str(t, q), s2.str(t, q); a != b {
 			t.Fatalf("%s: %s on the primary, %s on the restarted member", q, a, b)
 		}
+	}
+	want1 := int64(0)
+	if reinstall {
+		want1 = 1
+	}
+	if n := s2.status(t, "GLOBAL", "Lockstep_group_replication_reinstalls"); n != want1 {
+		t.Fatalf("the restarted member installed the group's checkpoint %d times, want %d", n, want1)
 	}
 }
 

@@ -181,6 +181,8 @@ var statusMetrics = []statusMetric{
 	{"Lockstep_group_replication_demotions", "group_replication_demotions_total", counter, 0, "Times this member stopped being primary."},
 	{"Lockstep_group_replication_hand_offs", "group_replication_hand_offs_total", counter, 0, "Primary roles handed off at shutdown."},
 	{"Lockstep_group_replication_membership_changes", "group_replication_membership_changes_total", counter, 0, "Membership changes applied."},
+	{"Lockstep_group_replication_lag_cuts", "group_replication_lag_cuts_total", counter, 0, "Log cuts after a checkpoint that did not wait for a member lagging more than group-lag-retention-size behind."},
+	{"Lockstep_group_replication_reinstalls", "group_replication_reinstalls_total", counter, 0, "Checkpoints this member received over the data it held (it fell behind what the group's logs keep) and restarted from."},
 	{"Lockstep_group_replication_voters", "group_replication_voters", gauge, 0, "Voting members."},
 	{"Lockstep_group_replication_learners", "group_replication_learners", gauge, 0, "Learners (members catching up)."},
 	{"Lockstep_group_replication_member_error", "group_replication_member_error", gauge, 0, "1 when this member stopped on an error."},

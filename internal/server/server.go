@@ -39,7 +39,29 @@ const ServerVersion = sqlfront.ServerVersion
 // (the newest checkpoint and the log after it, in cfg.Datadir), then the
 // commit pipeline, and only then the listener. Progress and problems go to
 // stderr.
+//
+// A group member that fell behind what the group's logs keep receives the
+// group's checkpoint and starts again from it (errRestart: the data it
+// held is dropped, the listener reopened on the same port).
 func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error {
+	for {
+		err := runOnce(ctx, &cfg, ready)
+		if !errors.Is(err, errRestart) || ctx.Err() != nil {
+			return err
+		}
+		ready = nil // called once, at the first start
+		cfg.GroupReinstalls++
+		fmt.Fprintln(os.Stderr, "lockstep: restarting from the group's checkpoint")
+	}
+}
+
+// errRestart: runOnce ended for Run to start the server again.
+var errRestart = errors.New("lockstep: restart")
+
+// runOnce is one start of the server; a port of 0 in cfg becomes the port
+// it listens on, for a restart to take again.
+func runOnce(ctx context.Context, cfgp *config.Config, ready func(addr string)) error {
+	cfg := *cfgp
 	// Error level: what an operator must act on; a client's mistakes are
 	// at debug level or below (clientlog.go).
 	logrus.SetLevel(logrus.ErrorLevel)
@@ -89,6 +111,7 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 	if a, ok := ln.Addr().(*net.TCPAddr); ok {
 		port = a.Port
 	}
+	cfgp.Port = port
 	if d.grp != nil {
 		d.grp.setSQLAddress(cfg.BindAddress, port) // groupinfo.go
 	}
@@ -164,11 +187,20 @@ func Run(ctx context.Context, cfg config.Config, ready func(addr string)) error 
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
+	var restart <-chan struct{} // nil: never
+	if d.grp != nil {
+		restart = d.grp.restart
+	}
 	select {
 	case <-ctx.Done():
 		_ = srv.Close()
 		<-errc
 		return nil
+	case <-restart:
+		_ = srv.Close()
+		<-errc
+		limited.closeAll()
+		return errRestart
 	case <-stop.c:
 		fmt.Fprintln(os.Stderr, "lockstep: SHUTDOWN received, shutting down")
 		_ = srv.Close()
