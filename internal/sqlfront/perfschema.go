@@ -14,8 +14,8 @@ import (
 // filled by the server through SetGroupMembers; empty on a server that is
 // not a member of a group, as on a MySQL server without the plugin; and
 // the lock views data_locks, data_lock_waits (datalocks.go) and
-// metadata_locks (metadatalocks.go). Like replication_group_members they
-// need no privilege beyond a login (MySQL asks for SELECT on them).
+// metadata_locks (metadatalocks.go), read under the same privilege checks
+// as replication_group_members (MySQL asks for SELECT on them).
 //
 // The database is found by name (SELECT ... FROM performance_schema.t,
 // SHOW TABLES FROM, DESCRIBE, SHOW CREATE TABLE) but not listed by SHOW
