@@ -602,7 +602,7 @@ func (s *Session) fastStatementTx(explicit bool) *storage.Tx {
 	ctx := s.fastContext()
 	if explicit {
 		if s.tx == nil || s.tx.Done() {
-			s.tx = s.fe.store.Begin(s.iso)
+			s.tx = s.beginTx()
 		}
 	} else {
 		if s.tx != nil && !s.tx.Done() {
@@ -610,7 +610,7 @@ func (s *Session) fastStatementTx(explicit bool) *storage.Tx {
 		}
 		s.iso, s.serial = s.isolationFromVars(ctx)
 		s.savepts = nil
-		s.tx = s.fe.store.Begin(s.iso)
+		s.tx = s.beginTx()
 	}
 	s.lastPid = 0
 	s.writers = 0

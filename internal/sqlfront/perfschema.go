@@ -9,10 +9,13 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 )
 
-// performance_schema, as far as lockstep answers it: the one table
+// performance_schema, as far as lockstep answers it: the table
 // replication_group_members (MySQL Group Replication's members view),
 // filled by the server through SetGroupMembers; empty on a server that is
-// not a member of a group, as on a MySQL server without the plugin.
+// not a member of a group, as on a MySQL server without the plugin; and
+// the lock views data_locks, data_lock_waits (datalocks.go) and
+// metadata_locks (metadatalocks.go), read under the same privilege checks
+// as replication_group_members (MySQL asks for SELECT on them).
 //
 // The database is found by name (SELECT ... FROM performance_schema.t,
 // SHOW TABLES FROM, DESCRIBE, SHOW CREATE TABLE) but not listed by SHOW
@@ -61,11 +64,14 @@ func (d perfSchemaDB) GetTableInsensitive(_ *sql.Context, name string) (sql.Tabl
 	if strings.EqualFold(name, groupMembersTable) {
 		return &groupMembersTbl{fe: d.fe}, true, nil
 	}
+	if t := d.fe.psTable(strings.ToLower(name)); t != nil { // datalocks.go
+		return t, true, nil
+	}
 	return nil, false, nil
 }
 
 func (perfSchemaDB) GetTableNames(*sql.Context) ([]string, error) {
-	return []string{groupMembersTable}, nil
+	return []string{dataLockWaitsTable, dataLocksTable, metadataLocksTable, groupMembersTable}, nil
 }
 
 const groupMembersTable = "replication_group_members"

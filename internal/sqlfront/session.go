@@ -223,7 +223,7 @@ func (s *Session) StartTransaction(ctx *sql.Context, tc sql.TransactionCharacter
 // needed, and applies per-statement settings.
 func (s *Session) storageTx(ctx *sql.Context) *storage.Tx {
 	if s.tx == nil || s.tx.Done() {
-		s.tx = s.fe.store.Begin(s.iso)
+		s.tx = s.beginTx()
 		s.lastPid = 0
 	}
 	if pid := ctx.Pid(); pid != s.lastPid {

@@ -73,6 +73,10 @@ type trxLockState struct {
 	// schedule weight.
 	blocking atomic.Int64
 
+	// shownID mirrors the trx's id once assigned, for Snapshot (other
+	// goroutines read it; Trx.id is the owner's).
+	shownID atomic.Uint64
+
 	// inh holds gap locks other goroutines gave this trx (inheritance,
 	// gaplock.go); ReleaseAll closes it and releases them with held.
 	inh struct {

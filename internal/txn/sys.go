@@ -50,6 +50,7 @@ type Trx struct {
 	slotHint int
 	stripe   uint64 // picks stripedCounter cells
 	finished bool
+	thread   uint64 // the owning session, for data_locks (SetThread)
 	lk       trxLockState
 }
 
@@ -89,6 +90,7 @@ func (t *Trx) AssignID() ID {
 		return t.id
 	}
 	t.id, t.blk = t.sys.as.assign()
+	t.lk.shownID.Store(t.id) // for lock snapshots in other goroutines
 	t.sys.withID.add(t.id, 1)
 	return t.id
 }
