@@ -296,13 +296,7 @@ func (m *Machine) Entry(index uint64, payload []byte) error {
 	if err != nil {
 		return fmt.Errorf("log index %d: %w", index, err)
 	}
-	if m.stats.Entries == 0 {
-		m.started = m.clock()
-	}
-	m.stats.Entries++
-	if len(recs) == 0 {
-		m.stats.EmptyEntries++
-	}
+	m.count(len(recs))
 	steps := make([]Step, 0, len(recs))
 	size := int64(len(payload)) // what the entry costs until applied: its bytes and its decoded steps
 	for i, b := range recs {
@@ -310,38 +304,117 @@ func (m *Machine) Entry(index uint64, payload []byte) error {
 		if err != nil {
 			return fmt.Errorf("log index %d record %d: %w", index, i, err)
 		}
-		m.stats.Records++
-		m.received.add(pos.GNO, pos.GNO)
-		if m.executed.has(pos.GNO) {
-			m.stats.Skipped++
+		s, ok, err := m.record(index, kind, pos)
+		if err != nil {
+			return err
+		}
+		if !ok {
 			continue
 		}
-		if pos.Seq != m.nextSeq {
-			return fmt.Errorf("log index %d: sequence number %d follows %d (GNO %d not executed): records are missing or out of order", index, pos.Seq, m.nextSeq-1, pos.GNO)
-		}
-		if !m.recertify && (pos.LastCommitted >= pos.Seq || pos.LastCommitted < 0) {
-			pos.LastCommitted = pos.Seq - 1
-			m.stats.SerialDeps++
-		}
-		s := Step{Index: index, Pos: pos}
 		switch kind {
 		case record.KindTxn:
-			s.Kind = StepTxn
 			s.Txn, err = record.DecodeTxnChunked(b, m.chunk)
 		case record.KindDDL:
-			s.Kind = StepDDL
 			s.DDL, err = record.DecodeDDL(b)
 		case record.KindAccounts:
-			s.Kind = StepAccounts
 			s.Accounts, err = record.DecodeAccounts(b)
 		}
 		if err != nil {
 			return fmt.Errorf("log index %d record %d: %w", index, i, err)
 		}
-		m.nextSeq++
-		m.times = append(m.times, pos.CommitTime)
 		steps = append(steps, s)
-		size += stepBytes(&s)
+	}
+	return m.queueEntry(index, steps, size)
+}
+
+// EntryStream feeds the log entry at index as Entry does, its payload
+// read through open (record.StreamEntry) rather than handed in: a
+// transaction with more than ChunkChanges changes is checked in one pass
+// over the payload and its changes are read again, a chunk at a time,
+// when the executor applies it (record.Txn.ChangeChunks), so that its
+// bytes are never in memory whole. cost is what reading the payload holds
+// while the step runs (txlog.StreamMemory): what PendingBytes counts for
+// it besides the step, instead of its payload's bytes. Any other entry
+// is read whole and fed to Entry.
+func (m *Machine) EntryStream(index uint64, open record.Opener, cost int64) error {
+	payload, t, err := record.StreamEntry(open, m.chunk)
+	if err != nil {
+		return fmt.Errorf("log index %d: %w", index, err)
+	}
+	return m.streamed(index, payload, t, cost)
+}
+
+// streamed feeds what record.StreamEntry read of the entry at index.
+func (m *Machine) streamed(index uint64, payload []byte, t *record.Txn, cost int64) error {
+	if t == nil {
+		return m.Entry(index, payload)
+	}
+	if m.applied.Index != 0 && index <= m.applied.Index {
+		return nil // delivered again
+	}
+	if last := m.lastFed(); last != 0 && index != last+1 {
+		return fmt.Errorf("log index %d follows %d: entries are missing", index, last)
+	}
+	m.count(1)
+	s, ok, err := m.record(index, record.KindTxn, t.Position)
+	if err != nil {
+		return err
+	}
+	var steps []Step
+	if ok {
+		s.Txn = t
+		steps = append(steps, s)
+	}
+	return m.queueEntry(index, steps, cost+record.StreamMemory(m.chunk))
+}
+
+// count counts an entry of n records.
+func (m *Machine) count(n int) {
+	if m.stats.Entries == 0 {
+		m.started = m.clock()
+	}
+	m.stats.Entries++
+	if n == 0 {
+		m.stats.EmptyEntries++
+	}
+}
+
+// record counts a record of the entry at index and checks its sequence
+// number; ok is false when its GNO is executed (skipped). The step has
+// its kind and position.
+func (m *Machine) record(index uint64, kind record.Kind, pos record.Position) (s Step, ok bool, err error) {
+	m.stats.Records++
+	m.received.add(pos.GNO, pos.GNO)
+	if m.executed.has(pos.GNO) {
+		m.stats.Skipped++
+		return Step{}, false, nil
+	}
+	if pos.Seq != m.nextSeq {
+		return Step{}, false, fmt.Errorf("log index %d: sequence number %d follows %d (GNO %d not executed): records are missing or out of order", index, pos.Seq, m.nextSeq-1, pos.GNO)
+	}
+	if !m.recertify && (pos.LastCommitted >= pos.Seq || pos.LastCommitted < 0) {
+		pos.LastCommitted = pos.Seq - 1
+		m.stats.SerialDeps++
+	}
+	s = Step{Index: index, Pos: pos}
+	switch kind {
+	case record.KindTxn:
+		s.Kind = StepTxn
+	case record.KindDDL:
+		s.Kind = StepDDL
+	case record.KindAccounts:
+		s.Kind = StepAccounts
+	}
+	m.nextSeq++
+	m.times = append(m.times, pos.CommitTime)
+	return s, true, nil
+}
+
+// queueEntry queues an entry's steps; size is what its bytes cost until
+// it is applied (stepBytes are added).
+func (m *Machine) queueEntry(index uint64, steps []Step, size int64) error {
+	for i := range steps {
+		size += stepBytes(&steps[i])
 	}
 	if m.recertify && len(steps) > 0 {
 		if err := m.certify(steps); err != nil {

@@ -2,6 +2,7 @@ package apply
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -139,6 +140,41 @@ func (p *Parallel) Entry(index uint64, payload []byte) error {
 	}
 	if err := p.m.Entry(index, payload); err != nil {
 		p.fail(err, math.MaxInt64) // what was fed before it is applied
+		return err
+	}
+	p.dispatch()
+	return nil
+}
+
+// EntryStream feeds the log entry at index whose payload open reads
+// (Machine.EntryStream): a large transaction's changes are read again, a
+// chunk at a time, by the worker that applies it. The first pass over
+// the payload runs before the driver's lock is taken; the wait for room
+// counts cost (what the step holds while it runs), not the payload.
+func (p *Parallel) EntryStream(index uint64, open record.Opener, cost int64) error {
+	payload, t, err := record.StreamEntry(open, p.m.chunk)
+	if err != nil {
+		err = fmt.Errorf("log index %d: %w", index, err)
+		p.mu.Lock()
+		p.fail(err, math.MaxInt64)
+		p.mu.Unlock()
+		return err
+	}
+	if t == nil {
+		return p.Entry(index, payload)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.err == nil && !p.closed && p.m.PendingBytes() > 0 &&
+		p.m.PendingBytes()+cost > p.opt.MaxPendingBytes {
+		p.entryWaits++
+		p.cond.Wait()
+	}
+	if p.err != nil {
+		return p.err
+	}
+	if err := p.m.streamed(index, nil, t, cost); err != nil {
+		p.fail(err, math.MaxInt64)
 		return err
 	}
 	p.dispatch()

@@ -33,7 +33,11 @@ type ReplayConfig struct {
 	Scheduler apply.Scheduler
 	// Recertify ignores the records' last_committed and computes it with
 	// a certifier from their writesets (apply.Options.Recertify).
-	Recertify      bool
+	Recertify bool
+	// StreamFrom: an entry whose stored payload is this many bytes or
+	// more is streamed (txlog.ReadStreaming). 0: txlog.StreamFrom;
+	// negative: never.
+	StreamFrom     int
 	ReportInterval time.Duration
 	Out            io.Writer // the table and the result line
 	Progress       io.Writer // progress lines and the applier's notes (stderr)
@@ -45,6 +49,7 @@ type ReplayResult struct {
 	OtherRecords int64 // DDL and account records applied
 	Skipped      int64 // records the checkpoint held
 	Entries      int64
+	Streamed     int64 // entries read as a stream (txlog.OpenPayload)
 	SerialDeps   int64 // records whose last_committed was not usable (their predecessor)
 	Certified    int64 // records whose last_committed was computed (Recertify)
 	CertMean     float64
@@ -164,6 +169,14 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 		}
 		return apply.Drain(m, x)
 	}
+	// A large entry is streamed (txlog.ReadStreaming, OpenPayload): its
+	// transaction is read from the log a chunk at a time as it is applied.
+	feedStream := func(index uint64, open logrec.Opener) error {
+		if err := m.EntryStream(index, open, txlog.StreamMemory); err != nil {
+			return err
+		}
+		return apply.Drain(m, x)
+	}
 	var par *apply.Parallel
 	if c.Workers > 1 {
 		// The entries' payloads are the caller's (txlog.Read), so steps
@@ -171,6 +184,16 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 		par = apply.NewParallel(m, x, apply.ParallelOptions{Workers: c.Workers, PreserveCommitOrder: c.PreserveCommitOrder, Scheduler: c.Scheduler})
 		defer par.Close()
 		feed = par.Entry
+		feedStream = func(index uint64, open logrec.Opener) error {
+			return par.EntryStream(index, open, txlog.StreamMemory)
+		}
+	}
+	streamFrom := c.StreamFrom
+	switch {
+	case streamFrom == 0:
+		streamFrom = txlog.StreamFrom
+	case streamFrom < 0:
+		streamFrom = 0
 	}
 	first, last := res.FirstIndex, res.LastIndex
 	mem := watchMemory(2 * time.Millisecond)
@@ -188,7 +211,7 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 				return nil, err
 			}
 			r0 := time.Now()
-			entries, err := l.Read(lo, last+1, 8<<20)
+			entries, err := l.ReadStreaming(lo, last+1, 8<<20, streamFrom)
 			res.ReadNs += time.Since(r0)
 			if err != nil {
 				return nil, err
@@ -197,9 +220,19 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 				return nil, fmt.Errorf("log read at index %d returned nothing", lo)
 			}
 			for _, e := range entries {
-				res.PayloadBytes += int64(len(e.Payload))
-				res.MaxEntry = max(res.MaxEntry, int64(len(e.Payload)))
-				if err := feed(e.Index, e.Payload); err != nil {
+				var err error
+				if e.Streamed {
+					res.Streamed++
+					o := &countingOpener{l: l, index: e.Index}
+					err = feedStream(e.Index, o.open)
+					res.PayloadBytes += o.bytes.Load()
+					res.MaxEntry = max(res.MaxEntry, o.bytes.Load())
+				} else {
+					res.PayloadBytes += int64(len(e.Payload))
+					res.MaxEntry = max(res.MaxEntry, int64(len(e.Payload)))
+					err = feed(e.Index, e.Payload)
+				}
+				if err != nil {
 					return nil, err
 				}
 				lo = e.Index + 1
@@ -247,6 +280,38 @@ func Replay(ctx context.Context, c ReplayConfig) (*ReplayResult, error) {
 	return res, nil
 }
 
+// countingOpener opens an entry's payload as a stream
+// (txlog.OpenPayload) and counts the bytes its first reader returned (the
+// first pass reads the whole payload: record.StreamEntry).
+type countingOpener struct {
+	l     *txlog.Log
+	index uint64
+	opens atomic.Int64
+	bytes atomic.Int64
+}
+
+func (o *countingOpener) open() (io.ReadCloser, error) {
+	r, err := o.l.OpenPayload(o.index)
+	if err != nil {
+		return nil, err
+	}
+	if o.opens.Add(1) > 1 {
+		return r, nil
+	}
+	return countingReader{r, &o.bytes}, nil
+}
+
+type countingReader struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(b []byte) (int, error) {
+	n, err := c.ReadCloser.Read(b)
+	c.n.Add(int64(n))
+	return n, err
+}
+
 func (r *ReplayResult) print(w io.Writer, c ReplayConfig) {
 	from := "from empty (the log reaches back to the start)"
 	if r.FromSeq > 0 {
@@ -272,7 +337,7 @@ func (r *ReplayResult) print(w io.Writer, c ReplayConfig) {
 	}
 	row("read log", "%.3f s", r.ReadNs.Seconds())
 	row("read and apply", "%.3f s", r.Elapsed.Seconds())
-	row("log payload", "%s (largest entry %s)", mib(uint64(r.PayloadBytes)), mib(uint64(r.MaxEntry)))
+	row("log payload", "%s (largest entry %s; %d entries streamed)", mib(uint64(r.PayloadBytes)), mib(uint64(r.MaxEntry)), r.Streamed)
 	row("peak memory", "Go heap objects %s, Go total %s, process RSS %s; heap kept after %s",
 		mib(r.Memory.HeapObjects), mib(r.Memory.GoTotal), mib(r.Memory.RSSHighWater), mib(r.Memory.LiveAfter))
 	row("replay rate", "%.0f transactions/s", r.Rate())

@@ -85,7 +85,9 @@ func TestReplayWorkersUsage(t *testing.T) {
 // TestReplayLargeTxn: --make-log's large transaction (one INSERT ...
 // SELECT of 3,000 rows, applied in chunks) replays to the source's
 // tables with the serial applier and with either scheduler of the
-// parallel one, and the replay reports its memory.
+// parallel one, and the replay reports its memory; also with every
+// entry streamed from the log (StreamFrom 1: the 3,000 rows installed
+// from three chunks read from the segment file) and with none.
 func TestReplayLargeTxn(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	src, err := MakeLog(context.Background(), MakeLogConfig{Datadir: dir, Transactions: 20, ConflictRate: 0.3, HotRows: 4,
@@ -100,7 +102,8 @@ func TestReplayLargeTxn(t *testing.T) {
 	if !found {
 		t.Fatalf("no 3,000-row sbtest.large at the source: %+v", src.Checksums)
 	}
-	for _, c := range []ReplayConfig{{Workers: 1}, {Workers: 4}, {Workers: 4, Scheduler: apply.SchedulerCoordinator}} {
+	for _, c := range []ReplayConfig{{Workers: 1}, {Workers: 4}, {Workers: 4, Scheduler: apply.SchedulerCoordinator},
+		{Workers: 1, StreamFrom: 1}, {Workers: 4, StreamFrom: 1}, {Workers: 1, StreamFrom: -1}} {
 		c.Datadir, c.PreserveCommitOrder = dir, true
 		var out bytes.Buffer
 		c.Out = &out
@@ -110,6 +113,9 @@ func TestReplayLargeTxn(t *testing.T) {
 		}
 		if !res.ChecksumsMatch() {
 			t.Errorf("%d workers, %v: replayed %+v, source %+v", c.Workers, c.Scheduler, res.Checksums, src.Checksums)
+		}
+		if streamed := res.Streamed > 0; streamed != (c.StreamFrom > 0) || res.Streamed > res.Entries {
+			t.Errorf("StreamFrom %d: %d of %d entries streamed", c.StreamFrom, res.Streamed, res.Entries)
 		}
 		if res.Memory.HeapObjects == 0 || res.Memory.LiveAfter == 0 || res.MaxEntry < 3000*20 || !strings.Contains(out.String(), "peak memory") {
 			t.Errorf("%d workers: memory %+v, largest entry %d\n%s", c.Workers, res.Memory, res.MaxEntry, out.String())

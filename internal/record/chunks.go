@@ -6,6 +6,10 @@ type lazyChanges struct {
 	b     []byte
 	n     int
 	chunk int
+	// open: the changes are read from a stream (StreamEntry), not b;
+	// maxBytes is the largest change's bytes.
+	open     Opener
+	maxBytes uint64
 }
 
 // NumChanges returns how many changes the transaction has, decoded or not.
@@ -33,6 +37,9 @@ func (t *Txn) ChangeChunks(f func([]Change) error) error {
 		return f(t.Changes)
 	}
 	z := t.lazy
+	if z.open != nil {
+		return t.streamChunks(f)
+	}
 	buf := make([]Change, min(z.chunk, z.n))
 	d := decoder{b: z.b}
 	for done := 0; done < z.n; {

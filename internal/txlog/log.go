@@ -86,6 +86,9 @@ type Log struct {
 type Entry struct {
 	Index, Term uint64
 	Payload     []byte
+	// Streamed (ReadStreaming only): the payload is too large to be read
+	// whole; Payload is nil and OpenPayload(Index) reads it.
+	Streamed bool
 }
 
 // failure is the log's failed state: operations on LSNs up to limit may

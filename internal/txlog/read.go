@@ -14,6 +14,11 @@ const readWindow = 256 << 10
 // hi beyond LastIndex()+1 one wrapping ErrUnavailable. Read must not run
 // concurrently with a TruncateSuffix or Reset that removes the range.
 func (l *Log) Read(lo, hi uint64, maxBytes int) ([]Entry, error) {
+	return l.read(lo, hi, maxBytes, 0)
+}
+
+// read is Read and, with streamFrom > 0, ReadStreaming.
+func (l *Log) read(lo, hi uint64, maxBytes, streamFrom int) ([]Entry, error) {
 	if lo >= hi {
 		return nil, nil
 	}
@@ -36,7 +41,7 @@ func (l *Log) Read(lo, hi uint64, maxBytes int) ([]Entry, error) {
 		next = lo
 	)
 	for next < hi {
-		more, err := l.readSegment(next, hi, maxBytes, &size, &out)
+		more, err := l.readSegment(next, hi, maxBytes, streamFrom, &size, &out)
 		if err != nil {
 			return nil, err
 		}
@@ -50,8 +55,8 @@ func (l *Log) Read(lo, hi uint64, maxBytes int) ([]Entry, error) {
 
 // readSegment appends to out the records from next on that the segment
 // holding next has, up to hi and the size limit. more is false when the
-// size limit stopped it.
-func (l *Log) readSegment(next, hi uint64, maxBytes int, size *int, out *[]Entry) (more bool, err error) {
+// size limit (or an entry to stream: streamFrom) stopped it.
+func (l *Log) readSegment(next, hi uint64, maxBytes, streamFrom int, size *int, out *[]Entry) (more bool, err error) {
 	l.segMu.RLock()
 	if l.closed {
 		l.segMu.RUnlock()
@@ -75,6 +80,33 @@ func (l *Log) readSegment(next, hi uint64, maxBytes int, size *int, out *[]Entry
 
 	r := newRecReader(s.file, segEnd, min(readWindow, int(segEnd-off)))
 	for ; idx <= segLast && idx < hi; idx++ {
+		if idx < next {
+			// Walking from the remembered record to next: headers only
+			// (a record is verified when it is the one read).
+			h, st, err := r.header(off)
+			if err != nil {
+				return false, fmt.Errorf("txlog: read %s at offset %d: %w", s.name, off, err)
+			}
+			if st != recOK {
+				return false, readError(s.name, off, "%v", st)
+			}
+			if h.index != idx {
+				return false, readError(s.name, off, "index %d where %d was expected", h.index, idx)
+			}
+			off += recHeaderSize + int64(h.length)
+			continue
+		}
+		if streamFrom > 0 {
+			h, st, err := r.header(off)
+			if err != nil {
+				return false, fmt.Errorf("txlog: read %s at offset %d: %w", s.name, off, err)
+			}
+			if st == recOK && h.index == idx && int64(h.length) >= int64(streamFrom) {
+				// To be streamed (OpenPayload): the last entry returned.
+				*out = append(*out, Entry{Index: idx, Term: h.term, Streamed: true})
+				return false, nil
+			}
+		}
 		h, _, stored, st, err := r.record(off)
 		if err != nil {
 			return false, fmt.Errorf("txlog: read %s at offset %d: %w", s.name, off, err)
@@ -85,17 +117,15 @@ func (l *Log) readSegment(next, hi uint64, maxBytes int, size *int, out *[]Entry
 		if h.index != idx {
 			return false, readError(s.name, off, "index %d where %d was expected", h.index, idx)
 		}
-		if idx >= next {
-			p, err := payloadOf(h, stored)
-			if err != nil {
-				return false, readError(s.name, off, "%v", err)
-			}
-			if len(*out) > 0 && maxBytes >= 0 && *size+len(p) > maxBytes {
-				return false, nil
-			}
-			*size += len(p)
-			*out = append(*out, Entry{Index: idx, Term: h.term, Payload: p})
+		p, err := payloadOf(h, stored)
+		if err != nil {
+			return false, readError(s.name, off, "%v", err)
 		}
+		if len(*out) > 0 && maxBytes >= 0 && *size+len(p) > maxBytes {
+			return false, nil
+		}
+		*size += len(p)
+		*out = append(*out, Entry{Index: idx, Term: h.term, Payload: p})
 		off += recHeaderSize + int64(h.length)
 	}
 	return true, nil

@@ -65,6 +65,29 @@ func (s recStatus) String() string {
 	return "ok"
 }
 
+// header reads and checks the header of the record at off, not its
+// payload: st is recOK when the header is valid, its flags known and its
+// payload inside the file.
+func (r *recReader) header(off int64) (h recHeader, st recStatus, err error) {
+	hb, err := r.at(off, recHeaderSize)
+	if err != nil {
+		return h, 0, err
+	}
+	if len(hb) < recHeaderSize {
+		return h, recShort, nil
+	}
+	h, ok := parseRecHeader(hb)
+	switch {
+	case !ok:
+		return h, recBadHeader, nil
+	case h.flags&^knownRecFlag != 0:
+		return h, recBadFlags, nil
+	case off+recHeaderSize+int64(h.length) > r.end:
+		return h, recShort, nil
+	}
+	return h, recOK, nil
+}
+
 // record reads and verifies the record at off. hdrOK says whether h is
 // valid (its checksum matched). payload is the stored payload, valid until
 // the next call.
