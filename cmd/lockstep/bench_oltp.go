@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -17,7 +18,7 @@ import (
 func newBenchOLTPCmd() *cobra.Command {
 	cfg := oltp.DefaultConfig()
 	var seed int64
-	var output, outputFile string
+	var output, outputFile, cpuProfile string
 	cmd := &cobra.Command{
 		Use:   "oltp WORKLOAD [prepare|run|cleanup]",
 		Short: "sysbench's oltp_* workloads: prepare, run, cleanup",
@@ -79,6 +80,17 @@ func newBenchOLTPCmd() *cobra.Command {
 			default:
 				return fmt.Errorf("bench oltp: unknown command %q (prepare, run, cleanup)", mode)
 			}
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return runtimeError{fmt.Errorf("bench oltp: %v", err)}
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return runtimeError{fmt.Errorf("bench oltp: %v", err)}
+				}
+				defer pprof.StopCPUProfile()
+			}
 			res, err := oltp.Run(ctx, cfg)
 			if err != nil {
 				return runtimeError{fmt.Errorf("bench oltp %s: %v", w, err)}
@@ -120,6 +132,7 @@ func newBenchOLTPCmd() *cobra.Command {
 	f.Int64Var(&seed, "rand-seed", 0, "random seed (0: a random one)")
 	f.StringVar(&output, "output", "table", "result format: table, csv, json")
 	f.StringVar(&outputFile, "output-file", "", "write the result to this file instead of stdout")
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the client to this file (go tool pprof)")
 	f.SortFlags = false
 	// sysbench's script options are spelled with underscores
 	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {

@@ -326,14 +326,20 @@ func (w *worker) inWindow(t time.Time) bool {
 // thread_run): an event that fails with an error sysbench ignores is run
 // again, as a new event with new random values, within the same latency
 // measurement.
+//
+// The statements run under a context that is never cancelled: database/sql
+// starts a goroutine per query to watch a cancellable one, a client cost
+// sysbench does not have. An interrupt ends the run after the events in
+// flight.
 func (w *worker) loop(ctx context.Context) {
+	sctx := context.WithoutCancel(ctx)
 	for ctx.Err() == nil && time.Now().Before(w.run.end) {
 		var e event
 		quit := false
 		start := time.Now()
 		for attempt := 0; ; attempt++ {
 			w.ops = w.g.event(w.ops)
-			err := w.exec(ctx, w.ops, &e)
+			err := w.exec(sctx, w.ops, &e)
 			if err == nil {
 				e.c.events = 1
 				break
@@ -341,7 +347,7 @@ func (w *worker) loop(ctx context.Context) {
 			if ctx.Err() != nil {
 				return // interrupted: not the server's error
 			}
-			w.rollback(ctx)
+			w.rollback(sctx)
 			if _, ok := retryable(err); ok && attempt < maxRetries {
 				e.c.retries++
 				continue
