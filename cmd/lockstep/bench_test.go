@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
+
+	"lockstep/internal/testutil"
 )
 
 // TestBenchUsage: bad `lockstep bench` command lines fail with exit code 2
@@ -26,6 +30,14 @@ func TestBenchUsage(t *testing.T) {
 		{[]string{"bench", "tpcc", "--dsn", "root@tcp(127.0.0.1:3306"}, "--dsn"},
 		{[]string{"bench", "tpcc", "--nosuchflag"}, "unknown flag"},
 		{[]string{"bench", "tpcc", "extra"}, "unknown command"},
+		{[]string{"bench", "oltp"}, "accepts between 1 and 2 arg(s)"},
+		{[]string{"bench", "oltp", "oltp_delete"}, `unknown workload "oltp_delete"`},
+		{[]string{"bench", "oltp", "read_write", "prewarm"}, `unknown command "prewarm"`},
+		{[]string{"bench", "oltp", "point_select", "--output", "xml"}, "--output must be"},
+		{[]string{"bench", "oltp", "point_select", "--rand-type", "zipfian"}, "--rand-type must be"},
+		{[]string{"bench", "oltp", "point_select", "--table_size", "-1"}, "--table-size must be"},
+		{[]string{"bench", "oltp", "point_select", "--threads", "0"}, "--threads must be"},
+		{[]string{"bench", "oltp", "point_select", "--time", "soon"}, "not a duration"},
 		{[]string{"bench", "replay"}, "--datadir is required"},
 		{[]string{"bench", "replay", "--datadir", "x", "--workers", "0"}, "--workers must be at least 1"},
 		{[]string{"bench", "replay", "--datadir", "x", "--make-log", "--conflict-rate", "2"}, "--conflict-rate must be"},
@@ -86,5 +98,56 @@ func TestBenchReplay(t *testing.T) {
 	code = run(context.Background(), []string{"bench", "replay", "--datadir", dir, "--workers", "2", "--scheduler", "fifo"}, &stdout, &stderr)
 	if code == 0 || !strings.Contains(stderr.String(), `unknown scheduler "fifo"`) {
 		t.Fatalf("--scheduler fifo: exit %d\nstderr %s", code, stderr.String())
+	}
+}
+
+// TestBenchOLTP: `lockstep bench oltp` prepares, runs with progress lines
+// on stderr and the result in the format asked for (csv on stdout, json in
+// --output-file), and cleans up, against a lockstep server.
+func TestBenchOLTP(t *testing.T) {
+	s := testutil.StartServer(t)
+	common := []string{"--dsn", s.DSN("sbtest"), "--table_size", "200", "--tables", "2", "--threads", "2", "--rand-seed", "9"}
+	bench := func(args ...string) (string, string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), append(append([]string{"bench", "oltp"}, args...), common...), &stdout, &stderr); code != 0 {
+			t.Fatalf("%v: exit %d\nstdout %s\nstderr %s", args, code, stdout.String(), stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+	if _, errOut := bench("read_write", "prepare"); !strings.Contains(errOut, "Creating a secondary index on 'sbtest2'") {
+		t.Errorf("prepare: stderr %s", errOut)
+	}
+	out, errOut := bench("oltp_read_write", "--time", "2", "--output", "csv")
+	if !regexp.MustCompile(`(?m)^\[ 1s \] thds: 2 tps: [0-9.]+ qps: `).MatchString(errOut) {
+		t.Errorf("no progress line on stderr:\n%s", errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "workload,threads,") || !strings.HasPrefix(lines[1], "read_write,2,2,200,") {
+		t.Errorf("csv output:\n%s", out)
+	}
+	file := t.TempDir() + "/ps.json"
+	if out, _ := bench("point_select", "--time", "1", "--report-interval", "0", "--output", "json", "--output-file", file); out != "" {
+		t.Errorf("stdout with --output-file: %q", out)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Workload string
+		TPS      float64
+		Latency  struct {
+			P95 float64 `json:"p95_ms"`
+		}
+		Series []struct{ TPS float64 }
+	}
+	if err := json.Unmarshal(data, &res); err != nil || res.Workload != "point_select" || res.TPS <= 0 || res.Latency.P95 <= 0 || len(res.Series) == 0 {
+		t.Errorf("json result %+v, %v:\n%s", res, err, data)
+	}
+	bench("point_select", "cleanup")
+	var n int
+	if err := s.DB(t, "sbtest").QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'sbtest'").Scan(&n); err != nil || n != 0 {
+		t.Errorf("after cleanup: %d tables, %v", n, err)
 	}
 }
