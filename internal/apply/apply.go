@@ -219,6 +219,10 @@ type Stats struct {
 	// Certified counts records whose last_committed the machine computed
 	// (Options.Recertify).
 	Certified int64
+	// Streamed counts entries whose transaction was streamed from the log
+	// (EntryStream): checked in one pass, its changes read again a chunk
+	// at a time as they were applied, never in memory whole.
+	Streamed int64
 }
 
 // New returns a machine starting at opts.Applied.
@@ -356,6 +360,7 @@ func (m *Machine) streamed(index uint64, payload []byte, t *record.Txn, cost int
 		return fmt.Errorf("log index %d follows %d: entries are missing", index, last)
 	}
 	m.count(1)
+	m.stats.Streamed++
 	s, ok, err := m.record(index, record.KindTxn, t.Position)
 	if err != nil {
 		return err

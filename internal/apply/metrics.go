@@ -78,6 +78,9 @@ type Metrics struct {
 	// Certified: records whose last_committed the applier computed with
 	// its certifier (Options.Recertify) instead of reading it.
 	Certified int64
+	// Streamed: entries whose transaction was streamed from the log
+	// (EntryStream) rather than read whole.
+	Streamed int64
 
 	// Elapsed is the time from the first entry fed to when the metrics
 	// were taken (0: none fed).
@@ -103,7 +106,7 @@ func (m *Machine) Metrics() Metrics {
 		AppliedIndex: m.applied.Index, AppliedSeq: m.applied.Seq, AppliedGNO: m.appliedGNO, LastGNO: m.executed.max(),
 		Queued: int64(len(m.queue)), InFlight: int64(m.inflight), PendingBytes: m.pendingBytes,
 		Lag:     st.Records - st.Skipped - st.Applied,
-		Workers: 1, Retries: st.Retries, SerialDeps: st.SerialDeps, Certified: st.Certified,
+		Workers: 1, Retries: st.Retries, SerialDeps: st.SerialDeps, Certified: st.Certified, Streamed: st.Streamed,
 		LastAppliedCommitTime: m.appliedTime,
 	}
 	if st.Entries > 0 {

@@ -101,6 +101,9 @@ func TestStreamedTxnInstallsRows(t *testing.T) {
 		if m.Applied().Seq != 1 || m.PendingBytes() != 0 {
 			t.Fatalf("applied %+v, pending %d", m.Applied(), m.PendingBytes())
 		}
+		if mt := m.Metrics(); mt.Streamed != 1 || mt.Entries != 1 {
+			t.Fatalf("metrics: %d entries, %d streamed; want 1 and 1", mt.Entries, mt.Streamed)
+		}
 	})
 	t.Run("parallel", func(t *testing.T) {
 		m := New(Options{})
@@ -121,6 +124,9 @@ func TestStreamedTxnInstallsRows(t *testing.T) {
 		}
 		if len(x.h.rows) != rows || fmt.Sprint(x.h.rows) != fmt.Sprint(want) || m.Applied().Seq != 2 {
 			t.Fatalf("%d rows, applied %+v", len(x.h.rows), m.Applied())
+		}
+		if mt := p.Metrics(); mt.Streamed != 1 || mt.Entries != 2 {
+			t.Fatalf("metrics: %d entries, %d streamed; want 2 and 1", mt.Entries, mt.Streamed)
 		}
 	})
 }

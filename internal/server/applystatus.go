@@ -37,6 +37,7 @@ func applierStatus(m map[string]int64, a apply.Metrics) {
 	m["Lockstep_applier_entry_waits"] = a.EntryWaits
 	m["Lockstep_applier_serial_dependencies"] = a.SerialDeps
 	m["Lockstep_applier_certified"] = a.Certified
+	m["Lockstep_applier_streamed_entries"] = a.Streamed
 	m["Lockstep_applier_time_ms"] = a.Elapsed.Milliseconds()
 	m["Lockstep_applier_rate"] = int64(a.Rate())
 }

@@ -437,25 +437,23 @@ func logReachesCheckpoint(l *txlog.Log, ckptDir string, ckptSeq int64, recoverTr
 func lastLoggedSeq(l *txlog.Log) (seq int64, found bool, err error) {
 	first := l.FirstIndex()
 	for i := l.LastIndex(); i >= first && i > 0; i-- {
-		ents, err := l.Read(i, i+1, -1)
+		// A large last entry (a transaction of a million rows) is not
+		// read whole: its position is at its start (replaystream.go).
+		ents, err := l.ReadStreaming(i, i+1, -1, txlog.StreamFrom)
 		if err != nil {
 			return 0, false, err
 		}
 		if len(ents) == 0 {
 			break
 		}
-		recs, err := logrec.EntryRecords(ents[0].Payload)
-		if err != nil {
-			return 0, false, fmt.Errorf("log index %d: %w", i, err)
+		if ents[0].Streamed {
+			seq, found, err = streamedLastSeq(l, i)
+		} else {
+			seq, found, err = payloadLastSeq(i, ents[0].Payload)
 		}
-		if len(recs) == 0 {
-			continue
+		if err != nil || found {
+			return seq, found, err
 		}
-		_, pos, err := logrec.PeekPosition(recs[len(recs)-1])
-		if err != nil {
-			return 0, false, fmt.Errorf("log index %d: %w", i, err)
-		}
-		return pos.Seq, true, nil
 	}
 	return 0, false, nil
 }
@@ -525,6 +523,15 @@ func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, o replayOptions) (
 		}
 		return apply.Drain(m, x)
 	}
+	// A large entry is streamed (txlog.ReadStreaming, OpenPayload): its
+	// transaction is read from the log a chunk at a time as it is
+	// applied, never whole (replaystream.go).
+	feedStream := func(index uint64, open logrec.Opener) error {
+		if err := m.EntryStream(index, open, txlog.StreamMemory); err != nil {
+			return err
+		}
+		return apply.Drain(m, x)
+	}
 	metrics := m.Metrics
 	var par *apply.Parallel
 	if o.workers > 1 {
@@ -533,13 +540,16 @@ func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, o replayOptions) (
 		par = apply.NewParallel(m, x, apply.ParallelOptions{Workers: o.workers, PreserveCommitOrder: o.preserveOrder})
 		defer par.Close()
 		feed = par.Entry
+		feedStream = func(index uint64, open logrec.Opener) error {
+			return par.EntryStream(index, open, txlog.StreamMemory)
+		}
 		metrics = par.Metrics
 	}
 	fail := func(err error) (int64, int64, apply.Metrics, error) { return 0, 0, apply.Metrics{}, err }
 	total := last - first + 1
 	start, lastReport := time.Now(), time.Now()
 	for lo := first; lo <= last; {
-		entries, err := l.Read(lo, last+1, 8<<20)
+		entries, err := l.ReadStreaming(lo, last+1, 8<<20, txlog.StreamFrom)
 		if err != nil {
 			return fail(err)
 		}
@@ -547,7 +557,12 @@ func replay(l *txlog.Log, fe *sqlfront.Frontend, w io.Writer, o replayOptions) (
 			return fail(fmt.Errorf("log read at index %d returned nothing", lo))
 		}
 		for _, e := range entries {
-			if err := feed(e.Index, e.Payload); err != nil {
+			if e.Streamed {
+				err = feedStream(e.Index, payloadOpener(l, e.Index))
+			} else {
+				err = feed(e.Index, e.Payload)
+			}
+			if err != nil {
 				return fail(err)
 			}
 			lo = e.Index + 1

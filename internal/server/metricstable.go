@@ -165,6 +165,7 @@ var statusMetrics = []statusMetric{
 	{"Lockstep_applier_entry_waits", "applier_entry_waits_total", counter, 0, "Times the applier waited for an entry to read."},
 	{"Lockstep_applier_serial_dependencies", "applier_serial_dependencies_total", counter, 0, "Transactions applied serially (depend on all before)."},
 	{"Lockstep_applier_certified", "applier_certified_total", counter, 0, "Transactions the applier certified itself."},
+	{"Lockstep_applier_streamed_entries", "applier_streamed_entries_total", counter, 0, "Log entries whose transaction was streamed from the log, a chunk at a time, rather than read whole."},
 	{"Lockstep_applier_time_ms", "applier_busy_seconds_total", counter, perMs, "Time the applier has spent applying."},
 	{"Lockstep_applier_rate", "applier_rate_transactions_per_second", gauge, 0, "Applier throughput."},
 	{"Replica_retried_transactions", "applier_retried_transactions_total", counter, 0, "Transactions the applier retried after a transient error."},
