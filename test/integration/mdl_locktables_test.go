@@ -141,7 +141,7 @@ func TestDropDatabaseMDL(t *testing.T) {
 	drop.mustBlock(t)
 	mdlWaitState(t, obs, bid)
 	late := c.goQueryInt("SELECT COUNT(*) FROM " + db + ".t")
-	late.mustBlock(t) // queued behind the waiting DROP
+	late.mustBlock(t)                             // queued behind the waiting DROP
 	a.wantInt(1, "SELECT COUNT(*) FROM "+db+".u") // the transaction still reads its table
 	a.exec("COMMIT")
 	drop.mustSucceed(t)
