@@ -21,7 +21,7 @@ func BenchmarkStatement(b *testing.B) {
 				o := m.NewOwner(i)
 				k := Key{"sbtest", "sbtest" + strconv.Itoa(int(i)%tables)}
 				for pb.Next() {
-					if !o.TryShared(k, Transaction) {
+					if !o.TryShared(k, SharedRead, Transaction) {
 						b.Fatal("not granted")
 					}
 					o.ReleaseAll()

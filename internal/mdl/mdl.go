@@ -18,25 +18,6 @@ var (
 	ErrDeadlock = errors.New("metadata lock deadlock")
 )
 
-// Mode is a lock's strength; a stronger mode includes a weaker one.
-type Mode uint8
-
-const (
-	None      Mode = iota
-	Shared         // reads and writes of the table's rows
-	Exclusive      // changes to the table's definition or name
-)
-
-func (m Mode) String() string {
-	switch m {
-	case Shared:
-		return "SHARED"
-	case Exclusive:
-		return "EXCLUSIVE"
-	}
-	return "NONE"
-}
-
 // Duration is how long a granted lock is held.
 type Duration uint8
 
@@ -45,6 +26,17 @@ const (
 	Transaction Duration = iota
 	// Statement: until Release(Statement) or ReleaseAll.
 	Statement
+	// Explicit: until Release(Explicit) or ReleaseAll (LOCK TABLES, to
+	// UNLOCK TABLES or the session's end).
+	Explicit
+)
+
+// durations is a set of durations, bit 1<<d for duration d.
+type durations uint8
+
+const (
+	txnAndStmt   = durations(1<<Transaction | 1<<Statement)
+	allDurations = txnAndStmt | 1<<Explicit
 )
 
 // Key names a table. The SQL layer passes names folded as it compares
@@ -72,13 +64,14 @@ type Stats struct {
 
 // lock is one name's entry in the lock table, under Manager.mu.
 type lock struct {
-	holders  map[*Owner]Mode     // each holder's strongest mode
-	x        *Owner              // the exclusive holder, if any
-	pendingX map[*Owner]struct{} // owners waiting for it exclusively
-	changed  chan struct{}       // closed at the next change, for waiters
+	holders map[*Owner]modeSet // each holder's granted modes
+	pending map[*Owner]modeSet // each waiting owner's requested modes
+	granted counts             // holders by mode
+	waiting counts             // waiting owners by mode
+	changed chan struct{}      // closed at the next change, for waiters
 }
 
-func (l *lock) idle() bool { return len(l.holders) == 0 && len(l.pendingX) == 0 && l.changed == nil }
+func (l *lock) idle() bool { return len(l.holders) == 0 && len(l.pending) == 0 && l.changed == nil }
 
 // signal wakes the name's waiters.
 func (l *lock) signal() {
@@ -135,8 +128,8 @@ func (m *Manager) Holders(key Key) map[uint64]Mode {
 	defer m.mu.Unlock()
 	out := map[uint64]Mode{}
 	if l := m.locks[key]; l != nil {
-		for o, md := range l.holders {
-			out[o.id] = md
+		for o, set := range l.holders {
+			out[o.id] = set.strongest()
 		}
 	}
 	return out
@@ -151,7 +144,7 @@ func (m *Manager) entry(key Key) *lock {
 	if n := len(m.free); n > 0 {
 		l, m.free = m.free[n-1], m.free[:n-1]
 	} else {
-		l = &lock{holders: map[*Owner]Mode{}, pendingX: map[*Owner]struct{}{}}
+		l = &lock{holders: map[*Owner]modeSet{}, pending: map[*Owner]modeSet{}}
 	}
 	m.locks[key] = l
 	return l
@@ -168,39 +161,36 @@ func (m *Manager) tidy(key Key, l *lock) {
 }
 
 // blocked reports whether o's request r cannot be granted now, and the
-// owners it would wait for (appended to out when out is not nil).
+// owners it would wait for (appended to out when out is not nil): another
+// owner holds a mode r conflicts with, or — unless o holds the name
+// already — waits for a mode r must queue behind.
 func (m *Manager) blocked(o *Owner, r Request, out *[]*Owner) bool {
 	l := m.locks[r.Key]
 	if l == nil {
 		return false
 	}
+	gc, pc := grantedConflicts[r.Mode], pendingConflicts[r.Mode]
+	if l.granted.set&gc == 0 && l.waiting.set&pc == 0 {
+		return false // the common case: no conflicting mode at all
+	}
+	own := l.holders[o]
+	if own != 0 {
+		pc = 0 // a name its owner holds never waits behind pending requests
+	}
+	if out == nil {
+		return l.granted.others(gc, own) || l.waiting.others(pc, l.pending[o])
+	}
 	b := false
-	switch r.Mode {
-	case Shared:
-		if l.x != nil && l.x != o {
+	for h, set := range l.holders {
+		if h != o && set&gc != 0 {
 			b = true
-			if out != nil {
-				*out = append(*out, l.x)
-			}
+			*out = append(*out, h)
 		}
-		for p := range l.pendingX {
-			if p != o {
-				b = true
-				if out == nil {
-					break
-				}
-				*out = append(*out, p)
-			}
-		}
-	case Exclusive:
-		for h := range l.holders {
-			if h != o {
-				b = true
-				if out == nil {
-					break
-				}
-				*out = append(*out, h)
-			}
+	}
+	for p, set := range l.pending {
+		if p != o && set&pc != 0 {
+			b = true
+			*out = append(*out, p)
 		}
 	}
 	return b
@@ -219,13 +209,17 @@ func (m *Manager) grantable(o *Owner, reqs []Request) bool {
 // grant gives o every request; under mu.
 func (m *Manager) grant(o *Owner, reqs []Request) {
 	for _, r := range reqs {
-		l := m.entry(r.Key)
-		if l.holders[o] < r.Mode {
-			l.holders[o] = r.Mode
-		}
-		if r.Mode == Exclusive {
-			l.x = o
-		}
+		m.grantOne(o, r)
+	}
+}
+
+// grantOne gives o one request; under mu.
+func (m *Manager) grantOne(o *Owner, r Request) {
+	l := m.entry(r.Key)
+	old := l.holders[o]
+	if set := old | bit(r.Mode); set != old {
+		l.holders[o] = set
+		l.granted.change(old, set)
 	}
 }
 
@@ -256,10 +250,14 @@ func (m *Manager) deadlocked(o *Owner) bool {
 	return reach(o)
 }
 
-// hold is what an owner holds on one name, by duration.
-type hold struct{ txn, stmt Mode }
+// hold is what an owner holds on one name, by duration. The lock table
+// has the union of its modes, or a set that covers them (a request o's
+// locks covered already is noted here only).
+type hold struct{ txn, stmt, explicit modeSet }
 
-func (h hold) mode() Mode { return max(h.txn, h.stmt) }
+func (h hold) set() modeSet { return h.txn | h.stmt | h.explicit }
+
+func (h hold) covers(md Mode) bool { return h.set()&covers[md] != 0 }
 
 // Owner is one session's side of the lock table: the locks it holds.
 // Only its session's goroutine uses it.
@@ -279,25 +277,26 @@ func (m *Manager) NewOwner(id uint64) *Owner {
 // ID is the owner's id.
 func (o *Owner) ID() uint64 { return o.id }
 
-// Holds returns the mode o holds key in.
-func (o *Owner) Holds(key Key) Mode { return o.held[key].mode() }
+// Holds returns the strongest mode o holds key in.
+func (o *Owner) Holds(key Key) Mode { return o.held[key].set().strongest() }
 
 // Held reports whether o holds any lock.
 func (o *Owner) Held() bool { return len(o.held) > 0 }
 
 // Acquire takes every lock of reqs, whole or not at all: it waits while
-// any of them conflicts with another owner's lock or, for a shared one,
-// with another owner's pending exclusive request, for at most timeout
+// any of them conflicts with another owner's lock or, on a name o does
+// not hold yet, with another owner's pending request of a mode it must
+// queue behind (pendingConflicts), for at most timeout
 // (then ErrLockWaitTimeout), until ctx is done (its error), or fails at
 // once with ErrDeadlock when waiting would close a cycle. A lock o holds
-// already in a mode at least as strong costs nothing (its duration is
-// extended when asked for longer).
+// already in a mode that includes the one asked for costs nothing (its
+// duration is extended when asked for longer).
 func (o *Owner) Acquire(ctx context.Context, reqs []Request, timeout time.Duration) error {
 	var buf [4]Request
 	need := buf[:0]
 	for _, r := range reqs {
 		h, ok := o.held[r.Key]
-		if ok && h.mode() >= r.Mode {
+		if ok && h.covers(r.Mode) {
 			o.extend(r, h)
 			continue
 		}
@@ -329,8 +328,11 @@ func (o *Owner) wait(ctx context.Context, need []Request, timeout time.Duration)
 	start := time.Now()
 	defer func() { m.waitNanos.Add(int64(time.Since(start))) }()
 	for _, r := range need {
-		if r.Mode == Exclusive {
-			m.entry(r.Key).pendingX[o] = struct{}{}
+		l := m.entry(r.Key)
+		old := l.pending[o]
+		if set := old | bit(r.Mode); set != old {
+			l.pending[o] = set
+			l.waiting.change(old, set)
 		}
 	}
 	o.waitingOn = need
@@ -381,19 +383,21 @@ func (o *Owner) wait(ctx context.Context, need []Request, timeout time.Duration)
 	return fail
 }
 
-// withdraw ends o's wait for need: its pending exclusive requests go,
-// which may let shared requests behind them through. Under mu.
+// withdraw ends o's wait for need: its pending requests go, which may
+// let requests queued behind them through. Under mu.
 func (o *Owner) withdraw(need []Request) {
 	m := o.m
 	for _, r := range need {
-		if r.Mode != Exclusive {
+		l := m.locks[r.Key]
+		if l == nil {
 			continue
 		}
-		if l := m.locks[r.Key]; l != nil {
-			delete(l.pendingX, o)
+		if old, ok := l.pending[o]; ok {
+			l.waiting.change(old, 0)
+			delete(l.pending, o)
 			l.signal()
-			m.tidy(r.Key, l)
 		}
+		m.tidy(r.Key, l)
 	}
 	o.waitingOn = nil
 	delete(m.waiting, o)
@@ -406,48 +410,65 @@ func (o *Owner) record(reqs []Request) {
 	}
 }
 
-// extend raises the mode held for r's duration to r's mode.
+// extend adds r's mode to what o holds for r's duration.
 func (o *Owner) extend(r Request, h hold) {
 	switch r.Duration {
 	case Transaction:
-		h.txn = max(h.txn, r.Mode)
+		h.txn |= bit(r.Mode)
+	case Explicit:
+		h.explicit |= bit(r.Mode)
 	default:
-		h.stmt = max(h.stmt, r.Mode)
+		h.stmt |= bit(r.Mode)
 	}
 	o.held[r.Key] = h
 }
 
-// Release gives back what o holds for duration d: a lock also held for
-// the other duration stays in that duration's mode (an exclusive lock
+// Release gives back what o holds for duration d: a name also held for
+// another duration stays in that duration's modes (an exclusive lock
 // taken for a statement inside a transaction that holds the name shared
 // goes back to shared).
-func (o *Owner) Release(d Duration) { o.release(d, false) }
+func (o *Owner) Release(d Duration) { o.release(1 << d) }
+
+// ReleaseEnded gives back the locks of the statement and of the
+// transaction (the end of an autocommit statement), not the explicit ones.
+func (o *Owner) ReleaseEnded() { o.release(txnAndStmt) }
 
 // ReleaseAll gives back every lock o holds.
-func (o *Owner) ReleaseAll() { o.release(0, true) }
+func (o *Owner) ReleaseAll() { o.release(allDurations) }
 
-func (o *Owner) release(d Duration, all bool) {
+// HeldFor reports whether o holds any lock for duration d.
+func (o *Owner) HeldFor(d Duration) bool {
+	for _, h := range o.held {
+		if (d == Transaction && h.txn != 0) || (d == Statement && h.stmt != 0) || (d == Explicit && h.explicit != 0) {
+			return true
+		}
+	}
+	return false
+}
+
+func (o *Owner) release(ds durations) {
 	if len(o.held) == 0 {
 		return
 	}
 	type change struct {
-		key  Key
-		mode Mode
+		key Key
+		set modeSet
 	}
 	var buf [8]change
 	changes := buf[:0]
 	for k, h := range o.held {
-		before := h.mode()
-		switch {
-		case all:
-			h = hold{}
-		case d == Transaction:
-			h.txn = None
-		default:
-			h.stmt = None
+		before := h.set()
+		if ds&(1<<Transaction) != 0 {
+			h.txn = 0
 		}
-		after := h.mode()
-		if after == None {
+		if ds&(1<<Statement) != 0 {
+			h.stmt = 0
+		}
+		if ds&(1<<Explicit) != 0 {
+			h.explicit = 0
+		}
+		after := h.set()
+		if after == 0 {
 			delete(o.held, k)
 		} else {
 			o.held[k] = h
@@ -466,13 +487,11 @@ func (o *Owner) release(d Duration, all bool) {
 		if l == nil {
 			continue
 		}
-		if c.mode == None {
+		l.granted.change(l.holders[o], c.set)
+		if c.set == 0 {
 			delete(l.holders, o)
 		} else {
-			l.holders[o] = c.mode
-		}
-		if l.x == o && c.mode != Exclusive {
-			l.x = nil
+			l.holders[o] = c.set
 		}
 		l.signal()
 		m.tidy(c.key, l)
@@ -480,25 +499,27 @@ func (o *Owner) release(d Duration, all bool) {
 	m.mu.Unlock()
 }
 
-// TryShared takes key shared for duration d if that needs no wait, and
-// reports whether o holds it now (the fast path: a statement that would
-// wait goes the planned way, which waits). It does not allocate once the
-// name's entry and o's held set have room.
-func (o *Owner) TryShared(key Key, d Duration) bool {
-	if h, ok := o.held[key]; ok {
-		o.extend(Request{Key: key, Mode: Shared, Duration: d}, h)
+// TryShared takes key in mode md (SharedRead or SharedWrite) for
+// duration d if that needs no wait, and reports whether o holds it now
+// (the fast path: a statement that would wait goes the planned way,
+// which waits). It does not allocate once the name's entry and o's held
+// set have room.
+func (o *Owner) TryShared(key Key, md Mode, d Duration) bool {
+	r := Request{Key: key, Mode: md, Duration: d}
+	h, ok := o.held[key]
+	if ok && h.covers(md) {
+		o.extend(r, h)
 		return true
 	}
-	r := [1]Request{{Key: key, Mode: Shared, Duration: d}}
 	m := o.m
 	m.mu.Lock()
-	if m.blocked(o, r[0], nil) {
+	if m.blocked(o, r, nil) {
 		m.mu.Unlock()
 		return false
 	}
-	m.grant(o, r[:])
+	m.grantOne(o, r)
 	m.mu.Unlock()
 	m.acquires.Add(1)
-	o.extend(r[0], hold{})
+	o.extend(r, h)
 	return true
 }

@@ -11,15 +11,19 @@ type LockInfo struct {
 }
 
 // Snapshot copies the lock table (performance_schema.metadata_locks):
-// each holder's strongest mode on each name, then each waiting owner's
-// requests. It holds the manager's latch while it copies and costs the
+// each holder's modes on each name (one entry per mode, as MySQL shows a
+// ticket per lock), then each waiting owner's requests. It holds the manager's latch while it copies and costs the
 // lock paths nothing. Sorted by name, granted first, then owner.
 func (m *Manager) Snapshot() []LockInfo {
 	m.mu.Lock()
 	var out []LockInfo
 	for k, l := range m.locks {
-		for o, md := range l.holders {
-			out = append(out, LockInfo{Key: k, Owner: o.id, Mode: md})
+		for o, set := range l.holders {
+			for md := SharedRead; md < numModes; md++ {
+				if set&bit(md) != 0 {
+					out = append(out, LockInfo{Key: k, Owner: o.id, Mode: md})
+				}
+			}
 		}
 	}
 	for o := range m.waiting {
@@ -39,7 +43,10 @@ func (m *Manager) Snapshot() []LockInfo {
 		if a.Pending != b.Pending {
 			return !a.Pending
 		}
-		return a.Owner < b.Owner
+		if a.Owner != b.Owner {
+			return a.Owner < b.Owner
+		}
+		return a.Mode < b.Mode
 	})
 	return out
 }

@@ -606,7 +606,7 @@ func (s *Session) runJoin(ctx context.Context, p *fastPlan, entry *tableEntry, b
 	if innerEntry == nil || innerEntry.load() != in.meta || s.hidesTable(in.dbKey, in.tableKey) {
 		return nil, false, nil
 	}
-	if !s.lockFast(in.dbKey, in.tableKey, innerEntry) { // mdl.go
+	if !s.lockFast(in.dbKey, in.tableKey, innerEntry, false) { // mdl.go
 		return nil, false, nil
 	}
 	if len(p.fields) != 1 || p.fields[0].Type != querypb.Type_INT64 {

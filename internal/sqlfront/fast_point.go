@@ -422,7 +422,7 @@ func (s *Session) runFast(ctx context.Context, p *fastPlan, bind map[string]*que
 	if !explicit {
 		defer s.releaseMDL(0, true)
 	}
-	if !s.lockFast(p.dbKey, p.tableKey, entry) {
+	if !s.lockFast(p.dbKey, p.tableKey, entry, p.write != nil) {
 		return nil, false, nil
 	}
 	// From here the statement can be stopped (fast_stop.go): reads run

@@ -53,6 +53,10 @@ type Frontend struct {
 	// ddlGranted counts the statements granted an exclusive metadata lock,
 	// ddlEnded those of them that gave it back (mdl.go, RetryAfterDDL).
 	ddlGranted, ddlEnded atomic.Uint64
+	// ddlEndCh is closed (under ddlEndMu) when ddlEnded grows, for
+	// RetryAfterDDL's waiters; nil when nobody waits.
+	ddlEndMu sync.Mutex
+	ddlEndCh chan struct{}
 	// mdlReplans counts statements planned again after DDL changed a
 	// table they found (Lockstep_mdl_replans).
 	mdlReplans atomic.Int64

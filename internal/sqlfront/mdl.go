@@ -89,20 +89,66 @@ func (s *Session) mdlOwner() *mdl.Owner {
 	return s.mdl
 }
 
-// releaseMDL gives back the session's metadata locks of duration d (all
-// of them when all).
+// releaseMDL gives back the session's metadata locks of duration d (those
+// of the statement and of the transaction when all; LOCK TABLES' stay to
+// unlockTables).
 func (s *Session) releaseMDL(d mdl.Duration, all bool) {
 	if s.mdl == nil {
 		return
 	}
 	if all {
-		s.mdl.ReleaseAll()
+		s.mdl.ReleaseEnded()
 	} else {
 		s.mdl.Release(d)
 	}
 	if s.holdsX && (all || d == mdl.Statement) {
 		s.holdsX = false
-		s.fe.ddlEnded.Add(1)
+		s.fe.endedDDL()
+	}
+}
+
+// endedDDL counts a DDL statement's end and wakes RetryAfterDDL's waiters.
+func (fe *Frontend) endedDDL() {
+	fe.ddlEnded.Add(1)
+	fe.ddlEndMu.Lock()
+	if fe.ddlEndCh != nil {
+		close(fe.ddlEndCh)
+		fe.ddlEndCh = nil
+	}
+	fe.ddlEndMu.Unlock()
+}
+
+// waitDDLEnded waits until target DDL statements ended, ctx ends or the
+// deadline passes, and reports whether they ended.
+func (fe *Frontend) waitDDLEnded(ctx context.Context, target uint64, timeout time.Duration) bool {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		fe.ddlEndMu.Lock()
+		if fe.ddlEnded.Load() >= target {
+			fe.ddlEndMu.Unlock()
+			return true
+		}
+		if fe.ddlEndCh == nil {
+			fe.ddlEndCh = make(chan struct{})
+		}
+		ch := fe.ddlEndCh
+		fe.ddlEndMu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		case <-timer.C:
+			return false
+		}
+	}
+}
+
+// unlockTables gives back the session's LOCK TABLES locks (UNLOCK
+// TABLES, a new LOCK TABLES, the session's end).
+func (s *Session) unlockTables() {
+	if s.mdl != nil {
+		s.mdl.Release(mdl.Explicit)
 	}
 }
 
@@ -131,8 +177,11 @@ type mdlPlan struct {
 
 func (p *mdlPlan) add(key mdl.Key, mode mdl.Mode) {
 	d := mdl.Transaction
-	if mode == mdl.Exclusive {
+	switch mode {
+	case mdl.Exclusive:
 		d = mdl.Statement
+	case mdl.SharedReadOnly, mdl.SharedNoReadWrite:
+		d = mdl.Explicit // LOCK TABLES
 	}
 	if i, ok := p.index[key]; ok {
 		if p.reqs[i].Mode < mode {
@@ -177,6 +226,44 @@ func asLockstepTable(st sql.Table) *Table {
 }
 
 func (t *Table) lockstepTable() *Table { return t }
+
+// written adds a table the statement writes (SHARED_WRITE): its read
+// lock, if the walk added one, becomes a write lock.
+func (p *mdlPlan) written(st sql.Table) {
+	if t := asLockstepTable(st); t != nil && !t.entry.temp {
+		p.add(mdlKey(t.db.name, t.meta.name), mdl.SharedWrite)
+	}
+}
+
+// writtenEditor adds the table behind a write's editor (a multi-table
+// UPDATE's updaters).
+func (p *mdlPlan) writtenEditor(e any) {
+	var ed *editor
+	switch e := e.(type) {
+	case *editor:
+		ed = e
+	case *fkEditor:
+		ed = e.editor
+	}
+	if ed != nil && ed.t != nil {
+		p.written(ed.t)
+	}
+}
+
+// tableOf is the table of a LOCK TABLES item (a table, or an alias of it).
+func tableOf(n sql.Node) sql.Table {
+	for n != nil {
+		if tn, ok := n.(sql.TableNode); ok {
+			return tn.UnderlyingTable()
+		}
+		c := n.Children()
+		if len(c) != 1 {
+			return nil
+		}
+		n = c[0]
+	}
+	return nil
+}
 
 // walk collects n's tables: exclusive when ddl (a DDL node changes them),
 // shared otherwise (reads, writes, the sources of a DDL statement).
@@ -245,6 +332,42 @@ func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
 			change(c)
 		}
 		return
+	case *plan.LockTables:
+		// LOCK TABLES ... READ / WRITE, held to UNLOCK TABLES.
+		for _, l := range n.Locks {
+			mode := mdl.SharedReadOnly
+			if l.Write {
+				mode = mdl.SharedNoReadWrite
+			}
+			p.table(tableOf(l.Table), mode)
+		}
+		return
+	case *plan.DropDB:
+		// Every table and view of the database, exclusive, as MySQL
+		// drops them: it waits for the transactions that used them.
+		if db := p.fe.provider.database(n.DbName); db != nil {
+			db.mu.RLock()
+			for key := range db.tables {
+				named(db.name, key, mdl.Exclusive)
+			}
+			for key := range db.views {
+				named(db.name, key, mdl.Exclusive)
+			}
+			db.mu.RUnlock()
+		}
+		return
+	case *plan.InsertInto:
+		if t := tableOf(n.Destination); t != nil {
+			p.written(t)
+		}
+	case *plan.Update:
+		if t, err := plan.GetUpdatable(n.Child); err == nil {
+			p.written(t)
+		}
+	case *plan.UpdateJoin:
+		for _, u := range n.Updaters {
+			p.writtenEditor(u)
+		}
 	case *plan.CreateForeignKey:
 		if fk := n.FkDef; fk != nil {
 			named(fk.Database, fk.Table, mdl.Exclusive)
@@ -303,7 +426,7 @@ func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
 		// table (its child).
 		p.foreignKeys(n.Editor, map[*plan.ForeignKeyEditor]bool{})
 		for _, u := range n.AllUpdaters {
-			p.fkTable(u)
+			p.fkTable(u, mdl.SharedWrite)
 		}
 	case *plan.DeleteFrom:
 		// A DELETE of several tables keeps its targets (with their
@@ -311,7 +434,12 @@ func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
 		if n.HasExplicitTargets() {
 			for _, target := range n.GetDeleteTargets() {
 				p.walk(ctx, target, ddl)
+				if t, err := plan.GetDeletable(target); err == nil {
+					p.written(t)
+				}
 			}
+		} else if t, err := plan.GetDeletable(n.Child); err == nil {
+			p.written(t)
 		}
 	}
 	if ex, ok := n.(sql.Expressioner); ok {
@@ -337,22 +465,29 @@ func (p *mdlPlan) foreignKeys(e *plan.ForeignKeyEditor, seen map[*plan.ForeignKe
 		return
 	}
 	seen[e] = true
-	p.fkTable(e.Editor)
+	p.fkTable(e.Editor, mdl.SharedWrite)
 	for _, ref := range e.References {
 		if ref == nil {
 			continue
 		}
 		if fk := ref.ForeignKey; fk.ParentDatabase != "" {
-			p.add(mdlKey(fk.ParentDatabase, fk.ParentTable), mdl.Shared)
+			p.add(mdlKey(fk.ParentDatabase, fk.ParentTable), mdl.SharedRead)
 		}
-		p.fkTable(ref.RowMapper.Updater)
+		p.fkTable(ref.RowMapper.Updater, mdl.SharedRead)
 	}
 	for _, act := range e.RefActions {
+		// A referential action changes the child's rows (SET NULL,
+		// CASCADE) or only checks them (RESTRICT, NO ACTION): MySQL
+		// takes SHARED_WRITE on a child a cascade can change.
+		mode := mdl.SharedRead
+		if fk := act.ForeignKey; !fk.OnDelete.IsEquivalentToRestrict() || !fk.OnUpdate.IsEquivalentToRestrict() {
+			mode = mdl.SharedWrite
+		}
 		if fk := act.ForeignKey; fk.Database != "" {
-			p.add(mdlKey(fk.Database, fk.Table), mdl.Shared)
+			p.add(mdlKey(fk.Database, fk.Table), mode)
 		}
 		if act.RowMapper != nil {
-			p.fkTable(act.RowMapper.Updater)
+			p.fkTable(act.RowMapper.Updater, mode)
 		}
 		p.foreignKeys(act.Editor, seen)
 	}
@@ -360,9 +495,9 @@ func (p *mdlPlan) foreignKeys(e *plan.ForeignKeyEditor, seen map[*plan.ForeignKe
 
 // fkTable adds the table behind a foreign key editor (found when the
 // statement was planned: checked like the plan's tables).
-func (p *mdlPlan) fkTable(e sql.ForeignKeyEditor) {
+func (p *mdlPlan) fkTable(e sql.ForeignKeyEditor, mode mdl.Mode) {
 	if fe, ok := e.(*fkEditor); ok && fe.editor != nil && fe.editor.t != nil {
-		p.table(fe.editor.t, mdl.Shared)
+		p.table(fe.editor.t, mode)
 	}
 }
 
@@ -383,6 +518,9 @@ func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Sco
 	}
 	if scope == nil {
 		s.notDDL(n, qFlags) // mdlviews.go
+		if _, ok := n.(*plan.LockTables); ok {
+			s.unlockTables() // LOCK TABLES first gives back the tables locked before
+		}
 	}
 	p := mdlPlan{fe: s.fe}
 	p.walk(ctx, n, false)
@@ -418,7 +556,12 @@ func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Sco
 // statement planned in between does not find the name). It waits (for at
 // most lock_wait_timeout) for the DDL statements running now to end, as a
 // statement asking for the table's metadata lock would in MySQL, and then
-// finds the tables by name again.
+// finds the tables by name again. The wait ends when the last of those
+// DDL statements gives its exclusive locks back (endedDDL wakes it).
+//
+// Only 1146: the name is missing, so there is no table whose metadata
+// lock the statement could wait for; a statement that found its tables
+// waits for their locks in mdlRule instead.
 func (fe *Frontend) RetryAfterDDL(ctx context.Context, connID uint32, err error) bool {
 	s := fe.session(connID)
 	if s == nil || s.planned || !tableNotFound(err) {
@@ -428,14 +571,11 @@ func (fe *Frontend) RetryAfterDDL(ctx context.Context, connID uint32, err error)
 	if target == s.ddlSeen && !s.ddlBusy {
 		return false // no DDL ran with the statement: the table is missing
 	}
-	deadline := time.Now().Add(s.lockWaitTimeout(sql.NewContext(ctx, sql.WithSession(s))))
+	timeout := s.lockWaitTimeout(sql.NewContext(ctx, sql.WithSession(s)))
 	fe.ddlWaiters.Store(uint64(connID), true) // the process list's state
 	defer fe.ddlWaiters.Delete(uint64(connID))
-	for pause := 100 * time.Microsecond; fe.ddlEnded.Load() < target; pause = min(2*pause, 10*time.Millisecond) {
-		if ctx.Err() != nil || time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(pause)
+	if !fe.waitDDLEnded(ctx, target, timeout) {
+		return false
 	}
 	fe.mdlReplans.Add(1)
 	return true
@@ -567,15 +707,26 @@ func (m *mdlStateRows) Next(ctx *sql.Context) (sql.Row, error) {
 // entry (found as dbKey.tableKey, lower case) if it is free, and reports
 // whether the entry is still the table of that name once locked. false
 // sends the statement the planned way, which waits for the lock.
-func (s *Session) lockFast(dbKey, tableKey string, entry *tableEntry) bool {
+func (s *Session) lockFast(dbKey, tableKey string, entry *tableEntry, write bool) bool {
 	if !mdlEnabled || s.fe.mdl == nil {
 		return true
 	}
 	meta := entry.load()
-	if !s.mdlOwner().TryShared(mdl.Key{DB: dbKey, Table: tableKey}, mdl.Transaction) {
+	mode := mdl.SharedRead
+	if write {
+		mode = mdl.SharedWrite
+	}
+	if !s.mdlOwner().TryShared(mdl.Key{DB: dbKey, Table: tableKey}, mode, mdl.Transaction) {
 		return false
 	}
 	return s.fe.lookupEntry(dbKey, tableKey) == entry && entry.load() == meta
+}
+
+// database returns the database named name (folded), nil if none.
+func (p *provider) database(name string) *Database {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.dbs[strings.ToLower(name)]
 }
 
 // lockstepDB is db as lockstep's (nil if it is another kind).

@@ -13,11 +13,12 @@ import (
 
 // performance_schema.metadata_locks: the metadata lock table (internal/
 // mdl; docs/mdl.md, "Seeing metadata locks"). lockstep locks tables only
-// (OBJECT_TYPE 'TABLE') and has one shared mode for reads and writes
-// alike, shown as 'SHARED' (MySQL's SHARED_READ and SHARED_WRITE are one
-// mode here); an exclusive lock shows as 'EXCLUSIVE'. A shared lock is
-// held to the end of the transaction, an exclusive one for its DDL
-// statement, so LOCK_DURATION follows the mode.
+// (OBJECT_TYPE 'TABLE'); LOCK_TYPE is MySQL's name of the mode
+// (SHARED_READ, SHARED_WRITE, SHARED_READ_ONLY, SHARED_NO_READ_WRITE,
+// EXCLUSIVE). A lock's duration is kept by its owner, not in the lock
+// table; sqlfront takes each mode for one duration, so LOCK_DURATION
+// follows the mode: TRANSACTION for reads and writes, EXPLICIT for LOCK
+// TABLES, STATEMENT for DDL.
 
 const metadataLocksTable = "metadata_locks"
 
@@ -56,15 +57,18 @@ func (fe *Frontend) metadataLockRows() []sql.Row {
 		if !ok {
 			nm = [2]string{l.Key.DB, l.Key.Table}
 		}
-		typ, dur := "SHARED", "TRANSACTION"
-		if l.Mode == mdl.Exclusive {
-			typ, dur = "EXCLUSIVE", "STATEMENT"
+		typ, dur := l.Mode.String(), "TRANSACTION"
+		switch l.Mode {
+		case mdl.Exclusive:
+			dur = "STATEMENT"
+		case mdl.SharedReadOnly, mdl.SharedNoReadWrite:
+			dur = "EXPLICIT"
 		}
 		status := "GRANTED"
 		if l.Pending {
 			status = "PENDING"
 		}
-		inst := xxhash.Sum64String(fmt.Sprintf("%s\x00%s\x00%d\x00%s", l.Key.DB, l.Key.Table, l.Owner, status)) >> 1
+		inst := xxhash.Sum64String(fmt.Sprintf("%s\x00%s\x00%d\x00%s\x00%s", l.Key.DB, l.Key.Table, l.Owner, status, typ)) >> 1
 		rows = append(rows, sql.Row{
 			"TABLE", nm[0], nm[1], nil, inst, typ, dur, status, nil, nullable(l.Owner), nil,
 		})

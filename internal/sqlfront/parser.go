@@ -51,6 +51,15 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) err
 		if st.Action == ast.CreateStr && st.TableSpec != nil {
 			noteCreateComment(ctx, st)
 		}
+		if st.Action == ast.RenameStr {
+			if err := renameDatabase(ctx, st); err != nil { // renamedb.go
+				return err
+			}
+		}
+	case *ast.AlterTable:
+		if err := renameDatabase(ctx, st); err != nil {
+			return err
+		}
 	case *ast.Flush:
 		normalizeFlush(st) // flush.go
 	case *ast.Load:

@@ -131,6 +131,8 @@ func (o execOverride) build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 		}
 	case *plan.Call:
 		return o.buildInDatabase(ctx, n, row) // routinedb.go
+	case *plan.LockTables, *plan.UnlockTables:
+		return o.buildLockTables(ctx, n, row) // locktables.go
 	case *plan.Use:
 		if db := n.Database(); db != nil && !o.fe.mayUse(ctx, db.Name()) {
 			return nil, errDatabaseDenied(ctx, db.Name()) // mysql (dbaccess.go)

@@ -419,6 +419,7 @@ func (s *Session) SessionEnd() {
 	s.endDDL()
 	s.rollbackTx()
 	s.releaseMDL(0, true)
+	s.unlockTables() // mdl.go
 	s.dropTemps()
 	if s.connID != 0 {
 		s.fe.sessions.remove(s.connID, s)

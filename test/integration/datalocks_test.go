@@ -215,8 +215,9 @@ func TestDataLocks(t *testing.T) {
 }
 
 // TestMetadataLocks: performance_schema.metadata_locks shows a
-// transaction's shared table lock and a DDL statement's pending exclusive
-// one, with their owners, and nothing once both ended.
+// transaction's SHARED_READ and SHARED_WRITE table locks and a DDL
+// statement's pending exclusive one, with their owners, and nothing once
+// both ended.
 func TestMetadataLocks(t *testing.T) {
 	srv := startServer(t)
 	e := newDatabase(t, srv)
@@ -225,13 +226,17 @@ func TestMetadataLocks(t *testing.T) {
 	rid, did := h.int("SELECT CONNECTION_ID()"), d.int("SELECT CONNECTION_ID()")
 	q := fmt.Sprintf(`SELECT OBJECT_TYPE, OBJECT_NAME, LOCK_TYPE, LOCK_DURATION, LOCK_STATUS,
 		CASE OWNER_THREAD_ID WHEN %d THEN 'reader' WHEN %d THEN 'ddl' ELSE OWNER_THREAD_ID END
-		FROM performance_schema.metadata_locks WHERE OBJECT_SCHEMA = '%s' ORDER BY LOCK_STATUS, OWNER_THREAD_ID`, rid, did, e.name)
+		FROM performance_schema.metadata_locks WHERE OBJECT_SCHEMA = '%s' ORDER BY LOCK_STATUS, OWNER_THREAD_ID, LOCK_TYPE`, rid, did, e.name)
 	h.exec("BEGIN")
 	h.exec("SELECT * FROM T1")
-	obs.wantRows("TABLE:T1:SHARED:TRANSACTION:GRANTED:reader", q)
+	obs.wantRows("TABLE:T1:SHARED_READ:TRANSACTION:GRANTED:reader", q)
+	// A write takes SHARED_WRITE; MySQL shows both locks of the
+	// transaction, as here.
+	h.exec("INSERT INTO T1 VALUES (1)")
+	obs.wantRows("TABLE:T1:SHARED_READ:TRANSACTION:GRANTED:reader TABLE:T1:SHARED_WRITE:TRANSACTION:GRANTED:reader", q)
 	p := d.goExec("ALTER TABLE T1 ADD COLUMN c INT")
 	p.mustBlock(t)
-	obs.wantRows("TABLE:T1:SHARED:TRANSACTION:GRANTED:reader TABLE:T1:EXCLUSIVE:STATEMENT:PENDING:ddl", q)
+	obs.wantRows("TABLE:T1:SHARED_READ:TRANSACTION:GRANTED:reader TABLE:T1:SHARED_WRITE:TRANSACTION:GRANTED:reader TABLE:T1:EXCLUSIVE:STATEMENT:PENDING:ddl", q)
 	h.exec("COMMIT")
 	p.mustSucceed(t)
 	obs.wantRows("", q)
