@@ -122,6 +122,9 @@ func ParseSpec(v string) (Spec, error) {
 	default:
 		return Spec{}, fmt.Errorf("target %q: unknown kind %q (dsn, lockstep, mariadb)", v, kind)
 	}
+	if len(s.Args) == 0 {
+		s.Args = nil
+	}
 	return s, nil
 }
 
