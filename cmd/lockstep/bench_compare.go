@@ -48,6 +48,9 @@ func newBenchCompareCmd() *cobra.Command {
 			"                                                apt-get if missing), a temporary data directory,\n" +
 			"                                                innodb_flush_log_at_trx_commit=1, log-bin, sync_binlog=1;\n" +
 			"                                                SETTINGS: extra my.cnf lines (key=value, space-separated)\n\n" +
+			"--tpcc-warehouses N adds TPC-C (lockstep bench tpcc's five transactions) at each\n" +
+			"thread count after the oltp cells, on a database tpcc loaded once per target; its\n" +
+			"rows give tpmC and New-Order's latency.\n\n" +
 			"Each target is started and prepared once (--tables of --table-size rows). Then\n" +
 			"--rounds rounds: in each, every cell runs on every target back to back, the targets\n" +
 			"in their given order in odd rounds and reversed in even ones (ABBA), each run\n" +
@@ -82,6 +85,9 @@ func newBenchCompareCmd() *cobra.Command {
 			cfg.Targets = specs
 			cfg.Workloads = nil
 			for _, w := range strings.Split(workloads, ",") {
+				if strings.TrimSpace(w) == "" {
+					continue
+				}
 				wl, err := oltp.ParseWorkload(strings.TrimSpace(w))
 				if err != nil {
 					return fmt.Errorf("bench compare: --workloads: %v", err)
@@ -131,6 +137,8 @@ func newBenchCompareCmd() *cobra.Command {
 	f.IntVar(&cfg.Rounds, "rounds", cfg.Rounds, "rounds (the targets' order reverses every other round)")
 	f.IntVar(&cfg.Options.Tables, "tables", cfg.Options.Tables, "number of tables")
 	f.IntVar(&cfg.Options.TableSize, "table-size", cfg.Options.TableSize, "rows per table")
+	f.IntVar(&cfg.TPCCWarehouses, "tpcc-warehouses", 0, "also run TPC-C (lockstep bench tpcc) at each thread count on this many warehouses (0: no TPC-C)")
+	f.IntVar(&cfg.TPCCScaleDown, "tpcc-scale-down", 1, "TPC-C: divide items and customers by this (1: full scale)")
 	f.StringVar(&cfg.Out, "out", cfg.Out, "directory for results.md, CSV and PNG files")
 	f.StringVar(&timeline, "timeline", "", "WORKLOAD/THREADS: the cell plotted over time (default: the first workload at the most threads)")
 	f.Var(secondsFlag{&cfg.QuietMax}, "quiet-max", "wait at most this long before each run for the started servers to go idle (0: no wait)")
@@ -145,13 +153,16 @@ func parseCell(s string) (compare.Cell, error) {
 	if !ok {
 		return compare.Cell{}, fmt.Errorf("%q: want WORKLOAD/THREADS", s)
 	}
-	wl, err := oltp.ParseWorkload(w)
-	if err != nil {
-		return compare.Cell{}, err
-	}
 	n, err := strconv.Atoi(t)
 	if err != nil || n < 1 {
 		return compare.Cell{}, fmt.Errorf("%q: threads must be a positive number", s)
+	}
+	if strings.EqualFold(w, "tpcc") {
+		return compare.Cell{Threads: n, TPCC: true}, nil
+	}
+	wl, err := oltp.ParseWorkload(w)
+	if err != nil {
+		return compare.Cell{}, err
 	}
 	return compare.Cell{Workload: wl, Threads: n}, nil
 }

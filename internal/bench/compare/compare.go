@@ -19,6 +19,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"lockstep/internal/bench"
 	"lockstep/internal/bench/oltp"
 )
 
@@ -31,7 +32,13 @@ type Config struct {
 	Warmup    time.Duration // before each run's window, not counted
 	Rounds    int
 	Options   oltp.Options // tables, table size and the workloads' options
-	Out       string       // results.md, runs.csv, series.csv, *.png
+	// TPCCWarehouses > 0 adds TPC-C (lockstep bench tpcc: the five
+	// transactions, no think times) at each thread count, after the oltp
+	// cells, on a database tpcc of that many warehouses loaded once per
+	// target; TPCCScaleDown divides its items and customers (1: full scale).
+	TPCCWarehouses int
+	TPCCScaleDown  int
+	Out            string // results.md, runs.csv, series.csv, *.png
 	// Timeline is the cell whose per-second throughput is plotted; its zero
 	// value is the first workload at the highest thread count.
 	Timeline Cell
@@ -48,8 +55,12 @@ func (c *Config) Validate() error {
 	switch {
 	case len(c.Targets) < 2:
 		return errors.New("--target: need two or more targets")
-	case len(c.Workloads) == 0:
-		return errors.New("--workloads: none")
+	case len(c.Workloads) == 0 && c.TPCCWarehouses == 0:
+		return errors.New("--workloads: none (and no --tpcc-warehouses)")
+	case c.TPCCWarehouses < 0 || c.TPCCWarehouses > 1000:
+		return fmt.Errorf("--tpcc-warehouses must be 0..1000, not %d", c.TPCCWarehouses)
+	case c.TPCCWarehouses > 0 && (c.TPCCScaleDown < 1 || c.TPCCScaleDown > bench.MaxScaleDown):
+		return fmt.Errorf("--tpcc-scale-down must be 1..%d, not %d", bench.MaxScaleDown, c.TPCCScaleDown)
 	case len(c.Threads) == 0:
 		return errors.New("--threads: none")
 	case c.Rounds < 1:
@@ -66,7 +77,7 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("--threads: %d is not in 1..10000", t)
 		}
 	}
-	if c.Timeline != (Cell{}) && !containsCell(Cells(c.Workloads, c.Threads), c.Timeline) {
+	if c.Timeline != (Cell{}) && !containsCell(Cells(c.Workloads, c.Threads, c.TPCCWarehouses > 0), c.Timeline) {
 		return fmt.Errorf("--timeline %s is not a cell of the matrix", c.Timeline)
 	}
 	return c.Options.Validate()
@@ -85,7 +96,10 @@ func (c *Config) timeline() Cell {
 	if c.Timeline != (Cell{}) {
 		return c.Timeline
 	}
-	return Cell{c.Workloads[0], maxInt(c.Threads)}
+	if len(c.Workloads) == 0 {
+		return Cell{Threads: maxInt(c.Threads), TPCC: true}
+	}
+	return Cell{Workload: c.Workloads[0], Threads: maxInt(c.Threads)}
 }
 
 func maxInt(v []int) int {
@@ -172,6 +186,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			keepWork = true
 			return nil, fmt.Errorf("target %s: prepare: %w", s.spec.Name, err)
 		}
+		if cfg.TPCCWarehouses > 0 {
+			cfg.printf("compare: loading TPC-C into %s: %d warehouses (scale-down %d)\n", s.spec.Name, cfg.TPCCWarehouses, cfg.TPCCScaleDown)
+			if err := cfg.loadTPCC(ctx, s.dsn); err != nil {
+				keepWork = true
+				return nil, fmt.Errorf("target %s: TPC-C load: %w", s.spec.Name, err)
+			}
+		}
 	}
 	var pids []int
 	for _, s := range servers {
@@ -183,7 +204,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	for i, s := range servers {
 		names[i] = s.spec.Name
 	}
-	cells := Cells(cfg.Workloads, cfg.Threads)
+	cells := Cells(cfg.Workloads, cfg.Threads, cfg.TPCCWarehouses > 0)
 	steps := Schedule(cfg.Rounds, cells, len(servers))
 	tl := cfg.timeline()
 	var runErr error
@@ -196,12 +217,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if !waitQuiet(pids, cfg.QuietMax) {
 			cfg.printf("compare: servers still busy after %s; running anyway\n", cfg.QuietMax)
 		}
-		oc := cfg.oltpConfig(s.dsn, st.Cell.Workload, st.Cell.Threads)
 		var cps *checkpointWatch
 		if st.Cell == tl && s.spec.Kind != MariaDB {
 			cps = watchCheckpoints(ctx, s.dsn, cfg.Warmup)
 		}
-		res, err := oltp.Run(ctx, oc)
+		var res *oltp.Result
+		var err error
+		if st.Cell.TPCC {
+			res, err = cfg.runTPCC(ctx, s.dsn, st.Cell.Threads)
+		} else {
+			res, err = oltp.Run(ctx, cfg.oltpConfig(s.dsn, st.Cell.Workload, st.Cell.Threads))
+		}
 		run := Measurement{Seq: i + 1, Round: st.Round, Target: s.spec.Name, Cell: st.Cell, Result: res}
 		if cps != nil {
 			run.Checkpoints = cps.stop()
@@ -212,8 +238,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		rep.Runs = append(rep.Runs, run)
 		rep.Versions[s.spec.Name] = res.Server
-		cfg.printf("[%d/%d] round %d %-12s %s threads %d: %.1f tps, p95 %.2f ms, %d errors, %d retries\n",
-			i+1, len(steps), st.Round, s.spec.Name, st.Cell.Workload, st.Cell.Threads, res.TPS, res.Latency.P95, res.Errors, res.Retries)
+		unit := "tps"
+		if st.Cell.TPCC {
+			unit = "tpmC"
+		}
+		cfg.printf("[%d/%d] round %d %-12s %s threads %d: %.1f %s, p95 %.2f ms, %d errors, %d retries\n",
+			i+1, len(steps), st.Round, s.spec.Name, st.Cell.Name(), st.Cell.Threads, res.TPS, unit, res.Latency.P95, res.Errors, res.Retries)
 	}
 	rep.Rows = Summarize(names, cells, rep.Runs)
 	if len(rep.Runs) > 0 {
@@ -305,4 +335,62 @@ func watchCheckpoints(ctx context.Context, dsn string, warmup time.Duration) *ch
 func (w *checkpointWatch) stop() []float64 {
 	close(w.done)
 	return <-w.out
+}
+
+// tpccDSN is the target's DSN with the database tpcc.
+func tpccDSN(dsn string) (string, error) {
+	mc, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return "", err
+	}
+	mc.DBName = "tpcc"
+	return mc.FormatDSN(), nil
+}
+
+func (c *Config) tpccConfig(dsn string, threads int) (bench.Config, error) {
+	d, err := tpccDSN(dsn)
+	return bench.Config{DSN: d, Warehouses: c.TPCCWarehouses, Threads: threads, ScaleDown: c.TPCCScaleDown, Seed: c.Seed}, err
+}
+
+// loadTPCC creates and loads TPC-C's nine tables (lockstep bench tpcc
+// --load --duration 0).
+func (c *Config) loadTPCC(ctx context.Context, dsn string) error {
+	bc, err := c.tpccConfig(dsn, min(c.TPCCWarehouses, 4))
+	if err != nil {
+		return err
+	}
+	bc.Load = true
+	_, err = bench.Run(ctx, bc)
+	return err
+}
+
+// runTPCC runs TPC-C's mix at threads terminals and reports it as an oltp
+// Result: TPS holds tpmC (New-Order transactions per minute), the
+// latencies are New-Order's, Transactions all five types' completed ones,
+// Retries the deadlocks and lock wait timeouts retried.
+func (c *Config) runTPCC(ctx context.Context, dsn string, threads int) (*oltp.Result, error) {
+	bc, err := c.tpccConfig(dsn, threads)
+	if err != nil {
+		return nil, err
+	}
+	bc.Duration, bc.Warmup = c.Duration, c.Warmup
+	r, err := bench.Run(ctx, bc)
+	if err != nil {
+		return nil, err
+	}
+	no := &r.Types[bench.NewOrder]
+	ms := func(p float64) float64 { return float64(no.Percentile(p)) / float64(time.Millisecond) }
+	res := &oltp.Result{Workload: "tpcc", Server: r.Server, Threads: threads, Warmup: r.Warmup, Duration: r.Measured, TPS: r.TpmC,
+		Latency: oltp.Latency{P50: ms(50), P95: ms(95), P99: ms(99), P999: ms(99.9), Max: ms(100)}}
+	tot := r.Total()
+	res.Transactions = tot.Completed()
+	res.Retries = tot.Deadlocks + tot.LockTimeouts
+	res.Errors = tot.Errors
+	if s := r.Measured.Seconds(); s > 0 {
+		res.QPS = float64(res.Transactions) / s // transactions of all five types per second
+	}
+	for _, e := range r.Errors {
+		res.ErrorMessages = append(res.ErrorMessages, oltp.ErrorCount{Message: e.Message, Count: e.Count})
+	}
+	return res, nil
 }

@@ -18,7 +18,8 @@ import (
 // TestCompareTwoLockstepTargets runs a whole comparison, 2 s cells, of the
 // same lockstep binary under two names: both servers started by compare,
 // prepared, run in ABBA rounds and stopped; results.md with a row per cell
-// and target, runs.csv in schedule order and plots that decode as PNG.
+// and target (TPC-C's too), runs.csv in schedule order and plots that
+// decode as PNG.
 func TestCompareTwoLockstepTargets(t *testing.T) {
 	bin := testutil.BuildBinary(t)
 	out := t.TempDir()
@@ -30,7 +31,10 @@ func TestCompareTwoLockstepTargets(t *testing.T) {
 		Rounds:    2,
 		Options:   oltp.DefaultOptions(),
 		Out:       out,
-		QuietMax:  5 * time.Second,
+		QuietMax:  time.Second,
+		// TPC-C at 1 and 2 threads too, on one warehouse scaled down 100x
+		TPCCWarehouses: 1,
+		TPCCScaleDown:  100,
 		Command:   "lockstep bench compare (test)",
 	}
 	cfg.Options.Tables, cfg.Options.TableSize = 1, 1000
@@ -40,8 +44,8 @@ func TestCompareTwoLockstepTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Runs) != 8 {
-		t.Fatalf("%d runs, want 2 cells x 2 targets x 2 rounds", len(rep.Runs))
+	if len(rep.Runs) != 16 {
+		t.Fatalf("%d runs, want 4 cells x 2 targets x 2 rounds", len(rep.Runs))
 	}
 
 	md, err := os.ReadFile(filepath.Join(out, "results.md"))
@@ -52,6 +56,7 @@ func TestCompareTwoLockstepTargets(t *testing.T) {
 		"| workload | threads | target | TPS (median) | TPS min–max | p95 ms (median) | p95 min–max | TPS vs first | errors |",
 		"| point_select | 1 | first |", "| point_select | 1 | second |",
 		"| point_select | 2 | first |", "| point_select | 2 | second |",
+		"| tpcc (tpmC, New-Order p95) | 1 | first |", "| tpcc (tpmC, New-Order p95) | 2 | second |",
 		"server version 8.0.33-lockstep", "lockstep bench compare (test)",
 		"![tps-point_select](tps-point_select.png)", "![timeline](timeline.png)",
 	} {
@@ -60,7 +65,7 @@ func TestCompareTwoLockstepTargets(t *testing.T) {
 		}
 	}
 	for _, line := range strings.Split(string(md), "\n") {
-		if strings.HasPrefix(line, "| point_select | ") {
+		if strings.HasPrefix(line, "| point_select | ") || strings.HasPrefix(line, "| tpcc ") {
 			f := strings.Split(line, "|")
 			if tps := strings.TrimSpace(f[4]); tps == "0.00" || tps == "" {
 				t.Errorf("no throughput: %s", line)
@@ -85,13 +90,16 @@ func TestCompareTwoLockstepTargets(t *testing.T) {
 	}
 	var order []string
 	for _, r := range recs[1:] {
-		order = append(order, r[1]+":"+r[4]+":"+r[2]) // round:threads:target
+		order = append(order, r[1]+":"+r[3]+":"+r[4]+":"+r[2]) // round:workload:threads:target
 	}
-	if got, want := strings.Join(order, " "), "1:1:first 1:1:second 1:2:first 1:2:second 2:1:second 2:1:first 2:2:second 2:2:first"; got != want {
+	if got, want := strings.Join(order, " "), "1:point_select:1:first 1:point_select:1:second 1:point_select:2:first 1:point_select:2:second " +
+		"1:tpcc:1:first 1:tpcc:1:second 1:tpcc:2:first 1:tpcc:2:second " +
+		"2:point_select:1:second 2:point_select:1:first 2:point_select:2:second 2:point_select:2:first " +
+		"2:tpcc:1:second 2:tpcc:1:first 2:tpcc:2:second 2:tpcc:2:first"; got != want {
 		t.Errorf("runs.csv order:\n got %s\nwant %s", got, want)
 	}
 
-	for _, name := range []string{"tps-point_select.png", "latency-point_select-1.png", "latency-point_select-2.png", "timeline.png"} {
+	for _, name := range []string{"tps-point_select.png", "tps-tpcc.png", "latency-point_select-1.png", "latency-point_select-2.png", "latency-tpcc-2.png", "timeline.png"} {
 		f, err := os.Open(filepath.Join(out, name))
 		if err != nil {
 			t.Error(err)

@@ -65,8 +65,13 @@ func (c *Config) markdown(b *bytes.Buffer, rep *Report, names []string, pngs []s
 		}
 		fmt.Fprintf(b, "- **%s**: %s, server version %s\n", s.Name, desc, rep.Versions[s.Name])
 	}
-	fmt.Fprintf(b, "\nMatrix: %s at %s threads; %d tables of %d rows per target (prepared once); each run %s warm-up then %s measured; %d rounds, the targets' order reversed every other round (ABBA); %d runs.\n\n",
+	fmt.Fprintf(b, "\nMatrix: %s at %s threads; %d tables of %d rows per target (prepared once); each run %s warm-up then %s measured; %d rounds, the targets' order reversed every other round (ABBA); %d runs.\n",
 		joinWorkloads(c.Workloads), joinInts(c.Threads), c.Options.Tables, c.Options.TableSize, c.Warmup, c.Duration, c.Rounds, len(rep.Runs))
+	if c.TPCCWarehouses > 0 {
+		fmt.Fprintf(b, "TPC-C: lockstep bench tpcc's five transactions (45/43/4/4/4, no think times) on %d warehouses (scale-down %d), loaded once per target; its row gives tpmC and New-Order's p95, no consistency checks between runs.\n",
+			c.TPCCWarehouses, c.TPCCScaleDown)
+	}
+	b.WriteString("\n")
 	WriteTable(b, names[0], rep.Rows) //nolint:errcheck // a bytes.Buffer
 	fmt.Fprintf(b, "\nTPS and p95 (ms): median over the rounds, with min–max. TPS vs %s: the median over rounds of the TPS ratio to %s in the same round. errors: events abandoned after an error (all rounds). Every run: runs.csv; per-second series: series.csv.\n", names[0], names[0])
 	if len(pngs) > 0 {
@@ -110,13 +115,26 @@ func (c *Config) plots(rep *Report, names []string, cells []Cell) ([]string, err
 	}
 	threads := slices.Clone(c.Threads)
 	slices.Sort(threads)
+	var kinds []Cell // a cell per workload, its Threads unset
 	for _, w := range c.Workloads {
-		l := plot.Lines{Title: fmt.Sprintf("%s: throughput (median of %d rounds)", w, c.Rounds), XLabel: "threads", YLabel: "transactions/s",
+		kinds = append(kinds, Cell{Workload: w})
+	}
+	if c.TPCCWarehouses > 0 {
+		kinds = append(kinds, Cell{TPCC: true})
+	}
+	for _, k := range kinds {
+		w, unit := k.Name(), "transactions/s"
+		if k.TPCC {
+			unit = "tpmC (New-Order transactions/min)"
+		}
+		l := plot.Lines{Title: fmt.Sprintf("%s: throughput (median of %d rounds)", w, c.Rounds), XLabel: "threads", YLabel: unit,
 			Points: true, LogX: len(threads) > 1 && threads[0] > 0}
 		for _, n := range names {
 			s := plot.Series{Name: n}
 			for _, t := range threads {
-				if r, ok := rows[key{Cell{w, t}, n}]; ok {
+				cell := k
+				cell.Threads = t
+				if r, ok := rows[key{cell, n}]; ok {
 					s.X = append(s.X, float64(t))
 					s.Y = append(s.Y, r.TPS.Median)
 				}
@@ -135,7 +153,11 @@ func (c *Config) plots(rep *Report, names []string, cells []Cell) ([]string, err
 		files = append(files, p)
 	}
 	for _, cell := range cells {
-		g := plot.GroupedBars{Title: fmt.Sprintf("%s, %d threads: latency (median of %d rounds)", cell.Workload, cell.Threads, c.Rounds),
+		what := ""
+		if cell.TPCC {
+			what = " New-Order"
+		}
+		g := plot.GroupedBars{Title: fmt.Sprintf("%s, %d threads:%s latency (median of %d rounds)", cell.Name(), cell.Threads, what, c.Rounds),
 			YLabel: "ms", Groups: []string{"p50", "p95", "p99"}}
 		for _, n := range names {
 			if r, ok := rows[key{cell, n}]; ok {
@@ -145,14 +167,14 @@ func (c *Config) plots(rep *Report, names []string, cells []Cell) ([]string, err
 		if len(g.Bars) == 0 {
 			continue
 		}
-		p := filepath.Join(c.Out, fmt.Sprintf("latency-%s-%d.png", cell.Workload, cell.Threads))
+		p := filepath.Join(c.Out, fmt.Sprintf("latency-%s-%d.png", cell.Name(), cell.Threads))
 		if err := plot.SaveBars(p, g); err != nil {
 			return files, err
 		}
 		files = append(files, p)
 	}
 	tl := c.timeline()
-	l := plot.Lines{Title: fmt.Sprintf("%s, %d threads: throughput per second (each target's median run)", tl.Workload, tl.Threads),
+	l := plot.Lines{Title: fmt.Sprintf("%s, %d threads: throughput per second (each target's median run)", tl.Name(), tl.Threads),
 		XLabel: "seconds into the measured window", YLabel: "transactions/s", MarkName: "checkpoint"}
 	for _, n := range names {
 		r := medianRun(rep.Runs, tl, n)

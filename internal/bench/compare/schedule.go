@@ -10,13 +10,23 @@ import (
 	"lockstep/internal/bench/oltp"
 )
 
-// Cell is one point of the matrix: a workload at a thread count.
+// Cell is one point of the matrix: a workload at a thread count. A TPC-C
+// cell (lockstep bench tpcc's five transactions) has no oltp Workload.
 type Cell struct {
 	Workload oltp.Workload
 	Threads  int
+	TPCC     bool
 }
 
-func (c Cell) String() string { return fmt.Sprintf("%s/%d", c.Workload, c.Threads) }
+// Name is the cell's workload: an oltp workload's name, or "tpcc".
+func (c Cell) Name() string {
+	if c.TPCC {
+		return "tpcc"
+	}
+	return c.Workload.String()
+}
+
+func (c Cell) String() string { return fmt.Sprintf("%s/%d", c.Name(), c.Threads) }
 
 // Step is one run: a cell on a target in a round (1-based).
 type Step struct {
@@ -26,12 +36,17 @@ type Step struct {
 }
 
 // Cells is the matrix in its order: each workload in turn at each thread
-// count.
-func Cells(workloads []oltp.Workload, threads []int) []Cell {
-	out := make([]Cell, 0, len(workloads)*len(threads))
+// count, then (tpcc) TPC-C at each thread count.
+func Cells(workloads []oltp.Workload, threads []int, tpcc bool) []Cell {
+	out := make([]Cell, 0, (len(workloads)+1)*len(threads))
 	for _, w := range workloads {
 		for _, t := range threads {
-			out = append(out, Cell{w, t})
+			out = append(out, Cell{Workload: w, Threads: t})
+		}
+	}
+	if tpcc {
+		for _, t := range threads {
+			out = append(out, Cell{Threads: t, TPCC: true})
 		}
 	}
 	return out

@@ -10,9 +10,13 @@ import (
 )
 
 func TestCells(t *testing.T) {
-	got := fmt.Sprint(Cells([]oltp.Workload{oltp.PointSelect, oltp.WriteOnly}, []int{16, 64}))
+	got := fmt.Sprint(Cells([]oltp.Workload{oltp.PointSelect, oltp.WriteOnly}, []int{16, 64}, false))
 	if want := "[point_select/16 point_select/64 write_only/16 write_only/64]"; got != want {
 		t.Errorf("Cells = %s, want %s", got, want)
+	}
+	got = fmt.Sprint(Cells([]oltp.Workload{oltp.PointSelect}, []int{16, 64}, true))
+	if want := "[point_select/16 point_select/64 tpcc/16 tpcc/64]"; got != want {
+		t.Errorf("Cells with TPC-C = %s, want %s", got, want)
 	}
 }
 
@@ -29,7 +33,7 @@ func order(steps []Step) string {
 }
 
 func TestSchedule(t *testing.T) {
-	ps16, ps64 := Cell{oltp.PointSelect, 16}, Cell{oltp.PointSelect, 64}
+	ps16, ps64 := Cell{Workload: oltp.PointSelect, Threads: 16}, Cell{Workload: oltp.PointSelect, Threads: 64}
 	cases := []struct {
 		rounds, targets int
 		cells           []Cell

@@ -131,8 +131,12 @@ func WriteTable(w io.Writer, first string, rows []Row) error {
 		if r.Ratio > 0 {
 			ratio = strconv.FormatFloat(r.Ratio, 'f', 2, 64)
 		}
+		name := r.Cell.Name()
+		if r.Cell.TPCC {
+			name = "tpcc (tpmC, New-Order p95)"
+		}
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s–%s | %s | %s–%s | %s | %d |\n",
-			r.Cell.Workload, r.Cell.Threads, r.Target, num(r.TPS.Median), num(r.TPS.Min), num(r.TPS.Max),
+			name, r.Cell.Threads, r.Target, num(r.TPS.Median), num(r.TPS.Min), num(r.TPS.Max),
 			num(r.P95.Median), num(r.P95.Min), num(r.P95.Max), ratio, r.Errors)
 	}
 	_, err := io.WriteString(w, b.String())
@@ -152,7 +156,7 @@ func WriteRunsCSV(w io.Writer, runs []Measurement) error {
 		if res == nil {
 			continue
 		}
-		cw.Write([]string{strconv.Itoa(r.Seq), strconv.Itoa(r.Round), r.Target, r.Cell.Workload.String(), strconv.Itoa(r.Cell.Threads), //nolint:errcheck // cw.Error below
+		cw.Write([]string{strconv.Itoa(r.Seq), strconv.Itoa(r.Round), r.Target, r.Cell.Name(), strconv.Itoa(r.Cell.Threads), //nolint:errcheck // cw.Error below
 			f(res.TPS), f(res.QPS), f(res.Latency.P50), f(res.Latency.P95), f(res.Latency.P99), f(res.Latency.Max),
 			strconv.FormatInt(res.Errors, 10), strconv.FormatInt(res.Retries, 10), strconv.FormatInt(res.Reconnects, 10),
 			f(res.Duration.Seconds()), res.Server})
@@ -170,7 +174,7 @@ func WriteSeriesCSV(w io.Writer, runs []Measurement) error {
 			continue
 		}
 		for _, s := range r.Result.Series {
-			cw.Write([]string{strconv.Itoa(r.Seq), strconv.Itoa(r.Round), r.Target, r.Cell.Workload.String(), strconv.Itoa(r.Cell.Threads), //nolint:errcheck // cw.Error below
+			cw.Write([]string{strconv.Itoa(r.Seq), strconv.Itoa(r.Round), r.Target, r.Cell.Name(), strconv.Itoa(r.Cell.Threads), //nolint:errcheck // cw.Error below
 				strconv.Itoa(s.T), strconv.FormatFloat(s.TPS, 'f', 0, 64), strconv.FormatFloat(s.P95, 'f', 3, 64), strconv.FormatInt(s.Errors, 10)})
 		}
 	}

@@ -24,7 +24,7 @@ func fakeRuns(fs []fake) []Measurement {
 	out := make([]Measurement, len(fs))
 	for i, f := range fs {
 		out[i] = Measurement{Seq: i + 1, Round: f.round, Target: f.target, Cell: f.cell, Result: &oltp.Result{
-			Workload: f.cell.Workload.String(), Threads: f.cell.Threads, TPS: f.tps, QPS: 2 * f.tps, Errors: f.errors,
+			Workload: f.cell.Name(), Threads: f.cell.Threads, TPS: f.tps, QPS: 2 * f.tps, Errors: f.errors,
 			Duration: 10 * time.Second, Server: "v-" + f.target,
 			Latency: oltp.Latency{P50: f.p95 / 2, P95: f.p95, P99: f.p95 * 2},
 			Series:  []oltp.Second{{T: 1, TPS: f.tps}, {T: 2, TPS: f.tps}},
@@ -34,7 +34,7 @@ func fakeRuns(fs []fake) []Measurement {
 }
 
 func TestSummarize(t *testing.T) {
-	ps, wo := Cell{oltp.PointSelect, 16}, Cell{oltp.WriteOnly, 64}
+	ps, wo, tp := Cell{Workload: oltp.PointSelect, Threads: 16}, Cell{Workload: oltp.WriteOnly, Threads: 64}, Cell{Threads: 16, TPCC: true}
 	cases := []struct {
 		name    string
 		targets []string
@@ -74,6 +74,17 @@ func TestSummarize(t *testing.T) {
 				"| point_select | 16 | A | 10.0 | 10.0–10.0 | 1.00 | 1.00–1.00 | 0.50 | 0 |\n",
 		},
 		{
+			name: "TPC-C: tpmC, apart from the oltp cell at the same threads", targets: []string{"A", "B"}, cells: []Cell{ps, tp},
+			runs: []fake{
+				{1, "A", tp, 30000, 9, 0}, {1, "B", tp, 24000, 12, 0},
+				{1, "A", ps, 100, 1, 0}, {1, "B", ps, 100, 1, 0},
+			},
+			want: "| point_select | 16 | A | 100 | 100–100 | 1.00 | 1.00–1.00 | 1.00 | 0 |\n" +
+				"| point_select | 16 | B | 100 | 100–100 | 1.00 | 1.00–1.00 | 1.00 | 0 |\n" +
+				"| tpcc (tpmC, New-Order p95) | 16 | A | 30000 | 30000–30000 | 9.00 | 9.00–9.00 | 1.00 | 0 |\n" +
+				"| tpcc (tpmC, New-Order p95) | 16 | B | 24000 | 24000–24000 | 12.0 | 12.0–12.0 | 0.80 | 0 |\n",
+		},
+		{
 			name: "a round without the base has no ratio", targets: []string{"A", "B"}, cells: []Cell{ps},
 			runs: []fake{{1, "B", ps, 10, 1, 0}},
 			want: "| point_select | 16 | B | 10.0 | 10.0–10.0 | 1.00 | 1.00–1.00 | — | 0 |\n",
@@ -98,7 +109,7 @@ func TestSummarize(t *testing.T) {
 }
 
 func TestMedianRun(t *testing.T) {
-	ps := Cell{oltp.PointSelect, 16}
+	ps := Cell{Workload: oltp.PointSelect, Threads: 16}
 	runs := fakeRuns([]fake{{1, "A", ps, 300, 1, 0}, {2, "A", ps, 100, 1, 0}, {3, "A", ps, 200, 1, 0}, {1, "B", ps, 5, 1, 0}})
 	if r := medianRun(runs, ps, "A"); r == nil || r.Round != 3 {
 		t.Errorf("medianRun = %+v, want round 3 (TPS 200)", r)
@@ -109,7 +120,7 @@ func TestMedianRun(t *testing.T) {
 }
 
 func TestWriteCSV(t *testing.T) {
-	ps := Cell{oltp.PointSelect, 16}
+	ps := Cell{Workload: oltp.PointSelect, Threads: 16}
 	runs := fakeRuns([]fake{{1, "A", ps, 1000, 2, 0}, {1, "B", ps, 500, 4, 3}})
 	var b bytes.Buffer
 	if err := WriteRunsCSV(&b, runs); err != nil {
