@@ -10,6 +10,7 @@ import (
 	"image/color"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -45,6 +46,20 @@ type Lines struct {
 
 func colour(i int) color.Color { return plotutil.Color(i) }
 
+// plainTicks are gonum's default ticks labelled without trailing zeros
+// ("50000", not "50000.00").
+type plainTicks struct{}
+
+func (plainTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', -1, 64)
+		}
+	}
+	return ts
+}
+
 // SaveLines writes a line plot to path (.png).
 func SaveLines(path string, l Lines) error {
 	if len(l.Series) == 0 {
@@ -55,6 +70,7 @@ func SaveLines(path string, l Lines) error {
 	p.X.Label.Text = l.XLabel
 	p.Y.Label.Text = l.YLabel
 	p.Y.Min = 0
+	p.Y.Tick.Marker = plainTicks{}
 	p.Legend.Top = true
 	p.Legend.Left = true
 	ymax := 0.0
@@ -148,6 +164,7 @@ func SaveBars(path string, g GroupedBars) error {
 	p := plot.New()
 	p.Title.Text = g.Title
 	p.Y.Label.Text = g.YLabel
+	p.Y.Tick.Marker = plainTicks{}
 	p.Legend.Top = true
 	p.Legend.Left = true
 	w := vg.Points(math.Max(6, math.Min(30, 240/float64(len(g.Bars)*len(g.Groups)))))
