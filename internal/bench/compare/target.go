@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -174,8 +175,8 @@ func startLockstep(ctx context.Context, s Spec, dir string) (*server, error) {
 // benchmark's tables; extra lines after everything else.
 func mariadbConfig(dir string, port int, extra []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "[mysqld]\nuser=root\ndatadir=%s\nsocket=%s\npid-file=%s\nlog-error=%s\nport=%d\n",
-		filepath.Join(dir, "data"), filepath.Join(dir, "mdb.sock"), filepath.Join(dir, "mdb.pid"), filepath.Join(dir, "mdb.err"), port)
+	fmt.Fprintf(&b, "[mysqld]\nuser=%s\ndatadir=%s\nsocket=%s\npid-file=%s\nlog-error=%s\nport=%d\n",
+		runUser(), filepath.Join(dir, "data"), filepath.Join(dir, "mdb.sock"), filepath.Join(dir, "mdb.pid"), filepath.Join(dir, "mdb.err"), port)
 	b.WriteString("bind-address=127.0.0.1\nskip-name-resolve\nmax_connections=512\n")
 	b.WriteString("innodb_flush_log_at_trx_commit=1\ninnodb_buffer_pool_size=2G\n")
 	fmt.Fprintf(&b, "log-bin=%s\nbinlog_format=ROW\nsync_binlog=1\nserver_id=1\n", filepath.Join(dir, "binlog"))
@@ -242,7 +243,7 @@ func startMariaDB(ctx context.Context, s Spec, dir string) (*server, error) {
 	datadir := filepath.Join(dir, "data")
 	// root@localhost (the socket) with an empty password rather than
 	// unix_socket authentication, which go-sql-driver does not speak.
-	install := exec.CommandContext(ctx, installDB, "--no-defaults", "--datadir="+datadir, "--user=root", "--auth-root-authentication-method=normal")
+	install := exec.CommandContext(ctx, installDB, "--no-defaults", "--datadir="+datadir, "--user="+runUser(), "--auth-root-authentication-method=normal")
 	if out, err := install.CombinedOutput(); err != nil {
 		os.WriteFile(filepath.Join(dir, "install.log"), out, 0o644) //nolint:errcheck // the error says more
 		return nil, fmt.Errorf("target %s: mariadb-install-db: %v; see %s", s.Name, err, filepath.Join(dir, "install.log"))
@@ -272,6 +273,14 @@ func startMariaDB(ctx context.Context, s Spec, dir string) (*server, error) {
 		}
 		return err
 	}}, nil
+}
+
+// runUser is the user mariadbd runs as: this process's (root when root).
+func runUser() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return "root"
 }
 
 func execSQL(ctx context.Context, dsn string, stmts ...string) error {
