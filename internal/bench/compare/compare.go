@@ -45,6 +45,9 @@ type Config struct {
 	// QuietMax bounds the wait, before each run, for the servers compare
 	// started to go idle (below 5% of a core for a second); 0: no wait.
 	QuietMax time.Duration
+	// WorkDir is where the servers' temporary directories (data, logs) are
+	// made; "" is the system's temporary directory.
+	WorkDir  string
 	Seed     uint64    // oltp's --rand-seed; 0: random
 	Progress io.Writer // a line per run; nil for none
 	Command  string    // the command line, recorded in results.md
@@ -136,7 +139,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
 	}
-	work, err := os.MkdirTemp("", "lockstep-compare-")
+	work, err := os.MkdirTemp(cfg.WorkDir, "lockstep-compare-")
 	if err != nil {
 		return nil, err
 	}

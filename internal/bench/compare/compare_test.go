@@ -31,11 +31,12 @@ func TestCompareTwoLockstepTargets(t *testing.T) {
 		Rounds:    2,
 		Options:   oltp.DefaultOptions(),
 		Out:       out,
+		WorkDir:   t.TempDir(),
 		QuietMax:  time.Second,
 		// TPC-C at 1 and 2 threads too, on one warehouse scaled down 100x
 		TPCCWarehouses: 1,
 		TPCCScaleDown:  100,
-		Command:   "lockstep bench compare (test)",
+		Command:        "lockstep bench compare (test)",
 	}
 	cfg.Options.Tables, cfg.Options.TableSize = 1, 1000
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -92,9 +93,9 @@ func TestCompareTwoLockstepTargets(t *testing.T) {
 	for _, r := range recs[1:] {
 		order = append(order, r[1]+":"+r[3]+":"+r[4]+":"+r[2]) // round:workload:threads:target
 	}
-	if got, want := strings.Join(order, " "), "1:point_select:1:first 1:point_select:1:second 1:point_select:2:first 1:point_select:2:second " +
-		"1:tpcc:1:first 1:tpcc:1:second 1:tpcc:2:first 1:tpcc:2:second " +
-		"2:point_select:1:second 2:point_select:1:first 2:point_select:2:second 2:point_select:2:first " +
+	if got, want := strings.Join(order, " "), "1:point_select:1:first 1:point_select:1:second 1:point_select:2:first 1:point_select:2:second "+
+		"1:tpcc:1:first 1:tpcc:1:second 1:tpcc:2:first 1:tpcc:2:second "+
+		"2:point_select:1:second 2:point_select:1:first 2:point_select:2:second 2:point_select:2:first "+
 		"2:tpcc:1:second 2:tpcc:1:first 2:tpcc:2:second 2:tpcc:2:first"; got != want {
 		t.Errorf("runs.csv order:\n got %s\nwant %s", got, want)
 	}
@@ -119,7 +120,7 @@ func TestCompareTargetFails(t *testing.T) {
 	cfg := compare.Config{
 		Targets:   []compare.Spec{{Name: "good", Kind: compare.Lockstep, Binary: bin}, {Name: "bad", Kind: compare.Lockstep, Binary: filepath.Join(t.TempDir(), "missing")}},
 		Workloads: []oltp.Workload{oltp.PointSelect}, Threads: []int{1}, Duration: time.Second, Rounds: 1,
-		Options: oltp.DefaultOptions(), Out: t.TempDir(),
+		Options: oltp.DefaultOptions(), Out: t.TempDir(), WorkDir: t.TempDir(), // the logs kept after the failure go with the test
 	}
 	_, err := compare.Run(context.Background(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "target bad") {

@@ -70,7 +70,7 @@ func spawn(logPath, bin string, args ...string) (*process, error) {
 	}
 	p := &process{cmd: exec.Command(bin, args...), log: log, done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = log, log
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setProcAttr(p.cmd)
 	if err := p.cmd.Start(); err != nil {
 		log.Close()
 		return nil, fmt.Errorf("starting %s: %w", bin, err)
