@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Commit latency while checkpoints run (issue 7, BENCHMARKS.md): sysbench
+# Commit latency while checkpoints run (issue 7, docs/benchmarks/notes.md): sysbench
 # oltp_write_only at THREADS with checkpoints firing (--checkpoint-log-size SMALL)
 # and without (64G), alternating REPS times on one data directory.
 # CELLS lists the cells as NAME=FLAG,FLAG... (default: "ckpt=--checkpoint-log-size=$SMALL

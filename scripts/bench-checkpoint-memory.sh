@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Peak memory while a checkpoint writes a ~2 GiB database (issue 7, BENCHMARKS.md).
+# Peak memory while a checkpoint writes a ~2 GiB database (issue 7, docs/benchmarks/notes.md).
 #
 #   scripts/bench-checkpoint-memory.sh                    # 2 GiB, about 2 minutes
 #   CHUNKS=2 CKPT_MB=200 scripts/bench-checkpoint-memory.sh  # 128 MiB trial
 #
 # Loads ck.t with CHUNKS x 32,768 rows (BIGINT key, 2,048-byte VARCHAR; 32 chunks =
 # 2 GiB of values, the most): one INSERT ... SELECT per chunk, from a 1,024-row seed
-# table joined with itself (not from ck.t: see BENCHMARKS.md on INSERT ... SELECT from
+# table joined with itself (not from ck.t: see docs/benchmarks/notes.md on INSERT ... SELECT from
 # the table itself). The server runs with log compression off and
 # --checkpoint-log-size CKPT_MB, above the load's log, so no checkpoint fires during
 # the load. Then it records VmRSS and the Go heap (pprof, also after a forced GC),

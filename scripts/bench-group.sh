@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Group replication measurements (issue 32; docs/BENCHMARKS.md, "Group
+# Group replication measurements (issue 32; docs/benchmarks/notes.md, "Group
 # replication (3 members on one machine)"). Starts, all on 127.0.0.1:
 #   - a 3-member lockstep group (SQL ports PORT_BASE+1..3),
 #   - a standalone lockstep (PORT_BASE),

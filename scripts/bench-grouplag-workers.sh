@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Secondary apply lag at the primary's peak, serial applier vs parallel
-# applier on the secondaries (docs/BENCHMARKS.md, "Group replication",
+# applier on the secondaries (docs/benchmarks/notes.md, "Group replication",
 # "Serial vs parallel applier on the secondaries"). Starts two 3-member
 # lockstep groups on 127.0.0.1 from one binary, alike but for
 # --replica-parallel-workers (group A: $WORKERS_A, group B: $WORKERS_B),

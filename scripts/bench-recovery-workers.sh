@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Restart with LOG_MB of log after the checkpoint, serial vs parallel replay,
-# in the same run (issue 31 item 6; BENCHMARKS.md "Recovery: serial vs
+# in the same run (issue 31 item 6; docs/benchmarks/notes.md "Recovery: serial vs
 # parallel replay").
 #
 #   scripts/bench-recovery-workers.sh                   # 1 GiB, WORKERS="1 4", 3 rounds

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Restart time and replay rate with LOG_MB of log after the last checkpoint
-# (issue 7, BENCHMARKS.md).
+# (issue 7, docs/benchmarks/notes.md).
 #
 #   scripts/bench-recovery.sh                  # 1 GiB of log: about 10-15 minutes
 #   LOG_MB=64 scripts/bench-recovery.sh        # trial

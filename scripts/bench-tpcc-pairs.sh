@@ -9,7 +9,7 @@
 #   LS_BINARY=/tmp/ls LS_FLAGS="--log-compression=OFF" scripts/bench-tpcc-pairs.sh
 #
 # Why: on this machine (2 shared cores) one binary's tpmC moved from 18.4k to
-# 25.8k within minutes (docs/BENCHMARKS.md, session 13); bench-tpcc.sh runs
+# 25.8k within minutes (docs/benchmarks/notes.md, session 13); bench-tpcc.sh runs
 # one system after the other, a few minutes apart, and its ratio carries that
 # drift. Here the two systems alternate every TPCC_DURATION seconds.
 #

@@ -12,7 +12,7 @@
 #   LS_BINARY=/tmp/ls BENCH_WORKLOAD=oltp_insert scripts/bench-write-pairs.sh
 #
 # Why: bench-vs-mariadb.sh runs each system for minutes in turn, and two of
-# its runs eight minutes apart gave 1.96x and 0.71x (docs/BENCHMARKS.md,
+# its runs eight minutes apart gave 1.96x and 0.71x (docs/benchmarks/notes.md,
 # session 13). Each server gets 4 tables x 100,000 rows (sysbench prepare);
 # before each run the script waits until no server uses more than 5% of a
 # core, then warms the one about to run for BENCH_WARMUP s. MariaDB:

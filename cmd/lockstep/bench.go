@@ -49,18 +49,20 @@ func newBenchCmd() *cobra.Command {
 		Long: "Run a benchmark client against any server that speaks the MySQL protocol.\n\n" +
 			"Benchmarks:\n  tpcc    TPC-C's five transactions, with the specification's consistency checks\n" +
 			"  oltp    sysbench's oltp_* workloads (point_select, read_only, write_only, read_write, insert)\n" +
-			"  replay  replay a stopped server's log into a fresh in-memory engine (--make-log writes one)",
+			"  replay  replay a stopped server's log into a fresh in-memory engine (--make-log writes one)\n" +
+			"  compare an oltp matrix against two or more servers (lockstep binaries, MariaDB, DSNs), interleaved, with a table and plots",
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return errors.New("bench: name a benchmark (tpcc, oltp, replay); see 'lockstep bench --help'")
+				return errors.New("bench: name a benchmark (tpcc, oltp, replay, compare); see 'lockstep bench --help'")
 			}
-			return fmt.Errorf("bench: unknown benchmark %q (available: tpcc, oltp, replay)", args[0])
+			return fmt.Errorf("bench: unknown benchmark %q (available: tpcc, oltp, replay, compare)", args[0])
 		},
 	}
 	cmd.AddCommand(newBenchTPCCCmd())
 	cmd.AddCommand(newBenchOLTPCmd())
 	cmd.AddCommand(newBenchReplayCmd())
+	cmd.AddCommand(newBenchCompareCmd())
 	return cmd
 }
 

@@ -655,7 +655,7 @@ func (m *Machine) advance() {
 		// Drop the applied entries from the front: the slice moves on (an
 		// append reallocates without them), never copying what remains. A
 		// copy here made a queued log's replay quadratic (51% of the CPU
-		// in memmove, docs/BENCHMARKS.md "Replay").
+		// in memmove, docs/benchmarks/notes.md "Replay").
 		m.entries = m.entries[k:]
 	}
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // Benchmarks: the static array against the hash-map baseline, in one run.
-// The exact command and the results are in docs/BENCHMARKS.md ("## certify").
+// The exact command and the results are in docs/benchmarks/notes.md ("## certify").
 //
 // Each sub-benchmark first prefills its certifier with the pre-existing keys
 // of the workload (N distinct keys, certified 8 per transaction), so the

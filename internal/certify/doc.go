@@ -25,7 +25,7 @@
 //     database (string keys, a pointer to a per-transaction snapshot,
 //     periodic garbage collection).
 //
-// The baselines exist to be measured against (docs/BENCHMARKS.md); only
+// The baselines exist to be measured against (docs/benchmarks/notes.md); only
 // Static is meant for the commit pipeline and the applier, which call
 // CertifyBatch once per group of transactions.
 //

@@ -12,7 +12,7 @@ import "os"
 // drops as many cached pages in one unlink. Measured on the sysbench
 // checkpoint benchmark: the commit after the scan took 270-340 ms, the
 // removal 150-170 ms, and commits in that second saw a p99 of 70-340 ms
-// (docs/BENCHMARKS.md). Writing into ever-new page-cache pages was also the
+// (docs/benchmarks/notes.md). Writing into ever-new page-cache pages was also the
 // larger part of a checkpoint's CPU (write(2) 11 s of its 15 s in a 40 s
 // profile), where writing into a bounded, recycled set costs a fraction.
 //

@@ -325,7 +325,7 @@ func TestBroadcastWastesWakeups(t *testing.T) {
 	// Whether a broadcast wakes anyone in vain depends on who is waiting
 	// when it happens (groups form while the previous one holds the sync
 	// stage), so efficiency below 1 is reported, not required; the server
-	// benchmark measured 86% (docs/BENCHMARKS.md).
+	// benchmark measured 86% (docs/benchmarks/notes.md).
 	t.Logf("broadcast wake efficiency %.3f", s.WakeEfficiency())
 }
 

@@ -70,7 +70,7 @@ type Config struct {
 	// that crash recovery replays the log with (MySQL's
 	// replica_parallel_workers; docs/apply.md): --replica-parallel-workers.
 	// 0 or 1: serial, the default — on this 2-vCPU machine kind parallel
-	// replay measured 0.8-0.9x of serial (docs/BENCHMARKS.md, "Replay").
+	// replay measured 0.8-0.9x of serial (docs/benchmarks/notes.md, "Replay").
 	ReplicaParallelWorkers int
 	// ReplicaPreserveCommitOrder: the parallel applier makes transactions
 	// visible in commit order (MySQL's replica_preserve_commit_order,

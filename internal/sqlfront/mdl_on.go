@@ -4,5 +4,5 @@ package sqlfront
 
 // mdlEnabled: metadata locks are taken (mdl.go). Built with -tags nomdl
 // they are not, for measuring their cost in the same run
-// (docs/BENCHMARKS.md).
+// (docs/benchmarks/notes.md).
 const mdlEnabled = true

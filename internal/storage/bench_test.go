@@ -11,7 +11,7 @@ package storage
 //
 //	go test -run '^$' -bench . -benchtime ... -cpu 1,2 ./internal/storage
 //
-// See docs/BENCHMARKS.md ("## storage") for recorded numbers.
+// See docs/benchmarks/notes.md ("## storage") for recorded numbers.
 
 import (
 	"encoding/binary"

@@ -6,7 +6,7 @@ import (
 )
 
 // TestLayoutSizes pins the per-row objects' sizes: every row version and
-// every index entry pays them (docs/BENCHMARKS.md, bytes per row).
+// every index entry pays them (docs/benchmarks/notes.md, bytes per row).
 func TestLayoutSizes(t *testing.T) {
 	tests := []struct {
 		name      string

@@ -2,7 +2,7 @@
 // serves concurrent fdatasync calls in parallel: 1 to 4 goroutines each
 // write a 4 KiB page into a preallocated file and fdatasync it, in a loop,
 // for 4 s per setting; it prints syncs per second and the latency
-// percentiles of write + fdatasync. docs/BENCHMARKS.md, "The cost of
+// percentiles of write + fdatasync. docs/benchmarks/notes.md, "The cost of
 // durability", uses it.
 //
 //	go run ./scripts/fsyncoverlap [DIR]     # DIR: default the current one

@@ -2,7 +2,7 @@
 // a load runs and until they catch up: every -interval it asks the primary
 // and each replica, at once, how many transactions they have executed (the
 // GTID set's count) and, for lockstep, the raft log index each has applied.
-// docs/BENCHMARKS.md, "Group replication (3 members on one machine)", uses
+// docs/benchmarks/notes.md, "Group replication (3 members on one machine)", uses
 // it for the secondaries' apply lag at the primary's peak and MariaDB's
 // replica lag after the same run.
 //

@@ -3,7 +3,7 @@
 // comparisons over a set that fits the CPU's caches) run back to back,
 // and run in slices with a short sleep after each. The difference per
 // slice is the cost of going idle and being woken (the sleep's own system
-// calls, the scheduler, the caches the work finds cold). docs/BENCHMARKS.md,
+// calls, the scheduler, the caches the work finds cold). docs/benchmarks/notes.md,
 // "The cost of durability", uses it to explain the durable server's higher
 // CPU per transaction.
 //

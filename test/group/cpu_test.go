@@ -14,7 +14,7 @@ import (
 // process, and the machine's busy time, every sampleEvery, so that a test
 // can say how much CPU each member used in a window: on one machine all
 // members share its CPUs, and a slower primary may be its own work or a
-// busier neighbour (docs/BENCHMARKS.md, "fourth member joins").
+// busier neighbour (docs/benchmarks/notes.md, "fourth member joins").
 type cpuSampler struct {
 	mu      sync.Mutex
 	samples map[int][]cpuSample // by member id; id 0: the whole machine (busy)

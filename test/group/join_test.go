@@ -41,7 +41,7 @@ var joinArgs = []string{"--checkpoint-log-size", "256K", "--log-segment-size", "
 // identical tables. The primary's commits per 1-second window before and
 // during the join are logged, with each window's share of the mean before;
 // a window with no commit fails the test. LOCKSTEP_GROUP_ROUNDS=N runs N
-// rounds, each on a new group, and sums them up (docs/BENCHMARKS.md).
+// rounds, each on a new group, and sums them up (docs/benchmarks/notes.md).
 func TestGroupJoin(t *testing.T) {
 	rounds := envInt(t, "LOCKSTEP_GROUP_ROUNDS", 1)
 	modes := joinModes(t)

@@ -18,7 +18,7 @@ const maxHandOff = 900 * time.Millisecond
 // goes on against it and the stopped member restarts and catches up. After
 // each round every acknowledged transfer is on every member, no refused
 // one is anywhere, the balances add up and the members' tables are
-// identical. Hand-off and failover times are logged (docs/BENCHMARKS.md);
+// identical. Hand-off and failover times are logged (docs/benchmarks/notes.md);
 // LOCKSTEP_GROUP_ROUNDS sets the number of rounds.
 func TestGroupPrimaryStop(t *testing.T) {
 	rounds := envInt(t, "LOCKSTEP_GROUP_ROUNDS", defaultKillRounds)

@@ -1,0 +1,129 @@
+package compare_test
+
+import (
+	"context"
+	"encoding/csv"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"lockstep/internal/bench/compare"
+	"lockstep/internal/bench/oltp"
+	"lockstep/internal/testutil"
+)
+
+// TestCompareTwoLockstepTargets runs a whole comparison, 2 s cells, of the
+// same lockstep binary under two names: both servers started by compare,
+// prepared, run in ABBA rounds and stopped; results.md with a row per cell
+// and target (TPC-C's too), runs.csv in schedule order and plots that
+// decode as PNG.
+func TestCompareTwoLockstepTargets(t *testing.T) {
+	bin := testutil.BuildBinary(t)
+	out := t.TempDir()
+	cfg := compare.Config{
+		Targets:   []compare.Spec{{Name: "first", Kind: compare.Lockstep, Binary: bin}, {Name: "second", Kind: compare.Lockstep, Binary: bin, Args: []string{"--sync-binlog=1"}}},
+		Workloads: []oltp.Workload{oltp.PointSelect},
+		Threads:   []int{1, 2},
+		Duration:  2 * time.Second,
+		Rounds:    2,
+		Options:   oltp.DefaultOptions(),
+		Out:       out,
+		WorkDir:   t.TempDir(),
+		QuietMax:  time.Second,
+		// TPC-C at 1 and 2 threads too, on one warehouse scaled down 100x
+		TPCCWarehouses: 1,
+		TPCCScaleDown:  100,
+		Command:        "lockstep bench compare (test)",
+	}
+	cfg.Options.Tables, cfg.Options.TableSize = 1, 1000
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := compare.Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 16 {
+		t.Fatalf("%d runs, want 4 cells x 2 targets x 2 rounds", len(rep.Runs))
+	}
+
+	md, err := os.ReadFile(filepath.Join(out, "results.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| workload | threads | target | TPS (median) | TPS min–max | p95 ms (median) | p95 min–max | TPS vs first | errors |",
+		"| point_select | 1 | first |", "| point_select | 1 | second |",
+		"| point_select | 2 | first |", "| point_select | 2 | second |",
+		"| tpcc (tpmC, New-Order p95) | 1 | first |", "| tpcc (tpmC, New-Order p95) | 2 | second |",
+		"server version 8.0.33-lockstep", "lockstep bench compare (test)",
+		"![tps-point_select](tps-point_select.png)", "![timeline](timeline.png)",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("results.md lacks %q:\n%s", want, md)
+		}
+	}
+	for _, line := range strings.Split(string(md), "\n") {
+		if strings.HasPrefix(line, "| point_select | ") || strings.HasPrefix(line, "| tpcc ") {
+			f := strings.Split(line, "|")
+			if tps := strings.TrimSpace(f[4]); tps == "0.00" || tps == "" {
+				t.Errorf("no throughput: %s", line)
+			}
+			if errs := strings.TrimSpace(f[9]); errs != "0" {
+				t.Errorf("errors: %s", line)
+			}
+			if strings.Contains(line, "| first |") && strings.TrimSpace(f[8]) != "1.00" {
+				t.Errorf("the base's ratio is not 1: %s", line)
+			}
+		}
+	}
+
+	f, err := os.Open(filepath.Join(out, "runs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, r := range recs[1:] {
+		order = append(order, r[1]+":"+r[3]+":"+r[4]+":"+r[2]) // round:workload:threads:target
+	}
+	if got, want := strings.Join(order, " "), "1:point_select:1:first 1:point_select:1:second 1:point_select:2:first 1:point_select:2:second "+
+		"1:tpcc:1:first 1:tpcc:1:second 1:tpcc:2:first 1:tpcc:2:second "+
+		"2:point_select:1:second 2:point_select:1:first 2:point_select:2:second 2:point_select:2:first "+
+		"2:tpcc:1:second 2:tpcc:1:first 2:tpcc:2:second 2:tpcc:2:first"; got != want {
+		t.Errorf("runs.csv order:\n got %s\nwant %s", got, want)
+	}
+
+	for _, name := range []string{"tps-point_select.png", "tps-tpcc.png", "latency-point_select-1.png", "latency-point_select-2.png", "latency-tpcc-2.png", "timeline.png"} {
+		f, err := os.Open(filepath.Join(out, name))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if _, err := png.Decode(f); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		f.Close()
+	}
+}
+
+// TestCompareTargetFails: a lockstep target that cannot start fails the
+// comparison with its name, and the server already started is stopped.
+func TestCompareTargetFails(t *testing.T) {
+	bin := testutil.BuildBinary(t)
+	cfg := compare.Config{
+		Targets:   []compare.Spec{{Name: "good", Kind: compare.Lockstep, Binary: bin}, {Name: "bad", Kind: compare.Lockstep, Binary: filepath.Join(t.TempDir(), "missing")}},
+		Workloads: []oltp.Workload{oltp.PointSelect}, Threads: []int{1}, Duration: time.Second, Rounds: 1,
+		Options: oltp.DefaultOptions(), Out: t.TempDir(), WorkDir: t.TempDir(), // the logs kept after the failure go with the test
+	}
+	_, err := compare.Run(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "target bad") {
+		t.Fatalf("err = %v, want one naming target bad", err)
+	}
+}
