@@ -61,3 +61,25 @@ func TestRecorderShards(t *testing.T) {
 		t.Errorf("seconds add up to %d events, %v queries; want %d", seconds.events, seconds.queries, all)
 	}
 }
+
+// TestLastSecondWithoutTick: when the workers end before the ticker's
+// last tick (it starts after them, and a 1 s run ends at the moment its
+// tick is due), the series still gets that second, as a rate.
+func TestLastSecondWithoutTick(t *testing.T) {
+	now := time.Now()
+	rn := &runner{rec: newRecorder()}
+	rn.start = now.Add(-900 * time.Millisecond)
+	rn.warmupEnd, rn.end = rn.start, rn.start.Add(time.Second)
+	sh := rn.rec.newShard()
+	for range 450 {
+		e := event{c: counts{events: 1, queries: [3]int64{1, 0, 0}}, lat: time.Millisecond}
+		sh.add(&e, true)
+	}
+	stop := make(chan struct{})
+	close(stop)
+	res := &Result{}
+	rn.ticks(stop, res)
+	if len(res.Series) != 1 || res.Series[0].T != 1 || res.Series[0].TPS < 400 || res.Series[0].TPS > 510 || res.Series[0].QPS != res.Series[0].TPS {
+		t.Fatalf("series %+v, want one second, T 1, about 500 transactions a second", res.Series)
+	}
+}

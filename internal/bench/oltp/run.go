@@ -224,20 +224,38 @@ func (rn *runner) ticks(stop <-chan struct{}, res *Result) {
 		defer rt.Stop()
 		rep = rt.C
 	}
-	lastRep := rn.start
+	lastRep, lastTick := rn.start, rn.start
+	// second closes a second of the series: a tick's counts as they are,
+	// the last (shorter) second's scaled to a rate.
+	second := func(now time.Time, last bool) {
+		c, p95 := rn.rec.take(&rn.rec.second)
+		s := 1.0
+		if last {
+			s = now.Sub(lastTick).Seconds()
+		}
+		lastTick = now
+		sinceWindow := now.Sub(rn.warmupEnd)
+		t := int(sinceWindow.Round(time.Second) / time.Second)
+		if sinceWindow > time.Second/2 && now.Before(rn.end.Add(time.Second/2)) && s > 0 &&
+			(len(res.Series) == 0 || res.Series[len(res.Series)-1].T < t) {
+			res.Series = append(res.Series, Second{
+				T: t, TPS: float64(c.events) / s, QPS: float64(c.allQueries()) / s,
+				P95: float64(p95) / float64(time.Millisecond), Errors: c.errors, Retries: c.retries,
+			})
+		}
+	}
 	for {
 		select {
 		case <-stop:
+			// The workers can end before the ticker's last tick (it
+			// started after them): close the last second here unless
+			// less than half of it has passed.
+			if now := time.Now(); now.Sub(lastTick) >= time.Second/2 {
+				second(now, true)
+			}
 			return
 		case now := <-tk.C:
-			c, p95 := rn.rec.take(&rn.rec.second)
-			sinceWindow := now.Sub(rn.warmupEnd)
-			if sinceWindow > time.Second/2 && now.Before(rn.end.Add(time.Second/2)) {
-				res.Series = append(res.Series, Second{
-					T: int(sinceWindow.Round(time.Second) / time.Second), TPS: float64(c.events), QPS: float64(c.allQueries()),
-					P95: float64(p95) / float64(time.Millisecond), Errors: c.errors, Retries: c.retries,
-				})
-			}
+			second(now, false)
 		case now := <-rep:
 			c, p95 := rn.rec.take(&rn.rec.report)
 			s := now.Sub(lastRep).Seconds()
