@@ -148,6 +148,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for i := range workers {
 		w := &worker{run: rn, rec: rn.rec.newShard(), g: gen{w: cfg.Workload, o: *o, r: newRNG(cfg.Seed, uint64(1000+i), o.Dist)}}
 		if err := w.connect(ctx); err != nil {
+			w.close() // what connect opened before it failed
 			return nil, fmt.Errorf("connection %d: %w", i+1, err)
 		}
 		workers[i] = w

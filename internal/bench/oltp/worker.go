@@ -13,9 +13,9 @@ import (
 // statements, used below database/sql. The connection comes straight from
 // the driver's connector and is never shared, so nothing of database/sql's
 // pool, locking, argument conversion or Rows bookkeeping runs per
-// statement: that cost, paid on the cores the server under test also
-// needs, made the client report fewer transactions than sysbench's C
-// client on the same server (docs/BENCHMARKS.md, issue 34 item 3).
+// statement: the client shares the cores with the server under test, and
+// this brought its CPU per transaction down to sysbench's (docs/bench.md,
+// docs/BENCHMARKS.md, issue 34 item 3).
 type worker struct {
 	run   *runner
 	rec   *shard
