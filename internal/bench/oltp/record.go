@@ -59,8 +59,13 @@ func (s *span) record(lat time.Duration) {
 
 // recorder collects what the workers report: the measured window's totals,
 // the current second's (for the per-second series) and the current report
-// interval's (for the progress lines). One mutex: an event takes it once.
+// interval's (for the progress lines). Workers do not take its mutex per
+// event: each appends to its own shard, and the ticks and the end of the
+// run move the shards' events in (flush). Sixteen threads sharing one
+// mutex per event made the client park threads on it, a cost sysbench's
+// per-thread counters do not have.
 type recorder struct {
+	shards []*shard
 	mu     sync.Mutex
 	total  span // the measured window
 	second span // since the last one-second tick
@@ -74,6 +79,55 @@ func newRecorder() *recorder {
 	return &recorder{total: newSpan(), second: newSpan(), report: newSpan()}
 }
 
+// shard is one worker's events since the last flush. Its mutex is taken
+// by its worker once per event and by flush once per tick, so it is
+// almost never contended.
+type shard struct {
+	mu     sync.Mutex
+	events []shardEvent
+	spare  []shardEvent // the buffer the last flush emptied, for reuse
+}
+
+type shardEvent struct {
+	event
+	inWindow bool
+}
+
+// newShard gives a worker its shard.
+func (r *recorder) newShard() *shard {
+	s := &shard{}
+	r.mu.Lock()
+	r.shards = append(r.shards, s)
+	r.mu.Unlock()
+	return s
+}
+
+func (s *shard) add(e *event, inWindow bool) {
+	s.mu.Lock()
+	s.events = append(s.events, shardEvent{*e, inWindow})
+	s.mu.Unlock()
+}
+
+// flush moves every shard's events into the spans.
+func (r *recorder) flush() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.shards {
+		s.mu.Lock()
+		evs := s.events
+		s.events, s.spare = s.spare[:0], nil
+		s.mu.Unlock()
+		for i := range evs {
+			r.addLocked(&evs[i].event, evs[i].inWindow)
+		}
+		s.mu.Lock()
+		if s.spare == nil {
+			s.spare = evs[:0]
+		}
+		s.mu.Unlock()
+	}
+}
+
 // event is what one event (with its retries) did.
 type event struct {
 	c                 counts // events is 1 if it completed
@@ -81,9 +135,7 @@ type event struct {
 	inserted, deleted int64
 }
 
-func (r *recorder) add(e *event, inWindow bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+func (r *recorder) addLocked(e *event, inWindow bool) {
 	r.inserted += e.inserted
 	r.deleted += e.deleted
 	for _, s := range []*span{&r.second, &r.report, &r.total} {
@@ -99,6 +151,7 @@ func (r *recorder) add(e *event, inWindow bool) {
 
 // take returns a copy of the span's counters and p95 and resets it.
 func (r *recorder) take(s *span) (counts, time.Duration) {
+	r.flush()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := s.counts

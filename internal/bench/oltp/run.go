@@ -91,6 +91,7 @@ const maxRetries = 1000
 type runner struct {
 	cfg       Config
 	db        *sql.DB
+	connector driver.Connector // the workers' connections, below database/sql
 	rec       *recorder
 	errs      errorLog
 	start     time.Time
@@ -114,7 +115,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.Seed = randomSeed()
 	}
 	mc, _ := cfg.driverConfig()
-	db, err := openDB(ctx, mc, cfg.Threads+1)
+	connector, err := mysql.NewConnector(mc)
+	if err != nil {
+		return nil, fmt.Errorf("--dsn: %v", err)
+	}
+	db, err := openDB(ctx, mc, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +136,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		rows.Close()
 	}
-	rn := &runner{cfg: cfg, db: db, rec: newRecorder()}
+	rn := &runner{cfg: cfg, db: db, connector: connector, rec: newRecorder()}
 	workers := make([]*worker, cfg.Threads)
 	defer func() {
 		for _, w := range workers {
@@ -141,8 +146,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}()
 	for i := range workers {
-		w := &worker{run: rn, g: gen{w: cfg.Workload, o: *o, r: newRNG(cfg.Seed, uint64(1000+i), o.Dist)}}
+		w := &worker{run: rn, rec: rn.rec.newShard(), g: gen{w: cfg.Workload, o: *o, r: newRNG(cfg.Seed, uint64(1000+i), o.Dist)}}
 		if err := w.connect(ctx); err != nil {
+			w.close() // what connect opened before it failed
 			return nil, fmt.Errorf("connection %d: %w", i+1, err)
 		}
 		workers[i] = w
@@ -184,6 +190,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // fill computes the totals of the measured window.
 func (rn *runner) fill(res *Result) {
 	rec := rn.rec
+	rec.flush()
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	t := &rec.total
@@ -218,20 +225,38 @@ func (rn *runner) ticks(stop <-chan struct{}, res *Result) {
 		defer rt.Stop()
 		rep = rt.C
 	}
-	lastRep := rn.start
+	lastRep, lastTick := rn.start, rn.start
+	// second closes a second of the series: a tick's counts as they are,
+	// the last (shorter) second's scaled to a rate.
+	second := func(now time.Time, last bool) {
+		c, p95 := rn.rec.take(&rn.rec.second)
+		s := 1.0
+		if last {
+			s = now.Sub(lastTick).Seconds()
+		}
+		lastTick = now
+		sinceWindow := now.Sub(rn.warmupEnd)
+		t := int(sinceWindow.Round(time.Second) / time.Second)
+		if sinceWindow > time.Second/2 && now.Before(rn.end.Add(time.Second/2)) && s > 0 &&
+			(len(res.Series) == 0 || res.Series[len(res.Series)-1].T < t) {
+			res.Series = append(res.Series, Second{
+				T: t, TPS: float64(c.events) / s, QPS: float64(c.allQueries()) / s,
+				P95: float64(p95) / float64(time.Millisecond), Errors: c.errors, Retries: c.retries,
+			})
+		}
+	}
 	for {
 		select {
 		case <-stop:
+			// The workers can end before the ticker's last tick (it
+			// started after them): close the last second here unless
+			// less than half of it has passed.
+			if now := time.Now(); now.Sub(lastTick) >= time.Second/2 {
+				second(now, true)
+			}
 			return
 		case now := <-tk.C:
-			c, p95 := rn.rec.take(&rn.rec.second)
-			sinceWindow := now.Sub(rn.warmupEnd)
-			if sinceWindow > time.Second/2 && now.Before(rn.end.Add(time.Second/2)) {
-				res.Series = append(res.Series, Second{
-					T: int(sinceWindow.Round(time.Second) / time.Second), TPS: float64(c.events), QPS: float64(c.allQueries()),
-					P95: float64(p95) / float64(time.Millisecond), Errors: c.errors, Retries: c.retries,
-				})
-			}
+			second(now, false)
 		case now := <-rep:
 			c, p95 := rn.rec.take(&rn.rec.report)
 			s := now.Sub(lastRep).Seconds()
@@ -246,76 +271,6 @@ func (rn *runner) ticks(stop <-chan struct{}, res *Result) {
 				float64(p95)/float64(time.Millisecond), float64(c.errors)/s, float64(c.retries)/s, float64(c.reconnects)/s)
 		}
 	}
-}
-
-// worker is one thread: a connection with its prepared statements.
-type worker struct {
-	run   *runner
-	g     gen
-	conn  *sql.Conn
-	stmts [][NumKinds]*sql.Stmt // [table][kind]; BEGIN and COMMIT under table 0
-	ops   []Op
-}
-
-// connect takes a connection and prepares the workload's statements on it
-// (thread_init's prepare_statements).
-func (w *worker) connect(ctx context.Context) error {
-	conn, err := w.run.db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	w.conn = conn
-	o := &w.g.o
-	w.stmts = make([][NumKinds]*sql.Stmt, o.Tables+1)
-	for _, k := range w.g.w.Kinds(o) {
-		for n := 1; n <= o.Tables; n++ {
-			t := n
-			if k == Begin || k == Commit {
-				t = 0
-				if w.stmts[0][k] != nil {
-					continue
-				}
-			}
-			s, err := conn.PrepareContext(ctx, k.SQL(n))
-			if err != nil {
-				return fmt.Errorf("preparing %q: %w", k.SQL(n), err)
-			}
-			w.stmts[t][k] = s
-		}
-	}
-	return nil
-}
-
-func (w *worker) close() {
-	for _, row := range w.stmts {
-		for _, s := range row {
-			if s != nil {
-				s.Close()
-			}
-		}
-	}
-	w.stmts = nil
-	if w.conn != nil {
-		w.conn.Close()
-		w.conn = nil
-	}
-}
-
-// reconnect replaces a broken connection and its statements, trying until
-// the run ends; it reports whether it succeeded.
-func (w *worker) reconnect(ctx context.Context) bool {
-	if w.conn != nil {
-		w.conn.Raw(func(any) error { return driver.ErrBadConn }) //nolint:errcheck // discards the connection
-	}
-	w.close()
-	for ctx.Err() == nil && time.Now().Before(w.run.end) {
-		if err := w.connect(ctx); err == nil {
-			return true
-		}
-		w.close()
-		time.Sleep(100 * time.Millisecond)
-	}
-	return false
 }
 
 func (w *worker) inWindow(t time.Time) bool {
@@ -333,10 +288,13 @@ func (w *worker) inWindow(t time.Time) bool {
 // flight.
 func (w *worker) loop(ctx context.Context) {
 	sctx := context.WithoutCancel(ctx)
-	for ctx.Err() == nil && time.Now().Before(w.run.end) {
+	for ctx.Err() == nil {
+		start := time.Now()
+		if !start.Before(w.run.end) {
+			return
+		}
 		var e event
 		quit := false
-		start := time.Now()
 		for attempt := 0; ; attempt++ {
 			w.ops = w.g.event(w.ops)
 			err := w.exec(sctx, w.ops, &e)
@@ -362,80 +320,11 @@ func (w *worker) loop(ctx context.Context) {
 		}
 		now := time.Now()
 		e.lat = now.Sub(start)
-		w.run.rec.add(&e, w.inWindow(now))
+		w.rec.add(&e, w.inWindow(now))
 		if quit {
 			return
 		}
 	}
-}
-
-// exec runs one event's statements; the counts of a successful event's
-// statements go to e.
-func (w *worker) exec(ctx context.Context, ops []Op, e *event) error {
-	var q [3]int64
-	var ins, del int64
-	for i := range ops {
-		op := &ops[i]
-		var err error
-		var n int64
-		switch {
-		case !op.Kind.prepared():
-			n, err = w.execResult(w.conn.ExecContext(ctx, op.insertQuery()))
-		case op.Kind.returnsRows():
-			err = w.query(ctx, w.stmts[op.Table][op.Kind], op.Args)
-		default:
-			n, err = w.execResult(w.stmts[op.Table][op.Kind].ExecContext(ctx, op.Args...))
-		}
-		if err != nil {
-			return &stmtError{op.Kind, err}
-		}
-		q[op.Kind.Class()]++
-		switch op.Kind {
-		case InsertRow, InsertQuery:
-			ins += n
-		case Delete:
-			del += n
-		}
-	}
-	for i := range q {
-		e.c.queries[i] += q[i]
-	}
-	e.inserted += ins
-	e.deleted += del
-	return nil
-}
-
-func (w *worker) execResult(r sql.Result, err error) (int64, error) {
-	if err != nil {
-		return 0, err
-	}
-	n, err := r.RowsAffected()
-	return n, err
-}
-
-// query runs a SELECT and reads every row, as sysbench's driver does.
-func (w *worker) query(ctx context.Context, s *sql.Stmt, args []any) error {
-	rows, err := s.QueryContext(ctx, args...)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-	}
-	if err := rows.Err(); err != nil {
-		rows.Close()
-		return err
-	}
-	return rows.Close()
-}
-
-// rollback ends a failed event's transaction. sysbench does not: it starts
-// the next event with BEGIN, which commits what a lock wait timeout left
-// of the failed one; lockstep bench oltp rolls it back instead.
-func (w *worker) rollback(ctx context.Context) {
-	if w.g.o.SkipTrx || w.g.w == PointSelect || w.g.w == Insert || w.conn == nil {
-		return
-	}
-	w.conn.ExecContext(ctx, "ROLLBACK") //nolint:errcheck // the transaction may already be gone
 }
 
 // stmtError names the statement an error came from.

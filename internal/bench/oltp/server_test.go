@@ -2,6 +2,7 @@ package oltp
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,5 +90,52 @@ func TestRunAgainstLockstep(t *testing.T) {
 	}
 	if _, err := CountRows(ctx, cfg); err == nil {
 		t.Error("sbtest1 still there after cleanup")
+	}
+}
+
+// TestRunReplacesLostConnections: when every connection of a run is cut
+// (a proxy between client and server closes them) the events in flight
+// fail, each is counted as an error and a reconnect with its message, each
+// thread opens a new connection with its prepared statements once the
+// link is back, and transactions go on to the end of the run.
+func TestRunReplacesLostConnections(t *testing.T) {
+	s := testutil.StartServer(t)
+	p, err := testutil.NewProxy(s.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg := DefaultConfig()
+	cfg.DSN = strings.Replace(s.DSN("sbtest"), s.Addr, p.Addr, 1)
+	cfg.Workload = ReadWrite
+	cfg.Threads = 2
+	cfg.Duration = 4 * time.Second
+	cfg.ReportInterval = 0
+	cfg.Options.TableSize = 1000
+	cfg.Seed = 7
+	if err := Prepare(ctx, cfg); err != nil {
+		t.Fatalf("prepare: %v", err)
+	}
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		p.Cut()
+		time.Sleep(300 * time.Millisecond)
+		p.Heal()
+	}()
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d transactions, %d errors, %d reconnects, %v, series %+v", res.Transactions, res.Errors, res.Reconnects, res.ErrorMessages, res.Series)
+	if res.Reconnects != int64(cfg.Threads) || res.Errors != res.Reconnects || len(res.ErrorMessages) == 0 {
+		t.Errorf("%d reconnects and %d errors (%v), want %d of each", res.Reconnects, res.Errors, res.ErrorMessages, cfg.Threads)
+	}
+	if n := len(res.Series); n < 3 || res.Series[n-1].TPS == 0 || res.Series[n-2].TPS == 0 {
+		t.Errorf("no transactions after the reconnects: %+v", res.Series)
+	}
+	if res.Queries != res.Transactions*20 {
+		t.Errorf("%d queries for %d transactions, want 20 each", res.Queries, res.Transactions)
 	}
 }
