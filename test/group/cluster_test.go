@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -117,11 +118,21 @@ func startClusterWith(t *testing.T, o clusterOptions) *cluster {
 	t.Helper()
 	c := &cluster{t: t, args: o.args, bin: o.bin}
 	var seeds []string
+	// The members' group ports stay bound here until each member starts:
+	// a proxy's listener (port 0) could otherwise be given one of them.
+	held := make([]net.Listener, 0, groupSize)
+	defer func() {
+		for _, ln := range held {
+			ln.Close()
+		}
+	}()
 	for id := 1; id <= groupSize; id++ {
-		port, err := testutil.FreePort()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
+		held = append(held, ln)
+		port := ln.Addr().(*net.TCPAddr).Port
 		m := &member{id: id, groupAddr: "127.0.0.1:" + strconv.Itoa(port),
 			datadir: filepath.Join(t.TempDir(), "member"+strconv.Itoa(id))}
 		c.members = append(c.members, m)
@@ -151,7 +162,8 @@ func startClusterWith(t *testing.T, o clusterOptions) *cluster {
 		}
 	}
 	t.Cleanup(c.closePools)
-	for _, m := range c.members {
+	for i, m := range c.members {
+		held[i].Close()
 		c.start(m, true)
 	}
 	c.waitPrimary(0)
