@@ -58,6 +58,12 @@ func TestCoordinatorWaits(t *testing.T) {
 					t.Error("3 did not start while 1 was held")
 				}
 			}
+			// 2 waits for 1 (counted when the wait begins) before 1 is let
+			// go: released earlier, 2's worker could find 1 applied
+			// without waiting.
+			for deadline := time.Now().Add(10 * time.Second); p.Metrics().DependencyWaits == 0 && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
 			close(x.release)
 			if err := p.Wait(); err != nil {
 				t.Fatal(err)
