@@ -2,9 +2,10 @@ package bench
 
 import (
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"lockstep/internal/bench/errlog"
 )
 
 // TxType is one of the five TPC-C transactions.
@@ -75,48 +76,7 @@ type live struct {
 	errors       atomic.Int64
 }
 
-// errorLog keeps the first distinct error messages with their counts.
-type errorLog struct {
-	mu     sync.Mutex
-	counts map[string]int64
-	order  []string
-}
-
-const maxDistinctErrors = 20
-
-func (e *errorLog) add(msg string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.counts == nil {
-		e.counts = map[string]int64{}
-	}
-	if _, ok := e.counts[msg]; !ok {
-		if len(e.order) >= maxDistinctErrors {
-			msg = "(further distinct errors not kept)"
-			if _, ok := e.counts[msg]; !ok {
-				e.order = append(e.order, msg)
-			}
-		} else {
-			e.order = append(e.order, msg)
-		}
-	}
-	e.counts[msg]++
-}
-
 // ErrorCount is one distinct error message and how often it occurred.
-type ErrorCount struct {
-	Message string
-	Count   int64
-}
-
-func (e *errorLog) list() []ErrorCount {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]ErrorCount, 0, len(e.order))
-	for _, m := range e.order {
-		out = append(out, ErrorCount{m, e.counts[m]})
-	}
-	return out
-}
+type ErrorCount = errlog.Count
 
 func sortLatencies(s *TypeStats) { slices.Sort(s.Latencies) }

@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"lockstep/internal/bench/errlog"
 )
 
 // Config is a TPC-C run.
@@ -137,7 +139,7 @@ type runner struct {
 	scale     Scale
 	consts    nuConsts
 	live      live
-	errs      errorLog
+	errs      errlog.Log
 	start     time.Time
 	warmupEnd time.Time
 	end       time.Time
@@ -339,7 +341,7 @@ func (rn *runner) run(ctx context.Context, db *sql.DB, res *Result) error {
 	if res.Measured > 0 {
 		res.TpmC = float64(res.Types[NewOrder].Completed()) / res.Measured.Minutes()
 	}
-	res.Errors = rn.errs.list()
+	res.Errors = rn.errs.List()
 	return nil
 }
 
@@ -437,7 +439,7 @@ func (w *worker) one(ctx context.Context, t TxType) {
 			msg = fmt.Sprintf("gave up after %d retries: %s", maxRetries, msg)
 		}
 		rn.live.errors.Add(1)
-		rn.errs.add(t.String() + ": " + msg)
+		rn.errs.Add(t.String() + ": " + msg)
 		if w.inWindow(now) {
 			st.Errors++
 		}

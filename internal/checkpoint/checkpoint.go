@@ -525,8 +525,8 @@ func InstallFile(dir, src string) (string, error) {
 }
 
 // Install writes a checkpoint file received whole (a group member's raft
-// snapshot) into dir, after verifying it: a temporary file, fsynced, read
-// back through Read, renamed into place. It returns the file's path.
+// snapshot) into dir, after verifying it: a temporary file, fsynced, then
+// installed as InstallFile installs one.
 func Install(dir string, data []byte) (string, error) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return "", err
@@ -544,17 +544,9 @@ func Install(dir string, data []byte) (string, error) {
 		os.Remove(tmp)
 		return "", err
 	}
-	h, err := Read(tmp, Visitor{})
-	if err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("checkpoint: the received checkpoint: %w", err)
+	path, err := InstallFile(dir, tmp)
+	if path == "" {
+		os.Remove(tmp) // not installed
 	}
-	final := filepath.Join(dir, fmt.Sprintf("%s%020d%s", filePrefix, h.Seq, fileSuffix))
-	if err := os.Rename(tmp, final); err != nil {
-		return "", err
-	}
-	if err := syncDir(dir); err != nil {
-		return "", err
-	}
-	return final, RemoveOlder(dir, final)
+	return path, err
 }

@@ -98,11 +98,11 @@ func handshakeFault(p []byte) string {
 	}
 	switch {
 	case flags&mysql.CapabilityClientPluginAuthLenencClientData != 0:
-		n, k, ok := lenEncInt(p[pos:])
-		if !ok || n > uint64(len(p)-pos-k) {
+		n, at, ok := readLenEncInt(p, pos) // execproto.go
+		if !ok || n > uint64(len(p)-at) {
 			return "auth response"
 		}
-		pos += k + int(n)
+		pos = at + int(n)
 	case flags&mysql.CapabilityClientSecureConnection != 0:
 		if pos >= len(p) || int(p[pos]) > len(p)-pos-1 {
 			return "auth response"
@@ -120,35 +120,6 @@ func handshakeFault(p []byte) string {
 		return "auth plugin name"
 	}
 	return ""
-}
-
-// lenEncInt reads a length-encoded integer from the start of b: its value
-// and its size.
-func lenEncInt(b []byte) (uint64, int, bool) {
-	if len(b) == 0 {
-		return 0, 0, false
-	}
-	k := 1
-	switch b[0] {
-	case 0xfc:
-		k = 3
-	case 0xfd:
-		k = 4
-	case 0xfe:
-		k = 9
-	case 0xfb, 0xff:
-		return 0, 0, false
-	default:
-		return uint64(b[0]), 1, true
-	}
-	if len(b) < k {
-		return 0, 0, false
-	}
-	var v uint64
-	for i := k - 1; i >= 1; i-- {
-		v = v<<8 | uint64(b[i])
-	}
-	return v, k, true
 }
 
 // refuseOutOfOrder answers a packet with sequence number seq that does

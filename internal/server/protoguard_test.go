@@ -208,7 +208,7 @@ func TestLocalInfileSequence(t *testing.T) {
 	}
 	_ = c.write(nil)
 	ok := c.expect(t, "the file's end", "OK")
-	if n, _, _ := lenEncInt(ok[1:]); n != 254 {
+	if n, _, _ := readLenEncInt(ok, 1); n != 254 {
 		t.Errorf("LOAD DATA LOCAL: % x, want 254 rows", ok)
 	}
 

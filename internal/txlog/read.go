@@ -83,15 +83,9 @@ func (l *Log) readSegment(next, hi uint64, maxBytes, streamFrom int, size *int, 
 		if idx < next {
 			// Walking from the remembered record to next: headers only
 			// (a record is verified when it is the one read).
-			h, st, err := r.header(off)
+			h, err := r.checkedHeader(s.name, off, idx)
 			if err != nil {
-				return false, fmt.Errorf("txlog: read %s at offset %d: %w", s.name, off, err)
-			}
-			if st != recOK {
-				return false, readError(s.name, off, "%v", st)
-			}
-			if h.index != idx {
-				return false, readError(s.name, off, "index %d where %d was expected", h.index, idx)
+				return false, err
 			}
 			off += recHeaderSize + int64(h.length)
 			continue

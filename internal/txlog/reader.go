@@ -65,6 +65,22 @@ func (s recStatus) String() string {
 	return "ok"
 }
 
+// checkedHeader is header for a record that must be intact and hold
+// index idx (in segment file name, for the errors).
+func (r *recReader) checkedHeader(name string, off int64, idx uint64) (recHeader, error) {
+	h, st, err := r.header(off)
+	if err != nil {
+		return h, fmt.Errorf("txlog: read %s at offset %d: %w", name, off, err)
+	}
+	if st != recOK {
+		return h, readError(name, off, "%v", st)
+	}
+	if h.index != idx {
+		return h, readError(name, off, "index %d where %d was expected", h.index, idx)
+	}
+	return h, nil
+}
+
 // header reads and checks the header of the record at off, not its
 // payload: st is recOK when the header is valid, its flags known and its
 // payload inside the file.

@@ -96,17 +96,9 @@ func openPayload(s *segment, off int64, idx, index uint64, segEnd int64) (*Paylo
 	r := newRecReader(s.file, segEnd, recHeaderSize)
 	var h recHeader
 	for ; ; idx++ {
-		var st recStatus
 		var err error
-		h, st, err = r.header(off)
-		if err != nil {
-			return nil, fmt.Errorf("txlog: read %s at offset %d: %w", s.name, off, err)
-		}
-		if st != recOK {
-			return nil, readError(s.name, off, "%v", st)
-		}
-		if h.index != idx {
-			return nil, readError(s.name, off, "index %d where %d was expected", h.index, idx)
+		if h, err = r.checkedHeader(s.name, off, idx); err != nil {
+			return nil, err
 		}
 		if idx == index {
 			break

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"lockstep/internal/bench/errlog"
 )
 
 // Latency is a latency distribution in milliseconds.
@@ -37,10 +39,7 @@ type Second struct {
 }
 
 // ErrorCount is one distinct error message and how often it occurred.
-type ErrorCount struct {
-	Message string `json:"message"`
-	Count   int64  `json:"count"`
-}
+type ErrorCount = errlog.Count
 
 // Result is what one run measured. The counts and rates cover the measured
 // window (events that ended in it); Inserted and Deleted cover the whole
@@ -93,7 +92,7 @@ type runner struct {
 	db        *sql.DB
 	connector driver.Connector // the workers' connections, below database/sql
 	rec       *recorder
-	errs      errorLog
+	errs      errlog.Log
 	start     time.Time
 	warmupEnd time.Time
 	end       time.Time
@@ -211,7 +210,7 @@ func (rn *runner) fill(res *Result) {
 			P99: ms(h.ValueAtQuantile(99)), P999: ms(h.ValueAtQuantile(99.9)), Max: ms(h.Max()),
 		}
 	}
-	res.ErrorMessages = rn.errs.list()
+	res.ErrorMessages = rn.errs.List()
 }
 
 // ticks closes a second of the series every second and prints a progress
@@ -311,7 +310,7 @@ func (w *worker) loop(ctx context.Context) {
 				continue
 			}
 			e.c.errors++
-			w.run.errs.add(err.Error())
+			w.run.errs.Add(err.Error())
 			if isConnError(err) {
 				e.c.reconnects++
 				quit = !w.reconnect(ctx)
@@ -340,42 +339,4 @@ func isConnError(err error) bool {
 	var ne net.Error
 	return errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, driver.ErrBadConn) ||
 		errors.Is(err, io.EOF) || errors.As(err, &ne)
-}
-
-// errorLog keeps the first distinct error messages with their counts.
-type errorLog struct {
-	mu     sync.Mutex
-	counts map[string]int64
-	order  []string
-}
-
-const maxDistinctErrors = 20
-
-func (e *errorLog) add(msg string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.counts == nil {
-		e.counts = map[string]int64{}
-	}
-	if _, ok := e.counts[msg]; !ok {
-		if len(e.order) >= maxDistinctErrors {
-			msg = "(further distinct errors not kept)"
-			if _, ok := e.counts[msg]; !ok {
-				e.order = append(e.order, msg)
-			}
-		} else {
-			e.order = append(e.order, msg)
-		}
-	}
-	e.counts[msg]++
-}
-
-func (e *errorLog) list() []ErrorCount {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := make([]ErrorCount, 0, len(e.order))
-	for _, m := range e.order {
-		out = append(out, ErrorCount{m, e.counts[m]})
-	}
-	return out
 }
