@@ -16,9 +16,6 @@ import (
 // read it whole (docs/apply.md "Large entries: streamed from the log"):
 // SHOW STATUS's Lockstep_applier_streamed_entries is 1 after each start.
 func TestKillRecoverLargeTxn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts real servers")
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	const side, rows = 1000, 200_000
