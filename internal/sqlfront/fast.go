@@ -79,6 +79,7 @@ type fastPlan struct {
 	agg           aggKind       // COUNT(*), MIN or MAX over an index prefix (fast_agg.go)
 	join          *joinSpec     // a counting join by primary key (fast_join.go); the prefix reads its outer table
 	groupSum      *groupSumSpec // SUM grouped by a key column over p.multi (fast_groupsum.go)
+	direct        []directKind  // how each output column is written (fast_direct.go); set at first use
 	// The account's privileges for the plan, as of accounts version
 	// privVersion (accounts.go fastAllowed).
 	privChecked bool

@@ -472,6 +472,7 @@ func (s *Session) runPointSelect(ctx context.Context, p *fastPlan, entry *tableE
 func (s *Session) readKeys(ctx context.Context, p *fastPlan, entry *tableEntry, keys [][]byte, explicit bool) (*sqltypes.Result, bool, error) {
 	return s.runRead(p, explicit, len(keys) == 0, nil, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
 		var rows [][]sqltypes.Value
+		w := p.newRowWriter(sctx)
 		for _, key := range keys {
 			row, found, err := tx.Get(ctx, entry.store, key, mode)
 			if err != nil {
@@ -480,7 +481,7 @@ func (s *Session) readKeys(ctx context.Context, p *fastPlan, entry *tableEntry, 
 			if !found {
 				continue
 			}
-			vals, err := p.resultRow(sctx, row)
+			vals, err := w.row(row)
 			if err != nil {
 				return nil, err
 			}
@@ -570,27 +571,6 @@ func (p *fastPlan) boundKeyOf(b []byte, names []string, bind map[string]*querypb
 // answer alike.
 func negativeForUnsigned(kc *keyColumn, bv *querypb.BindVariable) bool {
 	return bv != nil && types.IsUnsigned(kc.typ) && len(bv.Value) > 0 && bv.Value[0] == '-'
-}
-
-// resultRow converts a stored row to the plan's output values.
-func (p *fastPlan) resultRow(ctx *sql.Context, stored []byte) ([]sqltypes.Value, error) {
-	row, err := decodeRow(stored, p.maxOrd+1)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]sqltypes.Value, len(p.cols))
-	for i, ord := range p.cols {
-		v := row[ord]
-		if v == nil {
-			out[i] = sqltypes.NULL
-			continue
-		}
-		out[i], err = p.meta.schema.Schema[ord].Type.SQL(ctx, nil, v)
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // fastStatementTx returns the storage transaction a fast statement runs

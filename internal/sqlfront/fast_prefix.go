@@ -233,12 +233,13 @@ func (s *Session) runPrefix(ctx context.Context, p *fastPlan, entry *tableEntry,
 			return p.aggregate(sctx, cur)
 		}
 		var rows [][]sqltypes.Value
+		w := p.newRowWriter(sctx)
 		for limit < 0 || int64(len(rows)) < limit {
 			_, row, ok, err := cur.Next()
 			if err != nil || !ok {
 				return rows, err
 			}
-			vals, err := p.resultRow(sctx, row)
+			vals, err := w.row(row)
 			if err != nil {
 				return nil, err
 			}

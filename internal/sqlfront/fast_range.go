@@ -2,9 +2,8 @@ package sqlfront
 
 import (
 	"context"
-	"fmt"
-	"math/big"
 	"sort"
+	"strconv"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -156,18 +155,43 @@ func (s *Session) runRange(ctx context.Context, p *fastPlan, entry *tableEntry, 
 	}
 	skip := emptyLo || emptyHi || (lo != nil && hi != nil && string(lo) >= string(hi))
 	return s.runRead(p, explicit, skip, empty, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
-		rows, err := scanRange(sctx, tx, entry.store, p, storage.Range{Lo: lo, Hi: hi}, mode)
+		rng := storage.Range{Lo: lo, Hi: hi}
+		if p.sum {
+			return sumRange(sctx, tx, entry.store, p, rng, mode)
+		}
+		if p.rng.directOrder(p) {
+			rows, err := scanRangeDirect(sctx, tx, entry.store, p, rng, mode, rangeWidth(bind[p.rng.lo], bind[p.rng.hi]))
+			if err != nil {
+				return nil, err
+			}
+			return p.rng.finishDirect(sctx, p, rows)
+		}
+		rows, err := scanRange(sctx, tx, entry.store, p, rng, mode)
 		if err == nil {
 			rows, err = p.rng.finish(sctx, p, rows)
 		}
 		if err != nil {
 			return nil, err
 		}
-		if p.sum {
-			return sumRows(rows)
-		}
 		return p.encodeRows(sctx, rows)
 	})
+}
+
+// rangeWidth is hi - lo + 1 for two integer bounds, clamped to [0, 1024];
+// 0 when either is not an integer.
+func rangeWidth(lo, hi *querypb.BindVariable) int {
+	if lo == nil || hi == nil || !sqltypes.IsIntegral(lo.Type) || !sqltypes.IsIntegral(hi.Type) {
+		return 0
+	}
+	l, err1 := strconv.ParseInt(string(lo.Value), 10, 64)
+	h, err2 := strconv.ParseInt(string(hi.Value), 10, 64)
+	if err1 != nil || err2 != nil || h < l {
+		return 0
+	}
+	if h-l >= 1024 {
+		return 1024
+	}
+	return int(h-l) + 1
 }
 
 // sumFields is the metadata of a SUM plan's result: MySQL's DECIMAL
@@ -197,31 +221,6 @@ func sumFields(ctx *sql.Context, fields []*querypb.Field, t sql.Type) []*querypb
 	f := proto.Clone(fields[0]).(*querypb.Field)
 	f.Type, f.Decimals, f.ColumnLength = querypb.Type_DECIMAL, 0, dt.MaxTextResponseByteLength(ctx)
 	return []*querypb.Field{f}
-}
-
-// sumRows sums the one integer column of rows as SUM does, NULLs skipped,
-// NULL when no value: exactly, as MySQL's DECIMAL with scale 0 (sumrule.go
-// gives go-mysql-server's plan the same type; sumFields the metadata).
-func sumRows(rows []sql.Row) ([][]sqltypes.Value, error) {
-	var sum, v big.Int
-	any := false
-	for _, r := range rows {
-		if r[0] == nil {
-			continue
-		}
-		if n, ok := asInt64(r[0]); ok {
-			sum.Add(&sum, v.SetInt64(n))
-		} else if u, isU := r[0].(uint64); isU {
-			sum.Add(&sum, v.SetUint64(u))
-		} else {
-			return nil, fmt.Errorf("lockstep: SUM over %T", r[0])
-		}
-		any = true
-	}
-	if !any {
-		return [][]sqltypes.Value{{sqltypes.NULL}}, nil
-	}
-	return [][]sqltypes.Value{{sqltypes.MakeTrusted(querypb.Type_DECIMAL, sum.Append(nil, 10))}}, nil
 }
 
 // scanRange reads the rows of rng in key order as the plan's output values.

@@ -165,3 +165,43 @@ func TestValidCollation(t *testing.T) {
 		}
 	}
 }
+
+func TestNextRaw(t *testing.T) {
+	row, err := EncodeRow(nil, sql.Row{int64(-7), uint32(300), "héllo", nil, 1.5, int8(-128)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		kind RawKind
+		s    string
+		n    uint64
+	}
+	wants := []want{{RawInt, "", uint64(1<<64 - 7)}, {RawUint, "", 300}, {RawString, "héllo", 0}, {RawNull, "", 0}, {RawOther, "", 0}, {RawInt, "", uint64(1<<64 - 128)}}
+	b := row
+	for i, w := range wants {
+		kind, s, n, rest, err := NextRaw(b)
+		if err != nil {
+			t.Fatalf("column %d: %v", i, err)
+		}
+		if kind != w.kind || string(s) != w.s || n != w.n {
+			t.Fatalf("column %d: got (%d, %q, %d), want %+v", i, kind, s, n, w)
+		}
+		if kind == RawOther {
+			if rest != nil {
+				t.Fatalf("column %d: RawOther with rest", i)
+			}
+			if rest, err = SkipValue(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b = rest
+	}
+	if len(b) != 0 {
+		t.Fatalf("%d bytes left", len(b))
+	}
+	for _, bad := range [][]byte{nil, {tagString, 5, 'a'}, {tagInt64, 0x80}} {
+		if _, _, _, _, err := NextRaw(bad); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("NextRaw(%v): err %v, want ErrCorrupt", bad, err)
+		}
+	}
+}
