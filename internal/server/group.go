@@ -208,8 +208,8 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 		// by its pipeline: one entry per slot (a split group proposes one
 		// part at a time).
 		MaxUncommittedEntriesSize: uint64(max(cfg.LogSyncsInFlight, 1)+1) * cluster.MaxEntryData,
-		Send:         func(ms []raftMessage) { g.tr.Send(ms) },
-		ElectionTick: 10, HeartbeatTick: 1,
+		Send:                      func(ms []raftMessage) { g.tr.Send(ms) },
+		ElectionTick:              10, HeartbeatTick: 1,
 		Logf: func(format string, args ...any) { fmt.Fprintf(w, "lockstep: group: "+format+"\n", args...) },
 	})
 	if err != nil {

@@ -196,4 +196,3 @@ func tail(s string, n int) string {
 	}
 	return s
 }
-
