@@ -12,6 +12,8 @@ import (
 	"time"
 
 	pb "go.etcd.io/raft/v3/raftpb"
+
+	"lockstep/internal/txlog"
 )
 
 // Transport carries raft messages between members over TCP: each frame a
@@ -56,10 +58,25 @@ type Transport struct {
 	wg   sync.WaitGroup
 }
 
-// maxFrame bounds one message on the wire (a commit group is at most
-// MaxSizePerMsg of entries, a few MiB; 256 MiB leaves room for a large
-// transaction).
-const maxFrame = 256 << 20
+// MaxEntryData is the most data one entry proposed through a Node can
+// carry: the log's largest payload (txlog.MaxPayload) less the entry's
+// own bytes, with room to spare. A group member caps a commit group's
+// entry at it (group_replication_transaction_size_limit, 0: this).
+const MaxEntryData = txlog.MaxPayload - 4<<10
+
+// maxFrame bounds one message on the wire: one entry of MaxEntryData
+// (raft puts a large entry in a message of its own: MaxSizePerMsg, 1 MiB,
+// admits a first entry of any size and adds others only while the
+// message stays under it) and the message's own fields. A larger length
+// is not a member speaking: the connection is dropped.
+const maxFrame = MaxEntryData + 1<<20
+
+// A message of at most smallMessage bytes (heartbeats, votes, responses;
+// not a snapshot, which names a file to stream) is queued even when the peer's queue is over its byte bound (only the
+// message bound applies): a large entry queued for a peer must not starve
+// its heartbeats, or the peer stops hearing from the leader and elects
+// another.
+const smallMessage = 4 << 10
 
 const queueLen = 4096
 
@@ -68,9 +85,18 @@ const queueLen = 4096
 // heartbeats.
 const DefaultMaxQueueBytes = 64 << 20
 
-// writeTimeout bounds one batch's writes to a peer; a peer that takes
-// longer is treated as a broken connection.
-const writeTimeout = 5 * time.Second
+// writeTimeout bounds one batch's writes to a peer, plus a second per
+// minWriteRate bytes of each frame (a large entry on a slow link); a peer
+// that takes longer is treated as a broken connection.
+const (
+	writeTimeout = 5 * time.Second
+	minWriteRate = 8 << 20 // bytes per second
+)
+
+// writeDeadline is the deadline for writing n more bytes from now.
+func writeDeadline(n int) time.Time {
+	return time.Now().Add(writeTimeout + time.Duration(n/minWriteRate)*time.Second)
+}
 
 type queued struct {
 	m    pb.Message
@@ -227,7 +253,7 @@ func (t *Transport) Send(msgs []pb.Message) {
 			continue
 		}
 		size := int64(m.Size())
-		if p.bytes.Load() >= t.maxBytes {
+		if (size > smallMessage || m.Type == pb.MsgSnap) && p.bytes.Load() >= t.maxBytes {
 			t.drop(p, m)
 			continue
 		}
@@ -408,13 +434,17 @@ func (t *Transport) sendLoop(p *peer) {
 			c, w = conn, bufio.NewWriterSize(conn, 64<<10)
 		}
 		// The deadline covers the batch's writes (a write that spills
-		// the buffer blocks on the peer too), renewed for the flush.
+		// the buffer blocks on the peer too), pushed back by each large
+		// frame, and renewed for the flush.
 		c.SetWriteDeadline(time.Now().Add(writeTimeout))
 		err, snap := error(nil), false
 		for {
 			snap = snap || m.Type == pb.MsgSnap
 			if buf, err = frame(buf[:0], m); err != nil {
 				break
+			}
+			if len(buf) >= minWriteRate {
+				c.SetWriteDeadline(writeDeadline(len(buf)))
 			}
 			if _, err = w.Write(buf); err != nil {
 				break

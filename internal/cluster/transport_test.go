@@ -89,3 +89,45 @@ func TestTransportQueueBound(t *testing.T) {
 		}
 	}
 }
+
+// TestTransportLargeEntry: a message of 300 MB (over the old 256 MiB
+// frame bound) reaches the peer whole, and heartbeats sent while it is
+// queued over the queue's byte bound are queued behind it, not dropped
+// (a dropped heartbeat is a leader the peer does not hear from: it
+// elects another).
+func TestTransportLargeEntry(t *testing.T) {
+	got := make(chan pb.Message, 16)
+	recv, err := NewTransport(TransportOptions{ID: 2, Listen: "127.0.0.1:0", Peers: map[uint64]string{},
+		Deliver: func(m pb.Message) { got <- m }, Unreachable: func(uint64) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer recv.Close()
+	var unreachable atomic.Int64
+	send, err := NewTransport(TransportOptions{ID: 1, Listen: "127.0.0.1:0", Peers: map[uint64]string{2: recv.Addr()},
+		Deliver: func(pb.Message) {}, Unreachable: func(uint64) { unreachable.Add(1) }, MaxQueueBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer send.Close()
+	big := pb.Message{Type: pb.MsgApp, To: 2, From: 1, Entries: []pb.Entry{{Index: 1, Term: 1, Data: make([]byte, 300<<20)}}}
+	hb := pb.Message{Type: pb.MsgHeartbeat, To: 2, From: 1, Term: 1}
+	send.Send([]pb.Message{big, hb, hb, hb})
+	want := []pb.MessageType{pb.MsgApp, pb.MsgHeartbeat, pb.MsgHeartbeat, pb.MsgHeartbeat}
+	for i, typ := range want {
+		select {
+		case m := <-got:
+			if m.Type != typ {
+				t.Fatalf("message %d: %v, want %v", i, m.Type, typ)
+			}
+			if typ == pb.MsgApp && len(m.Entries[0].Data) != 300<<20 {
+				t.Fatalf("the large entry arrived with %d bytes", len(m.Entries[0].Data))
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("message %d (%v) did not arrive; dropped %d, unreachable reports %d", i, typ, send.Stats()[2].Dropped, unreachable.Load())
+		}
+	}
+	if d := send.Stats()[2].Dropped; d != 0 {
+		t.Fatalf("%d messages dropped", d)
+	}
+}

@@ -142,6 +142,12 @@ type Options struct {
 	SyncGroups int
 	// Clock reads the commit time of each group (default time.Now).
 	Clock func() time.Time
+	// MaxGroupBytes caps the payload bytes of one Log.Append (0: no cap;
+	// SetMaxGroupBytes changes it): a group whose records add up to more
+	// is appended as several, in sequence order, each after the one
+	// before is durable and published (split.go). A group member's log
+	// makes each Append one raft entry, which must fit a transport frame.
+	MaxGroupBytes int64
 }
 
 // MaxSyncGroups bounds Options.SyncGroups.
@@ -180,6 +186,8 @@ type Pipeline struct {
 	gnoOffset atomic.Int64
 	wakeup    atomic.Int32 // WakeupMode for new commits
 	term      atomic.Uint64
+	// maxGroupBytes: Options.MaxGroupBytes, SetMaxGroupBytes.
+	maxGroupBytes atomic.Int64
 
 	// queue is the stack of arrivals, newest first. Whoever pushes onto an
 	// empty stack leads the group that will take it.
@@ -288,6 +296,7 @@ func New(opts Options) (*Pipeline, error) {
 	}
 	p.wakeup.Store(int32(opts.Wakeup))
 	p.term.Store(opts.Term)
+	p.maxGroupBytes.Store(max(opts.MaxGroupBytes, 0))
 	p.delayWake = make(chan struct{}, 1)
 	p.SetSyncDelay(opts.SyncDelay, opts.SyncNoDelayCount)
 	p.bcCond.L = &p.bcMu
@@ -392,3 +401,7 @@ func (p *Pipeline) setFatal(cause error) error {
 	}
 	return *p.fatal.Load()
 }
+
+// SetMaxGroupBytes sets the cap on the payload bytes of one Log.Append
+// (Options.MaxGroupBytes; 0: none) for groups flushed from now on.
+func (p *Pipeline) SetMaxGroupBytes(n int64) { p.maxGroupBytes.Store(max(n, 0)) }

@@ -40,7 +40,7 @@ func (p *Pipeline) lead(w *waiter) {
 	}
 
 	// ---- 1. flush ----
-	live, lastLSN, dead := p.flush(head)
+	live, lastLSN, dead, rest := p.flush(head)
 	p.wake(dead, w, nil) // failed members (encode, or append) leave now
 	if live == nil {
 		p.logMu.Unlock()
@@ -49,6 +49,10 @@ func (p *Pipeline) lead(w *waiter) {
 	}
 	turn := p.turns
 	p.turns++
+	if rest != nil {
+		p.leadSplit(w, live, lastLSN, turn, rest) // split.go
+		return
+	}
 	p.logMu.Unlock()
 
 	// ---- 2. sync ----
@@ -65,9 +69,17 @@ func (p *Pipeline) lead(w *waiter) {
 	}
 
 	// ---- 3. commit ----
+	p.publishQueued(w)
+}
+
+// publishQueued is the commit stage, run by the group leader that pushed
+// onto an empty commit queue: it publishes every group queued, member by
+// member, in sequence order, and wakes every member and group leader but
+// self.
+func (p *Pipeline) publishQueued(self *waiter) {
 	p.commitMu.Lock()
 	p.c.commitLeaders.Add(1)
-	groups := reverseGroups(p.commitQ.Swap(nil)) // w first
+	groups := reverseGroups(p.commitQ.Swap(nil)) // oldest first
 	var (
 		n       int64
 		lastSeq int64
@@ -97,7 +109,7 @@ func (p *Pipeline) lead(w *waiter) {
 		p.notifyPublished()
 	}
 	p.commitMu.Unlock()
-	p.wakeGroups(groups, w)
+	p.wakeGroups(groups, self)
 }
 
 // joinCommitQueue pushes the group g leads onto the commit queue when its
@@ -121,9 +133,12 @@ func (p *Pipeline) joinCommitQueue(g *waiter, turn uint64) (commitLeader bool) {
 
 // flush is the flush stage, run under logMu: number, certify and encode
 // the members from head on, and append those that encoded with one
-// Log.Append. It splits the list into live (in the log, in sequence order)
-// and dead (failed, with err set) members.
-func (p *Pipeline) flush(head *waiter) (live *waiter, lastLSN uint64, dead *waiter) {
+// Log.Append. It splits the list into live (in sequence order) and dead
+// (failed, with err set) members. A group whose records add up to more
+// than the cap (Options.MaxGroupBytes) is split (split.go): only its first
+// part is appended here, live is that part's members, and rest holds the
+// others, numbered and encoded, for leadSplit to append.
+func (p *Pipeline) flush(head *waiter) (live *waiter, lastLSN uint64, dead *waiter, rest []chunk) {
 	slots := p.slots[:0]
 	for m := head; m != nil; m = m.next {
 		slots = append(slots, slot{txn: m.txn})
@@ -136,9 +151,17 @@ func (p *Pipeline) flush(head *waiter) (live *waiter, lastLSN uint64, dead *wait
 			payloads = append(payloads, slots[i].payload)
 		}
 	}
+	ends := chunkEnds(payloads, p.maxGroupBytes.Load())
+	first := len(payloads)
+	if len(ends) > 0 {
+		first = ends[0]
+	}
 	var appendErr error
 	if ok > 0 {
-		lastLSN, appendErr = p.log.Append(p.term.Load(), payloads...)
+		lastLSN, appendErr = p.log.Append(p.term.Load(), payloads[:first]...)
+	}
+	if appendErr == nil && len(ends) > 0 {
+		rest = restChunks(payloads, ends)
 	}
 	clear(payloads) // the log has them now; keep no reference
 	p.payloads = payloads[:0]
@@ -151,6 +174,7 @@ func (p *Pipeline) flush(head *waiter) (live *waiter, lastLSN uint64, dead *wait
 	}
 
 	var liveTail, deadTail *waiter
+	nLive, part := 0, 0
 	m := head
 	for i := range slots {
 		next := m.next
@@ -164,20 +188,35 @@ func (p *Pipeline) flush(head *waiter) (live *waiter, lastLSN uint64, dead *wait
 		default:
 			m.seq = sl.seq
 		}
-		if m.err != nil {
+		switch {
+		case m.err != nil:
 			if dead == nil {
 				dead = m
 			} else {
 				deadTail.next = m
 			}
 			deadTail = m
-		} else {
+		case nLive < first:
 			if live == nil {
 				live = m
 			} else {
 				liveTail.next = m
 			}
 			liveTail = m
+			nLive++
+		default:
+			// A later part of a split group: its own list.
+			for part < len(ends)-1 && nLive >= ends[part+1] {
+				part++
+			}
+			c := &rest[part]
+			if c.head == nil {
+				c.head = m
+			} else {
+				c.tail.next = m
+			}
+			c.tail = m
+			nLive++
 		}
 		slots[i] = slot{}
 		m = next
@@ -188,7 +227,7 @@ func (p *Pipeline) flush(head *waiter) (live *waiter, lastLSN uint64, dead *wait
 		p.c.appended.Add(int64(ok))
 		p.c.sizes[sizeBucket(ok)].Add(1)
 	}
-	return live, lastLSN, dead
+	return live, lastLSN, dead, rest
 }
 
 // push pushes the group led by g onto the commit queue q (a stack of group

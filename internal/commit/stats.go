@@ -63,6 +63,10 @@ type Stats struct {
 	// and waited for it to join the commit queue first (only with more
 	// than one sync group).
 	TurnWaits int64
+	// Splits counts groups larger than Options.MaxGroupBytes, appended
+	// as several entries (split.go); SplitEntries the entries they
+	// became.
+	Splits, SplitEntries int64
 	// LastSeq is the highest sequence number published (NextSeq-1 at start).
 	LastSeq int64
 	// LastGNO is the GTID number of the transaction at LastSeq.
@@ -108,6 +112,9 @@ func (s Stats) String() string {
 	if s.TurnWaits > 0 {
 		fmt.Fprintf(&b, " turn-waits=%d", s.TurnWaits)
 	}
+	if s.Splits > 0 {
+		fmt.Fprintf(&b, " splits=%d split-entries=%d", s.Splits, s.SplitEntries)
+	}
 	hist := func(name string, h [numSizeBuckets]int64) {
 		fmt.Fprintf(&b, " %s=[", name)
 		for i, n := range h {
@@ -141,6 +148,8 @@ type counters struct {
 	delaysSkipped  atomic.Int64
 	delayNanos     atomic.Int64
 	turnWaits      atomic.Int64
+	splits         atomic.Int64
+	splitEntries   atomic.Int64
 	latency        *hist.Hist // set by New
 }
 
@@ -164,6 +173,8 @@ func (p *Pipeline) Stats() Stats {
 		DelaysSkipped:  c.delaysSkipped.Load(),
 		DelayTime:      time.Duration(c.delayNanos.Load()),
 		TurnWaits:      c.turnWaits.Load(),
+		Splits:         c.splits.Load(),
+		SplitEntries:   c.splitEntries.Load(),
 		Certify:        (*p.cert.Load()).Stats(),
 		Latency:        c.latency.Snapshot(),
 	}

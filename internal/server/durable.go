@@ -68,6 +68,14 @@ var (
 
 // Commit implements storage.Committer.
 func (d *durable) Commit(rec *storage.CommitRecord, publish func()) error {
+	if d.grp != nil {
+		// group_replication_transaction_size_limit (txnlimit.go): refused
+		// before it is numbered, so never proposed.
+		size := logrec.TxnSize(&logrec.Txn{Minimal: rec.Minimal, Changes: rec.Changes, Writeset: rec.Writeset, AutoInc: rec.AutoInc})
+		if err := d.grp.checkTxnSize(int64(size)); err != nil {
+			return err
+		}
+	}
 	buf, _ := d.bufs.Get().(*[]byte)
 	if buf == nil {
 		buf = new([]byte)
@@ -159,10 +167,11 @@ func commitError(err error) error {
 	case errors.Is(err, txlog.ErrDiskFull):
 		return mysql.NewSQLError(1021, "HY000", "Disk full (%v); the transaction was rolled back", err)
 	}
-	// A group member's refusal (3101: not the primary any more) reaches
-	// the client as it is, as MySQL Group Replication's does.
+	// A group member's refusal (3101: not the primary any more; 3100: a
+	// replication hook refused it) reaches the client as it is, as MySQL
+	// Group Replication's does.
 	var se *mysql.SQLError
-	if errors.As(err, &se) && se.Num == 3101 {
+	if errors.As(err, &se) && (se.Num == 3101 || se.Num == 3100) {
 		return se
 	}
 	return mysql.NewSQLError(1180, "HY000", "Got error during COMMIT: %v", err)

@@ -69,6 +69,7 @@ type group struct {
 	restartOnce sync.Once
 	failure     atomic.Pointer[groupError] // why (groupreplica.go)
 	barriers    atomic.Int64               // read barriers passed (groupread.go)
+	limit       txnLimit                   // group_replication_transaction_size_limit (txnlimit.go)
 
 	// Membership (groupmembership.go).
 	gtidName    atomic.Pointer[string] // the group name ("" until a new member learns it)
@@ -187,10 +188,28 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 		return nil, err
 	}
 	g.p = p
+	if err := g.installTxnSizeLimit(fe); err != nil {
+		st.Close()
+		return nil, err
+	}
+	// The sync delay holds a group's leader as standalone (SET GLOBAL).
+	if err := installSyncDelay(fe, p, cfg); err != nil {
+		st.Close()
+		return nil, err
+	}
 	g.node, err = cluster.NewNode(cluster.Config{
 		ID: cfg.ServerID, Storage: st, StateMachine: g.sm, Applied: applied,
-		Send:         func(ms []raftMessage) { g.tr.Send(ms) },
-		ElectionTick: 10, HeartbeatTick: 1,
+		// raft's bound on its uncommitted log must admit an entry of the
+		// largest size (the transaction size limit) whatever else is
+		// uncommitted: a group in consensus per sync slot, and the one
+		// before whose apply response raft has not stepped yet. raft
+		// drops a proposal over it, and a dropped entry ends the
+		// primary's epoch. What the primary holds uncommitted is bounded
+		// by its pipeline: one entry per slot (a split group proposes one
+		// part at a time).
+		MaxUncommittedEntriesSize: uint64(max(cfg.LogSyncsInFlight, 1)+1) * cluster.MaxEntryData,
+		Send:                      func(ms []raftMessage) { g.tr.Send(ms) },
+		ElectionTick:              10, HeartbeatTick: 1,
 		Logf: func(format string, args ...any) { fmt.Fprintf(w, "lockstep: group: "+format+"\n", args...) },
 	})
 	if err != nil {
@@ -498,6 +517,10 @@ func (g *group) status(m map[string]int64) {
 		m["Lockstep_group_replication_member_error"] = 0
 	}
 	m["Lockstep_group_replication_read_barriers"] = g.barriers.Load()
+	m["Lockstep_group_replication_transactions_too_large"] = g.limit.refused.Load()
+	ps := g.p.Stats()
+	m["Lockstep_group_replication_commit_groups_split"] = ps.Splits
+	m["Lockstep_group_replication_commit_group_split_entries"] = ps.SplitEntries
 	nc := g.node.Counters()
 	m["Lockstep_group_replication_proposals"] = int64(nc.Proposals)
 	m["Lockstep_group_replication_proposals_failed"] = int64(nc.ProposalsFailed)

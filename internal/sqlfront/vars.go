@@ -133,6 +133,16 @@ func lockstepVariables() []sql.SystemVariable {
 			Type:    types.NewSystemIntType("binlog_group_commit_sync_no_delay_count", 0, 100000, false),
 			Default: int64(0),
 		}),
+		// A group member refuses a larger transaction at commit (3100) and
+		// caps a commit group's entry at it (internal/server/txnlimit.go);
+		// 0: no limit but what one entry carries. Standalone: unused.
+		perServer(&sql.MysqlSystemVariable{
+			Name:    "group_replication_transaction_size_limit",
+			Scope:   sql.GetMysqlScope(sql.SystemVariableScope_Global),
+			Dynamic: true,
+			Type:    types.NewSystemIntType("group_replication_transaction_size_limit", 0, 2147483647, false),
+			Default: int64(150000000),
+		}),
 		fromServer(&sql.MysqlSystemVariable{Name: "server_uuid",
 			Type: types.NewSystemStringType("server_uuid"), Default: ""}),
 		fromServer(&sql.MysqlSystemVariable{Name: "gtid_executed",
