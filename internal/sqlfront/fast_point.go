@@ -390,6 +390,11 @@ func unsignedMax(t sql.Type) uint64 {
 
 // runFast executes a plan: the checks every shape shares, then the shape.
 func (s *Session) runFast(ctx context.Context, p *fastPlan, bind map[string]*querypb.BindVariable) (*sqltypes.Result, bool, error) {
+	if s.locked != nil {
+		// Under LOCK TABLES the planned way checks the statement's
+		// tables against the locked ones (lockcheck.go).
+		return nil, false, nil
+	}
 	sctx := s.fastContext()
 	if p.curDB != "" && !strings.EqualFold(sctx.GetCurrentDatabase(), p.curDB) {
 		return nil, false, nil

@@ -37,6 +37,12 @@ func (o execOverride) buildLockTables(ctx *sql.Context, n sql.Node, row sql.Row)
 	}
 	if unlock {
 		s.unlockTables()
+	} else {
+		// From now on the session uses only these tables (lockcheck.go).
+		s.locked, s.pendingLocked = s.pendingLocked, nil
+		if s.locked == nil {
+			s.locked = &lockedSet{}
+		}
 	}
 	return sql.RowsToRowIter(), nil
 }

@@ -147,6 +147,7 @@ func (fe *Frontend) waitDDLEnded(ctx context.Context, target uint64, timeout tim
 // unlockTables gives back the session's LOCK TABLES locks (UNLOCK
 // TABLES, a new LOCK TABLES, the session's end).
 func (s *Session) unlockTables() {
+	s.locked = nil
 	if s.mdl != nil {
 		s.mdl.Release(mdl.Explicit)
 	}
@@ -250,6 +251,23 @@ func (p *mdlPlan) writtenEditor(e any) {
 	}
 }
 
+// viewMode is the metadata lock mode of view key read by statement n:
+// shared, or for LOCK TABLES (the views it names and those under them)
+// SHARED_READ_ONLY, SHARED_NO_READ_WRITE for a view it names WRITE.
+func viewMode(n sql.Node, key string) mdl.Mode {
+	lt, ok := n.(*plan.LockTables)
+	if !ok {
+		return mdl.Shared
+	}
+	mode := mdl.SharedReadOnly
+	for _, l := range lt.Locks {
+		if sq, ok := l.Table.(*plan.SubqueryAlias); ok && l.Write && strings.EqualFold(sq.Name(), key) {
+			mode = mdl.SharedNoReadWrite
+		}
+	}
+	return mode
+}
+
 // tableOf is the table of a LOCK TABLES item (a table, or an alias of it).
 func tableOf(n sql.Node) sql.Table {
 	for n != nil {
@@ -339,7 +357,13 @@ func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
 			if l.Write {
 				mode = mdl.SharedNoReadWrite
 			}
-			p.table(tableOf(l.Table), mode)
+			if t := tableOf(l.Table); t != nil {
+				p.table(t, mode)
+				continue
+			}
+			for _, t := range viewTables(l.Table) { // a view's tables
+				p.table(t, mode)
+			}
 		}
 		return
 	case *plan.DropDB:
@@ -510,6 +534,12 @@ func (p *mdlPlan) fkTable(e sql.ForeignKeyEditor, mode mdl.Mode) {
 // and forgotten by the statement's own run (no scope).
 func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	s, ok := ctx.Session.(*Session)
+	if ok && scope == nil {
+		// LOCK TABLES' entries, or the check against them (lockcheck.go).
+		if err := s.lockTablesRule(n); err != nil {
+			return nil, transform.SameTree, err
+		}
+	}
 	if !mdlEnabled || !ok || s.fe == nil || s.fe.mdl == nil || (s.connID == 0 && !s.replaying) {
 		// Local sessions (checkpoints, EXPLAIN's helpers, bench checksums)
 		// run outside the protocol's statement cycle, which releases
@@ -525,7 +555,7 @@ func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Sco
 	p := mdlPlan{fe: s.fe}
 	p.walk(ctx, n, false)
 	for _, v := range s.viewsSeen { // the views the statement read
-		p.add(mdlKey(v.db.name, v.key), mdl.Shared)
+		p.add(mdlKey(v.db.name, v.key), viewMode(n, v.key))
 	}
 	if scope == nil {
 		defer func() { s.trigSeen, s.viewsSeen = s.trigSeen[:0], s.viewsSeen[:0] }()

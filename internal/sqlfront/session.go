@@ -55,6 +55,9 @@ type Session struct {
 	ddlBusy bool // DDL held exclusive locks when the statement began
 	planned bool
 	holdsX  bool
+	// locked: the tables of the session's LOCK TABLES, nil when none
+	// (lockcheck.go); pendingLocked: those of a LOCK TABLES being run.
+	locked, pendingLocked *lockedSet
 
 	clientHost string // the host USER() names (userfunc.go); "" for local sessions
 

@@ -87,9 +87,10 @@ func (t *Table) gapRemoved(idx int, key []byte) {
 
 // gapLocking reports whether a read with mode takes gap locks: locking
 // reads under REPEATABLE READ (and SERIALIZABLE, which is REPEATABLE READ
-// here); READ COMMITTED takes none, as in InnoDB.
+// here); READ COMMITTED takes none, as in InnoDB. A build with -tags
+// nogaplocks takes none at any level (gap_off.go).
 func (tx *Tx) gapLocking(mode txn.LockMode) bool {
-	return mode != 0 && tx.iso != txn.ReadCommitted
+	return gapLocksEnabled && mode != 0 && tx.iso != txn.ReadCommitted
 }
 
 // lockGap takes the gap lock before entry key of index idx (nil: the

@@ -56,6 +56,17 @@ func TestMetadataLocksAgainstMariaDB(t *testing.T) {
 			A("UNLOCK TABLES"),
 			B("INSERT INTO t VALUES (60, 0)", 0),
 		}},
+		{"LOCK TABLES of a view locks the tables under it", []step{
+			A("CREATE VIEW v AS SELECT t.id, t.k FROM t JOIN t AS t2 ON t2.id = t.id"), // a join: not a single-table chain
+			A("LOCK TABLES v READ"),
+			B("SELECT * FROM t", 0),
+			B("INSERT INTO t VALUES (60, 0)", timeout),
+			B("ALTER TABLE t ADD COLUMN c INT", timeout),
+			A("LOCK TABLES v WRITE"),
+			B("SELECT * FROM t", timeout),
+			A("UNLOCK TABLES"),
+			B("INSERT INTO t VALUES (60, 0)", 0),
+		}},
 		{"a new LOCK TABLES gives back the tables locked before", []step{
 			A("CREATE TABLE u (id INT PRIMARY KEY)"),
 			A("LOCK TABLES t WRITE"),
