@@ -44,7 +44,8 @@ func newBenchCompareCmd() *cobra.Command {
 			"                                                its sbtest1..N tables are dropped first)\n" +
 			"  NAME=lockstep:BINARY[:FLAGS]                  BINARY serve on a free port of 127.0.0.1 with a\n" +
 			"                                                fresh temporary data directory (durable defaults),\n" +
-			"                                                FLAGS (space-separated serve flags) added\n" +
+			"                                                FLAGS (space-separated serve flags) added; an item\n" +
+			"                                                @VAR=VALUE is SET GLOBAL VAR = VALUE once it is up\n" +
 			"  NAME=mariadb[:SETTINGS]                       MariaDB from Debian's mariadb-server (installed with\n" +
 			"                                                apt-get if missing), a temporary data directory,\n" +
 			"                                                innodb_flush_log_at_trx_commit=1, log-bin, sync_binlog=1;\n" +

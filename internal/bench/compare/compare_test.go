@@ -140,7 +140,8 @@ func TestCompareSysbenchClient(t *testing.T) {
 	bin := testutil.BuildBinary(t)
 	out := t.TempDir()
 	cfg := compare.Config{
-		Targets:   []compare.Spec{{Name: "first", Kind: compare.Lockstep, Binary: bin}, {Name: "second", Kind: compare.Lockstep, Binary: bin}},
+		Targets: []compare.Spec{{Name: "first", Kind: compare.Lockstep, Binary: bin},
+			{Name: "second", Kind: compare.Lockstep, Binary: bin, Globals: []string{"lockstep_fast_path=OFF"}}},
 		Workloads: []oltp.Workload{oltp.ReadWrite},
 		Threads:   []int{2},
 		Duration:  3 * time.Second,
@@ -215,5 +216,21 @@ func TestCompareSysbenchMissing(t *testing.T) {
 	_, err := compare.Run(context.Background(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "apt-get install -y sysbench") || strings.Contains(err.Error(), "target") {
 		t.Fatalf("err = %v, want the install hint before any target starts", err)
+	}
+}
+
+// TestCompareGlobalFails: a lockstep target's @VAR=VALUE is SET GLOBAL
+// once it answers; one the server refuses fails the target by name.
+func TestCompareGlobalFails(t *testing.T) {
+	bin := testutil.BuildBinary(t)
+	cfg := compare.Config{
+		Targets: []compare.Spec{{Name: "good", Kind: compare.Lockstep, Binary: bin},
+			{Name: "bad", Kind: compare.Lockstep, Binary: bin, Globals: []string{"no_such_variable=1"}}},
+		Workloads: []oltp.Workload{oltp.PointSelect}, Threads: []int{1}, Duration: time.Second, Rounds: 1,
+		Options: oltp.DefaultOptions(), Out: t.TempDir(), WorkDir: t.TempDir(),
+	}
+	_, err := compare.Run(context.Background(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "target bad: @no_such_variable=1") {
+		t.Fatalf("err = %v, want one naming target bad and its @no_such_variable=1", err)
 	}
 }

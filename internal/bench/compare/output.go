@@ -59,9 +59,17 @@ func (c *Config) markdown(b *bytes.Buffer, rep *Report, names []string, pngs []s
 		desc := s.String()
 		switch s.Kind {
 		case MariaDB:
-			desc += " (started by compare: innodb_flush_log_at_trx_commit=1, log-bin, sync_binlog=1, binlog_format=ROW, 2 GB buffer pool)"
+			desc += " (started by compare: innodb_flush_log_at_trx_commit=1, log-bin, sync_binlog=1, binlog_format=ROW, 2 GB buffer pool"
+			if len(s.Args) > 0 {
+				desc += "; the settings after the colon come last and override these"
+			}
+			desc += ")"
 		case Lockstep:
-			desc += " (started by compare on a fresh data directory)"
+			desc += " (started by compare on a fresh data directory"
+			if len(s.Globals) > 0 {
+				desc += "; the @ items SET GLOBAL once it was up"
+			}
+			desc += ")"
 		}
 		fmt.Fprintf(b, "- **%s**: %s, server version %s\n", s.Name, desc, rep.Versions[s.Name])
 	}
