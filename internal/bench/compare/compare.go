@@ -144,7 +144,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	client, err := newOLTPClient(ctx, cfg.Client)
+	kind := cfg.Client
+	if len(cfg.Workloads) == 0 {
+		kind = BuiltinClient // TPC-C only: nothing for sysbench to run
+	}
+	client, err := newOLTPClient(ctx, kind)
 	if err != nil {
 		return nil, err
 	}
