@@ -217,6 +217,12 @@ func TestCompareSysbenchMissing(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "apt-get install -y sysbench") || strings.Contains(err.Error(), "target") {
 		t.Fatalf("err = %v, want the install hint before any target starts", err)
 	}
+	// TPC-C only: sysbench has nothing to run, so it is not looked for
+	// (the first target's missing binary is the error).
+	cfg.Workloads, cfg.TPCCWarehouses, cfg.TPCCScaleDown = nil, 1, 100
+	if _, err := compare.Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "target a") {
+		t.Fatalf("TPC-C only: err = %v, want target a's", err)
+	}
 }
 
 // TestCompareGlobalFails: a lockstep target's @VAR=VALUE is SET GLOBAL
