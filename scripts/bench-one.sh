@@ -9,6 +9,13 @@
 # Starts BINARY on a fresh data directory (/tmp/rexp-NAME, port $PORT or
 # 3470), prepares 4 x 100,000 rows, warms up 5 s, runs SECONDS, stops the
 # server and prints one line: NAME WORKLOAD threads TPS p95 commits/group.
+#
+# For an A/B pair, `lockstep bench compare --client sysbench` does the
+# alternation (ABBA rounds, quiet waits, medians and paired ratios), e.g.
+#   lockstep bench compare --client sysbench --target pre=lockstep:./lockstep \
+#     --target nopre=lockstep:./lockstep:--log-preallocate=off --workloads write_only --threads 16 --time 20s --rounds 4
+# This script stays for one cell on one server and its commits per group
+# (docs/bench.md, "The pair scripts").
 set -e
 name=$1; BIN=$2; wl=$3; th=$4; t=$5; shift 5
 D=/tmp/rexp-$name; rm -rf $D; mkdir -p $D

@@ -1,5 +1,5 @@
-# start_mariadb, sourced by scripts/bench-vs-mariadb.sh and bench-tpcc.sh;
-# not run on its own.
+# start_mariadb, sourced by scripts/bench-tpcc.sh, bench-tpcc-pairs.sh, bench-group.sh and
+# bench-durability-cost.sh; not run on its own (lockstep bench compare starts its own MariaDB).
 #
 # start_mariadb DIR PORT BINLOG USER PASSWORD [EXTRA]: a fresh MariaDB 10.11 in DIR
 # (data in DIR/mdb, socket DIR/mdb.sock) on 127.0.0.1:PORT with

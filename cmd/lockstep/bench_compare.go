@@ -32,6 +32,7 @@ func newBenchCompareCmd() *cobra.Command {
 	workloads := "point_select,read_only,write_only,read_write,insert"
 	var timeline string
 	var seed int64
+	client := "lockstep"
 	cmd := &cobra.Command{
 		Use:   "compare --target NAME=KIND[:...] --target ... [matrix]",
 		Short: "sysbench-style OLTP matrix against two or more servers, interleaved, with a table and plots",
@@ -43,11 +44,17 @@ func newBenchCompareCmd() *cobra.Command {
 			"                                                its sbtest1..N tables are dropped first)\n" +
 			"  NAME=lockstep:BINARY[:FLAGS]                  BINARY serve on a free port of 127.0.0.1 with a\n" +
 			"                                                fresh temporary data directory (durable defaults),\n" +
-			"                                                FLAGS (space-separated serve flags) added\n" +
+			"                                                FLAGS (space-separated serve flags) added; an item\n" +
+			"                                                @VAR=VALUE is SET GLOBAL VAR = VALUE once it is up\n" +
 			"  NAME=mariadb[:SETTINGS]                       MariaDB from Debian's mariadb-server (installed with\n" +
 			"                                                apt-get if missing), a temporary data directory,\n" +
 			"                                                innodb_flush_log_at_trx_commit=1, log-bin, sync_binlog=1;\n" +
 			"                                                SETTINGS: extra my.cnf lines (key=value, space-separated)\n\n" +
+			"--client picks what runs the oltp cells' transactions: lockstep (default) is\n" +
+			"lockstep bench oltp's Go client in this process; sysbench runs Debian's sysbench\n" +
+			"1.0.20 (oltp_WORKLOAD ... run, --report-interval=1 --percentile=95 --histogram=on),\n" +
+			"the reference client, which must be installed (apt-get install -y sysbench); its\n" +
+			"warm-up is a separate unmeasured run. results.md, runs.csv and the plots name the client.\n\n" +
 			"--tpcc-warehouses N adds TPC-C (lockstep bench tpcc's five transactions) at each\n" +
 			"thread count after the oltp cells, on a database tpcc loaded once per target; its\n" +
 			"rows give tpmC and New-Order's latency.\n\n" +
@@ -101,6 +108,11 @@ func newBenchCompareCmd() *cobra.Command {
 				}
 				cfg.Timeline = c
 			}
+			c, err := compare.ParseClient(client)
+			if err != nil {
+				return fmt.Errorf("bench compare: %v", err)
+			}
+			cfg.Client = c
 			cfg.Seed = uint64(seed)
 			cfg.Progress = cmd.ErrOrStderr()
 			cfg.Command = commandLine(os.Args)
@@ -134,6 +146,7 @@ func newBenchCompareCmd() *cobra.Command {
 	f.IntSliceVar(&cfg.Threads, "threads", cfg.Threads, "comma-separated thread counts")
 	f.Var(secondsFlag{&cfg.Duration}, "time", "measured window of each run")
 	f.Var(secondsFlag{&cfg.Warmup}, "warmup", "warm-up before each run's window, not counted")
+	f.StringVar(&client, "client", client, "client of the oltp cells: lockstep (the built-in bench oltp client) or sysbench (Debian's sysbench 1.0.20 binary, apt-get install -y sysbench)")
 	f.IntVar(&cfg.Rounds, "rounds", cfg.Rounds, "rounds (the targets' order reverses every other round)")
 	f.IntVar(&cfg.Options.Tables, "tables", cfg.Options.Tables, "number of tables")
 	f.IntVar(&cfg.Options.TableSize, "table-size", cfg.Options.TableSize, "rows per table")

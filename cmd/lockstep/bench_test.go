@@ -48,6 +48,7 @@ func TestBenchUsage(t *testing.T) {
 		{[]string{"bench", "compare", "--target", "a=dsn:root@tcp(127.0.0.1:1)/", "--target", "b=dsn:root@tcp(127.0.0.1:1)/", "--threads", "16", "--timeline", "insert/32"}, "not a cell"},
 		{[]string{"bench", "compare", "--target", "a=dsn:root@tcp(127.0.0.1:1)/", "--target", "b=dsn:root@tcp(127.0.0.1:1)/", "--timeline", "x"}, "WORKLOAD/THREADS"},
 		{[]string{"bench", "compare", "--target", "a=dsn:root@tcp(127.0.0.1:1)/", "--target", "b=dsn:root@tcp(127.0.0.1:1)/", "--tpcc-warehouses", "1", "--tpcc-scale-down", "0"}, "--tpcc-scale-down must be"},
+		{[]string{"bench", "compare", "--target", "a=dsn:root@tcp(127.0.0.1:1)/", "--target", "b=dsn:root@tcp(127.0.0.1:1)/", "--client", "mysqlslap"}, "--client must be lockstep or sysbench"},
 		{[]string{"bench", "replay"}, "--datadir is required"},
 		{[]string{"bench", "replay", "--datadir", "x", "--workers", "0"}, "--workers must be at least 1"},
 		{[]string{"bench", "replay", "--datadir", "x", "--make-log", "--conflict-rate", "2"}, "--conflict-rate must be"},

@@ -32,6 +32,9 @@ type Config struct {
 	Warmup    time.Duration // before each run's window, not counted
 	Rounds    int
 	Options   oltp.Options // tables, table size and the workloads' options
+	// Client runs the oltp cells: the built-in client (the default) or
+	// sysbench 1.0.20, which must be installed.
+	Client Client
 	// TPCCWarehouses > 0 adds TPC-C (lockstep bench tpcc: the five
 	// transactions, no think times) at each thread count, after the oltp
 	// cells, on a database tpcc of that many warehouses loaded once per
@@ -74,6 +77,8 @@ func (c *Config) Validate() error {
 		return errors.New("--warmup must not be negative")
 	case c.Out == "":
 		return errors.New("--out: name a directory")
+	case c.Client != BuiltinClient && c.Client != SysbenchClient:
+		return fmt.Errorf("unknown client %v", c.Client)
 	}
 	for _, t := range c.Threads {
 		if t < 1 || t > 10000 {
@@ -126,6 +131,9 @@ type Report struct {
 	Versions map[string]string // target name: SELECT VERSION()
 	Started  time.Time
 	Files    []string // written to Config.Out
+	// Client is the oltp cells' client as runs.csv names it ("lockstep
+	// bench oltp", "sysbench 1.0.20"), ClientDesc its line in results.md.
+	Client, ClientDesc string
 }
 
 // Run starts the targets, prepares each once (dropping sbtest1..N first),
@@ -136,6 +144,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	kind := cfg.Client
+	if len(cfg.Workloads) == 0 {
+		kind = BuiltinClient // TPC-C only: nothing for sysbench to run
+	}
+	client, err := newOLTPClient(ctx, kind)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
 	}
@@ -143,7 +159,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Versions: map[string]string{}, Started: time.Now()}
+	rep := &Report{Versions: map[string]string{}, Started: time.Now(), Client: client.Name(), ClientDesc: client.describe()}
 	servers := make([]*server, len(cfg.Targets))
 	keepWork := false
 	defer func() {
@@ -226,12 +242,14 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		var res *oltp.Result
 		var err error
+		who := client.Name()
 		if st.Cell.TPCC {
+			who = tpccClient
 			res, err = cfg.runTPCC(ctx, s.dsn, st.Cell.Threads)
 		} else {
-			res, err = oltp.Run(ctx, cfg.oltpConfig(s.dsn, st.Cell.Workload, st.Cell.Threads))
+			res, err = client.run(ctx, cfg.oltpConfig(s.dsn, st.Cell.Workload, st.Cell.Threads))
 		}
-		run := Measurement{Seq: i + 1, Round: st.Round, Target: s.spec.Name, Cell: st.Cell, Result: res}
+		run := Measurement{Seq: i + 1, Round: st.Round, Target: s.spec.Name, Cell: st.Cell, Client: who, Result: res}
 		if cps != nil {
 			run.Checkpoints = cps.stop()
 		}

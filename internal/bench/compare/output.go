@@ -59,14 +59,25 @@ func (c *Config) markdown(b *bytes.Buffer, rep *Report, names []string, pngs []s
 		desc := s.String()
 		switch s.Kind {
 		case MariaDB:
-			desc += " (started by compare: innodb_flush_log_at_trx_commit=1, log-bin, sync_binlog=1, binlog_format=ROW, 2 GB buffer pool)"
+			desc += " (started by compare: innodb_flush_log_at_trx_commit=1, log-bin, sync_binlog=1, binlog_format=ROW, 2 GB buffer pool"
+			if len(s.Args) > 0 {
+				desc += "; the settings after the colon come last and override these"
+			}
+			desc += ")"
 		case Lockstep:
-			desc += " (started by compare on a fresh data directory)"
+			desc += " (started by compare on a fresh data directory"
+			if len(s.Globals) > 0 {
+				desc += "; the @ items SET GLOBAL once it was up"
+			}
+			desc += ")"
 		}
 		fmt.Fprintf(b, "- **%s**: %s, server version %s\n", s.Name, desc, rep.Versions[s.Name])
 	}
 	fmt.Fprintf(b, "\nMatrix: %s at %s threads; %d tables of %d rows per target (prepared once); each run %s warm-up then %s measured; %d rounds, the targets' order reversed every other round (ABBA); %d runs.\n",
 		joinWorkloads(c.Workloads), joinInts(c.Threads), c.Options.Tables, c.Options.TableSize, c.Warmup, c.Duration, c.Rounds, len(rep.Runs))
+	if len(c.Workloads) > 0 {
+		fmt.Fprintf(b, "Client of the oltp cells: %s.\n", rep.ClientDesc)
+	}
 	if c.TPCCWarehouses > 0 {
 		fmt.Fprintf(b, "TPC-C: lockstep bench tpcc's five transactions (45/43/4/4/4, no think times) on %d warehouses (scale-down %d), loaded once per target; its row gives tpmC and New-Order's p95, no consistency checks between runs.\n",
 			c.TPCCWarehouses, c.TPCCScaleDown)
@@ -127,7 +138,7 @@ func (c *Config) plots(rep *Report, names []string, cells []Cell) ([]string, err
 		if k.TPCC {
 			unit = "tpmC (New-Order transactions/min)"
 		}
-		l := plot.Lines{Title: fmt.Sprintf("%s: throughput (median of %d rounds)", w, c.Rounds), XLabel: "threads", YLabel: unit,
+		l := plot.Lines{Title: fmt.Sprintf("%s: throughput (median of %d rounds; %s)", w, c.Rounds, cellClient(rep, k)), XLabel: "threads", YLabel: unit,
 			Points: true, LogX: len(threads) > 1 && threads[0] > 0}
 		for _, n := range names {
 			s := plot.Series{Name: n}
@@ -157,7 +168,7 @@ func (c *Config) plots(rep *Report, names []string, cells []Cell) ([]string, err
 		if cell.TPCC {
 			what = " New-Order"
 		}
-		g := plot.GroupedBars{Title: fmt.Sprintf("%s, %d threads:%s latency (median of %d rounds)", cell.Name(), cell.Threads, what, c.Rounds),
+		g := plot.GroupedBars{Title: fmt.Sprintf("%s, %d threads:%s latency (median of %d rounds; %s)", cell.Name(), cell.Threads, what, c.Rounds, cellClient(rep, cell)),
 			YLabel: "ms", Groups: []string{"p50", "p95", "p99"}}
 		for _, n := range names {
 			if r, ok := rows[key{cell, n}]; ok {
@@ -174,7 +185,7 @@ func (c *Config) plots(rep *Report, names []string, cells []Cell) ([]string, err
 		files = append(files, p)
 	}
 	tl := c.timeline()
-	l := plot.Lines{Title: fmt.Sprintf("%s, %d threads: throughput per second (each target's median run)", tl.Name(), tl.Threads),
+	l := plot.Lines{Title: fmt.Sprintf("%s, %d threads: TPS per second, each target's median run (%s)", tl.Name(), tl.Threads, cellClient(rep, tl)),
 		XLabel: "seconds into the measured window", YLabel: "transactions/s", MarkName: "checkpoint"}
 	for _, n := range names {
 		r := medianRun(rep.Runs, tl, n)
@@ -196,6 +207,14 @@ func (c *Config) plots(rep *Report, names []string, cells []Cell) ([]string, err
 		files = append(files, p)
 	}
 	return files, nil
+}
+
+// cellClient names the client of a cell's runs in a plot's title.
+func cellClient(rep *Report, cell Cell) string {
+	if cell.TPCC {
+		return tpccClient
+	}
+	return rep.Client
 }
 
 // medianRun is the target's run of the cell with the median TPS (the lower

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -39,6 +40,9 @@ type Spec struct {
 	DSN    string   // DSN targets
 	Binary string   // Lockstep targets
 	Args   []string // Lockstep: extra serve flags; MariaDB: extra [mysqld] lines
+	// Globals are a Lockstep target's @VAR=VALUE items: SET GLOBAL VAR =
+	// VALUE once the server answers, before the tables are prepared.
+	Globals []string
 }
 
 // String is the spec as it would be given on the command line.
@@ -47,10 +51,14 @@ func (s Spec) String() string {
 	case DSN:
 		return s.Name + "=dsn:" + s.DSN
 	case Lockstep:
-		if len(s.Args) == 0 {
+		items := slices.Clone(s.Args)
+		for _, g := range s.Globals {
+			items = append(items, "@"+g)
+		}
+		if len(items) == 0 {
 			return s.Name + "=lockstep:" + s.Binary
 		}
-		return s.Name + "=lockstep:" + s.Binary + ":" + strings.Join(s.Args, " ")
+		return s.Name + "=lockstep:" + s.Binary + ":" + strings.Join(items, " ")
 	case MariaDB:
 		if len(s.Args) == 0 {
 			return s.Name + "=mariadb"
@@ -75,7 +83,7 @@ func validName(n string) bool {
 // ParseSpec parses one --target value:
 //
 //	NAME=dsn:USER[:PASSWORD]@tcp(HOST:PORT)/[DB]   a running server
-//	NAME=lockstep:BINARY[:FLAGS]                   FLAGS: serve flags, space-separated
+//	NAME=lockstep:BINARY[:FLAGS]                   FLAGS: serve flags, space-separated; @VAR=VALUE: SET GLOBAL after start
 //	NAME=mariadb[:SETTINGS]                        SETTINGS: extra my.cnf lines, space-separated (key=value)
 //
 // NAME is letters, digits, '-', '_' and '.' (it names files).
@@ -103,11 +111,18 @@ func ParseSpec(v string) (Spec, error) {
 			return Spec{}, fmt.Errorf("target %q: lockstep: needs the path of a lockstep binary", v)
 		}
 		s.Binary = bin
-		s.Args = strings.Fields(flags)
-		for _, a := range s.Args {
+		for _, a := range strings.Fields(flags) {
+			if g, ok := strings.CutPrefix(a, "@"); ok {
+				if !validGlobal(g) {
+					return Spec{}, fmt.Errorf("target %q: %s: want @VARIABLE=VALUE (SET GLOBAL after start; VALUE without quotes or ';')", v, a)
+				}
+				s.Globals = append(s.Globals, g)
+				continue
+			}
 			if f := flagName(a); f == "datadir" || f == "port" || f == "bind-address" {
 				return Spec{}, fmt.Errorf("target %q: --%s is chosen by bench compare", v, f)
 			}
+			s.Args = append(s.Args, a)
 		}
 	case "mariadb":
 		s.Kind = MariaDB
@@ -126,6 +141,26 @@ func ParseSpec(v string) (Spec, error) {
 		s.Args = nil
 	}
 	return s, nil
+}
+
+// validGlobal checks an @VAR=VALUE item: VAR a system variable's name,
+// VALUE a number or a word (ON, OFF, 200, 1.5) that is sent as it is.
+func validGlobal(g string) bool {
+	name, val, ok := strings.Cut(g, "=")
+	if !ok || name == "" || val == "" {
+		return false
+	}
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	for _, c := range val {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func flagName(a string) string {

@@ -16,6 +16,8 @@ func TestParseSpec(t *testing.T) {
 		{"new=lockstep:/tmp/ls", Spec{Name: "new", Kind: Lockstep, Binary: "/tmp/ls"}},
 		{"sync0=lockstep:./lockstep:--sync-binlog=0  --log-preallocate=off", Spec{Name: "sync0", Kind: Lockstep, Binary: "./lockstep",
 			Args: []string{"--sync-binlog=0", "--log-preallocate=off"}}},
+		{"nofast=lockstep:/tmp/ls:@lockstep_fast_path=OFF --sync-binlog=0 @binlog_group_commit_sync_delay=200", Spec{Name: "nofast", Kind: Lockstep, Binary: "/tmp/ls",
+			Args: []string{"--sync-binlog=0"}, Globals: []string{"lockstep_fast_path=OFF", "binlog_group_commit_sync_delay=200"}}},
 		{"m.1=mariadb", Spec{Name: "m.1", Kind: MariaDB}},
 		{"m_2=mariadb:innodb_buffer_pool_size=1G sync_binlog=0", Spec{Name: "m_2", Kind: MariaDB,
 			Args: []string{"innodb_buffer_pool_size=1G", "sync_binlog=0"}}},
@@ -45,6 +47,9 @@ func TestParseSpec(t *testing.T) {
 		{"a=lockstep:", "binary"},
 		{"a=lockstep:/tmp/ls:--port 3306", "--port is chosen"},
 		{"a=lockstep:/tmp/ls:--datadir=/x", "--datadir is chosen"},
+		{"a=lockstep:/tmp/ls:@x", "want @VARIABLE=VALUE"},
+		{"a=lockstep:/tmp/ls:@x=1;DROP", "want @VARIABLE=VALUE"},
+		{"a=lockstep:/tmp/ls:@x='a'", "want @VARIABLE=VALUE"},
 		{"a=mariadb:port=3306", "port is chosen"},
 		{"a=mariadb:pid-file=/x", "pid-file is chosen"},
 	}

@@ -17,6 +17,7 @@ type Measurement struct {
 	Round  int
 	Target string
 	Cell   Cell
+	Client string // what ran the transactions: "lockstep bench oltp", "sysbench 1.0.20", "lockstep bench tpcc"
 	Result *oltp.Result
 	// Checkpoints are the seconds into the measured window at which the
 	// target (a lockstep server) had finished a checkpoint; only for the
@@ -144,7 +145,7 @@ func WriteTable(w io.Writer, first string, rows []Row) error {
 }
 
 var runsHeader = []string{"seq", "round", "target", "workload", "threads", "tps", "qps", "p50_ms", "p95_ms", "p99_ms", "max_ms",
-	"errors", "retries", "reconnects", "duration_s", "server"}
+	"errors", "retries", "reconnects", "duration_s", "server", "client"}
 
 // WriteRunsCSV writes every run, in the order they ran.
 func WriteRunsCSV(w io.Writer, runs []Measurement) error {
@@ -159,7 +160,7 @@ func WriteRunsCSV(w io.Writer, runs []Measurement) error {
 		cw.Write([]string{strconv.Itoa(r.Seq), strconv.Itoa(r.Round), r.Target, r.Cell.Name(), strconv.Itoa(r.Cell.Threads), //nolint:errcheck // cw.Error below
 			f(res.TPS), f(res.QPS), f(res.Latency.P50), f(res.Latency.P95), f(res.Latency.P99), f(res.Latency.Max),
 			strconv.FormatInt(res.Errors, 10), strconv.FormatInt(res.Retries, 10), strconv.FormatInt(res.Reconnects, 10),
-			f(res.Duration.Seconds()), res.Server})
+			f(res.Duration.Seconds()), res.Server, r.Client})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -168,14 +169,14 @@ func WriteRunsCSV(w io.Writer, runs []Measurement) error {
 // WriteSeriesCSV writes every run's per-second series.
 func WriteSeriesCSV(w io.Writer, runs []Measurement) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"seq", "round", "target", "workload", "threads", "t", "tps", "p95_ms", "errors"}) //nolint:errcheck // cw.Error below
+	cw.Write([]string{"seq", "round", "target", "workload", "threads", "t", "tps", "p95_ms", "errors", "client"}) //nolint:errcheck // cw.Error below
 	for _, r := range runs {
 		if r.Result == nil {
 			continue
 		}
 		for _, s := range r.Result.Series {
 			cw.Write([]string{strconv.Itoa(r.Seq), strconv.Itoa(r.Round), r.Target, r.Cell.Name(), strconv.Itoa(r.Cell.Threads), //nolint:errcheck // cw.Error below
-				strconv.Itoa(s.T), strconv.FormatFloat(s.TPS, 'f', 0, 64), strconv.FormatFloat(s.P95, 'f', 3, 64), strconv.FormatInt(s.Errors, 10)})
+				strconv.Itoa(s.T), strconv.FormatFloat(s.TPS, 'f', 0, 64), strconv.FormatFloat(s.P95, 'f', 3, 64), strconv.FormatInt(s.Errors, 10), r.Client})
 		}
 	}
 	cw.Flush()

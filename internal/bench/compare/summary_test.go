@@ -122,6 +122,9 @@ func TestMedianRun(t *testing.T) {
 func TestWriteCSV(t *testing.T) {
 	ps := Cell{Workload: oltp.PointSelect, Threads: 16}
 	runs := fakeRuns([]fake{{1, "A", ps, 1000, 2, 0}, {1, "B", ps, 500, 4, 3}})
+	for i := range runs {
+		runs[i].Client = "sysbench 1.0.20"
+	}
 	var b bytes.Buffer
 	if err := WriteRunsCSV(&b, runs); err != nil {
 		t.Fatal(err)
@@ -133,14 +136,18 @@ func TestWriteCSV(t *testing.T) {
 	if len(recs) != 3 || strings.Join(recs[0], ",") != strings.Join(runsHeader, ",") {
 		t.Fatalf("runs.csv: %v", recs)
 	}
-	if got := strings.Join(recs[2], ","); got != "2,1,B,point_select,16,500.000,1000.000,2.000,4.000,8.000,0.000,3,0,0,10.000,v-B" {
+	if got := strings.Join(recs[2], ","); got != "2,1,B,point_select,16,500.000,1000.000,2.000,4.000,8.000,0.000,3,0,0,10.000,v-B,sysbench 1.0.20" {
 		t.Errorf("runs.csv row: %s", got)
 	}
 	b.Reset()
 	if err := WriteSeriesCSV(&b, runs); err != nil {
 		t.Fatal(err)
 	}
-	if recs, err := csv.NewReader(&b).ReadAll(); err != nil || len(recs) != 5 {
-		t.Errorf("series.csv: %d records (%v), want a header and 2 seconds x 2 runs", len(recs), err)
+	recs, err = csv.NewReader(&b).ReadAll()
+	if err != nil || len(recs) != 5 {
+		t.Fatalf("series.csv: %d records (%v), want a header and 2 seconds x 2 runs", len(recs), err)
+	}
+	if h, r := recs[0], recs[1]; h[len(h)-1] != "client" || r[len(r)-1] != "sysbench 1.0.20" {
+		t.Errorf("series.csv does not name the client: %v, %v", h, r)
 	}
 }

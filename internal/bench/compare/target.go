@@ -159,6 +159,13 @@ func startLockstep(ctx context.Context, s Spec, dir string) (*server, error) {
 		p.stop() //nolint:errcheck // reporting the first error
 		return nil, fmt.Errorf("target %s: %s %s: %w", s.Name, s.Binary, strings.Join(args, " "), err)
 	}
+	for _, g := range s.Globals {
+		name, val, _ := strings.Cut(g, "=")
+		if err := execSQL(ctx, fmt.Sprintf("root@tcp(127.0.0.1:%d)/", port), "SET GLOBAL "+name+" = "+val); err != nil {
+			p.stop() //nolint:errcheck // reporting the first error
+			return nil, fmt.Errorf("target %s: @%s: %w", s.Name, g, err)
+		}
+	}
 	return &server{spec: s, dsn: dsn, pid: p.cmd.Process.Pid, stop: func() error {
 		err := p.stop()
 		if rerr := os.RemoveAll(datadir); err == nil {
