@@ -134,15 +134,38 @@ func (n *Node) tickMembers(k uint64) {
 	}
 }
 
+// infoAsk, in a msgInfo's Index, asks the receiver for its own Info at
+// once: the sender does not know it yet (it has just started).
+const infoAsk = 1
+
 // SetInfo sets what this member tells the others of itself (the server's
 // SQL address, known once it listens); Members shows it on every member.
+// It is sent at once to every member in the view (and again every
+// membersShareEvery ticks), asking those whose Info this member lacks for
+// theirs, so that a member that has just started or restarted knows the
+// others' SQL addresses within a round trip rather than a share period.
 func (n *Node) SetInfo(info []byte) {
 	n.mu.Lock()
 	n.members.info = append([]byte(nil), info...)
+	var out []pb.Message
+	for _, m := range n.members.local {
+		if m.ID == n.cfg.ID {
+			continue
+		}
+		msg := pb.Message{Type: msgInfo, From: n.cfg.ID, To: m.ID, Context: n.members.info}
+		if n.members.infos[m.ID] == nil {
+			msg.Index = infoAsk
+		}
+		out = append(out, msg)
+	}
 	n.mu.Unlock()
+	if len(out) > 0 && n.cfg.Send != nil {
+		n.cfg.Send(out)
+	}
 }
 
-// receiveInfo keeps a member's message about itself (Receive).
+// receiveInfo keeps a member's message about itself (Receive) and answers
+// one that asks for this member's Info (infoAsk) with it.
 func (n *Node) receiveInfo(m pb.Message) {
 	info := append([]byte(nil), m.Context...)
 	n.mu.Lock()
@@ -150,7 +173,11 @@ func (n *Node) receiveInfo(m pb.Message) {
 		n.members.infos = map[uint64][]byte{}
 	}
 	n.members.infos[m.From] = info
+	own := n.members.info
 	n.mu.Unlock()
+	if m.Index == infoAsk && own != nil && n.cfg.Send != nil {
+		n.cfg.Send([]pb.Message{{Type: msgInfo, From: n.cfg.ID, To: m.From, Context: own}})
+	}
 }
 
 // MemberInfo returns member id's Info as this node last received it (its

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	pb "go.etcd.io/raft/v3/raftpb"
 )
 
 // viewString renders a view: id, L for the leader, + active or - not.
@@ -137,5 +139,33 @@ func TestMembersInfo(t *testing.T) {
 				t.Fatalf("member %d's view shows member %d's info %q, want %q", m.id, v.ID, v.Info, want(v.ID))
 			}
 		}
+	}
+}
+
+// TestMembersInfoAtOnce: SetInfo sends the Info to every member in the
+// view at once, not at the next share tick, asking (infoAsk) those whose
+// Info it lacks for theirs; a member asked answers with its own, and one
+// not asked does not (no echo between two members).
+func TestMembersInfoAtOnce(t *testing.T) {
+	var sent []pb.Message
+	n := &Node{cfg: Config{ID: 1, Send: func(ms []pb.Message) { sent = append(sent, ms...) }}}
+	n.members.local = []Member{{ID: 1}, {ID: 2}, {ID: 3}}
+	n.members.infos = map[uint64][]byte{3: []byte("sql-3")}
+	n.SetInfo([]byte("sql-1"))
+	got := ""
+	for _, m := range sent {
+		got += fmt.Sprintf("%d->%d %s ask=%d; ", m.From, m.To, m.Context, m.Index)
+	}
+	if want := "1->2 sql-1 ask=1; 1->3 sql-1 ask=0; "; got != want {
+		t.Fatalf("SetInfo sent %q, want %q", got, want)
+	}
+	sent = nil
+	n.receiveInfo(pb.Message{Type: msgInfo, From: 2, To: 1, Context: []byte("sql-2"), Index: infoAsk})
+	n.receiveInfo(pb.Message{Type: msgInfo, From: 3, To: 1, Context: []byte("sql-3b")})
+	if len(sent) != 1 || sent[0].To != 2 || string(sent[0].Context) != "sql-1" || sent[0].Index != 0 {
+		t.Fatalf("answers to two Info messages (one asking): %+v, want one to member 2 with sql-1", sent)
+	}
+	if string(n.MemberInfo(2)) != "sql-2" || string(n.MemberInfo(3)) != "sql-3b" {
+		t.Fatalf("infos kept: 2=%q 3=%q", n.MemberInfo(2), n.MemberInfo(3))
 	}
 }
