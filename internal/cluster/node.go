@@ -111,6 +111,7 @@ type event struct {
 	snapSent    uint64 // a snapshot was written whole to this member
 	handOff     bool   // transfer leadership to the most caught-up voter
 	readIndex   []byte // a read-index request's context (readindex.go)
+	connLost    uint64 // the connection this member's messages came on broke (leaderlost.go)
 }
 
 // readState is raft's answer to a read-index request.
@@ -143,6 +144,9 @@ type Node struct {
 	// candidate, or a candidate again in a new term), under mu;
 	// propFailed the proposals that ended dropped or lost.
 	elections  uint64
+	// lost: leaderlost.go's state (the raft step's), lostN its count.
+	lost  lostState
+	lostN uint64
 	propFailed atomic.Uint64
 	members    membersState // members.go
 	err        error        // the node's fatal error
@@ -322,6 +326,7 @@ type Counters struct {
 	Proposals       uint64 // proposals made here (entries and membership changes)
 	ProposalsFailed uint64 // of which dropped or lost (never committed)
 	Elections       uint64 // elections this node started
+	LeaderConnLost  uint64 // times the leader's connection broke and the election clock was run forward (leaderlost.go)
 	AppendQueue     int    // entries waiting for the append step
 	ApplyQueue      int    // committed entries waiting for the apply step
 }
@@ -330,7 +335,7 @@ type Counters struct {
 func (n *Node) Counters() Counters {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	c := Counters{Proposals: n.nextID, ProposalsFailed: n.propFailed.Load(), Elections: n.elections}
+	c := Counters{Proposals: n.nextID, ProposalsFailed: n.propFailed.Load(), Elections: n.elections, LeaderConnLost: n.lostN}
 	for _, m := range n.appendQ {
 		c.AppendQueue += len(m.Entries)
 	}
@@ -440,6 +445,8 @@ func (n *Node) RaftStep() bool {
 			n.handOff()
 		case e.readIndex != nil:
 			n.rn.ReadIndex(e.readIndex)
+		case e.connLost != 0:
+			n.leaderConnLost(e.connLost) // leaderlost.go
 		}
 	}
 	if ticks > 0 {

@@ -44,6 +44,7 @@ type Transport struct {
 	report   func(id uint64)
 	snapFail func(id uint64)
 	snapSent func(id uint64)
+	connLost func(id uint64)
 	maxBytes int64
 	snapDir  string
 	recvHook atomic.Pointer[func(size int)]
@@ -143,6 +144,10 @@ type TransportOptions struct {
 	// SnapshotSent is told of a snapshot written whole to the peer's
 	// connection (Node.ReportSnapshotSent); nil: not told.
 	SnapshotSent func(id uint64)
+	// ConnLost is told of a member whose connection to this one broke
+	// while this transport runs: the read of the member's messages ended
+	// (Node.ReportConnLost, leaderlost.go); nil: not told.
+	ConnLost func(id uint64)
 	// MaxQueueBytes bounds the bytes queued per peer (0:
 	// DefaultMaxQueueBytes). A message is queued while fewer bytes are
 	// queued than this, so the queue holds at most this plus one message.
@@ -158,7 +163,7 @@ func NewTransport(o TransportOptions) (*Transport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: listening for group traffic on %s: %w", o.Listen, err)
 	}
-	t := &Transport{id: o.ID, ln: ln, deliver: o.Deliver, report: o.Unreachable, snapFail: o.SnapshotFailed, snapSent: o.SnapshotSent,
+	t := &Transport{id: o.ID, ln: ln, deliver: o.Deliver, report: o.Unreachable, snapFail: o.SnapshotFailed, snapSent: o.SnapshotSent, connLost: o.ConnLost,
 		maxBytes: o.MaxQueueBytes, snapDir: o.SnapshotDir, conns: map[net.Conn]bool{}, done: make(chan struct{})}
 	if t.snapDir != "" {
 		removeSnapshotFiles(t.snapDir) // received before a restart, never installed
@@ -343,9 +348,11 @@ func (t *Transport) acceptLoop() {
 
 func (t *Transport) readLoop(c net.Conn) {
 	defer t.wg.Done()
+	var from uint64 // the sender of the messages read so far
 	defer func() {
 		t.track(c, false)
 		c.Close()
+		t.lost(from)
 	}()
 	r := bufio.NewReaderSize(c, 64<<10)
 	var hdr [4]byte
@@ -390,8 +397,24 @@ func (t *Transport) readLoop(c net.Conn) {
 		if h := t.recvHook.Load(); h != nil {
 			(*h)(size)
 		}
+		from = m.From
 		t.deliver(m)
 	}
+}
+
+// lost reports that the connection member from's messages came on has
+// broken, unless the transport is closing or cut off (Isolate) or no
+// message came on it.
+func (t *Transport) lost(from uint64) {
+	if from == 0 || t.connLost == nil || t.cut.Load() {
+		return
+	}
+	select {
+	case <-t.done:
+		return
+	default:
+	}
+	t.connLost(from)
 }
 
 func (t *Transport) sendLoop(p *peer) {

@@ -131,3 +131,62 @@ func TestTransportLargeEntry(t *testing.T) {
 		t.Fatalf("%d messages dropped", d)
 	}
 }
+
+// TestTransportConnLost: when a member's process goes (its transport
+// closes, its connections with it), the transport that read its messages
+// reports it once per broken connection (ConnLost); its own Close
+// reports nothing.
+func TestTransportConnLost(t *testing.T) {
+	lost := make(chan uint64, 8)
+	delivered := make(chan struct{}, 1)
+	deliver := func(pb.Message) {
+		select {
+		case delivered <- struct{}{}:
+		default:
+		}
+	}
+	recv, err := NewTransport(TransportOptions{ID: 2, Listen: "127.0.0.1:0", Peers: map[uint64]string{},
+		Deliver: deliver, Unreachable: func(uint64) {}, ConnLost: func(id uint64) { lost <- id }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send, err := NewTransport(TransportOptions{ID: 1, Listen: "127.0.0.1:0", Peers: map[uint64]string{2: recv.Addr()},
+		Deliver: func(pb.Message) {}, Unreachable: func(uint64) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send.Send([]pb.Message{{Type: pb.MsgHeartbeat, From: 1, To: 2, Term: 1}})
+	select {
+	case <-delivered:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the heartbeat did not arrive")
+	}
+	send.Close()
+	select {
+	case id := <-lost:
+		if id != 1 {
+			t.Fatalf("ConnLost(%d), want 1", id)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no ConnLost after the sender closed")
+	}
+	// The receiver's own Close: its connections end without a report.
+	send2, err := NewTransport(TransportOptions{ID: 3, Listen: "127.0.0.1:0", Peers: map[uint64]string{2: recv.Addr()},
+		Deliver: func(pb.Message) {}, Unreachable: func(uint64) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer send2.Close()
+	send2.Send([]pb.Message{{Type: pb.MsgHeartbeat, From: 3, To: 2, Term: 1}})
+	select {
+	case <-delivered:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the second heartbeat did not arrive")
+	}
+	recv.Close()
+	select {
+	case id := <-lost:
+		t.Fatalf("ConnLost(%d) after the receiver's own Close", id)
+	case <-time.After(200 * time.Millisecond):
+	}
+}

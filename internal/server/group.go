@@ -218,7 +218,8 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 	}
 	g.tr, err = cluster.NewTransport(cluster.TransportOptions{ID: cfg.ServerID, Listen: cfg.GroupLocalAddress,
 		Peers: cfg.GroupSeeds, Deliver: g.node.Receive, Unreachable: g.node.ReportUnreachable,
-		SnapshotFailed: g.node.ReportSnapshotFailed, SnapshotSent: g.node.ReportSnapshotSent, MaxQueueBytes: testSendQueueBytes,
+		SnapshotFailed: g.node.ReportSnapshotFailed, SnapshotSent: g.node.ReportSnapshotSent, ConnLost: g.node.ReportConnLost,
+		MaxQueueBytes: testSendQueueBytes,
 		SnapshotDir: g.snapshotDir()})
 	if err == nil {
 		// Members added since the seeds were written (changes applied
@@ -525,6 +526,7 @@ func (g *group) status(m map[string]int64) {
 	m["Lockstep_group_replication_proposals"] = int64(nc.Proposals)
 	m["Lockstep_group_replication_proposals_failed"] = int64(nc.ProposalsFailed)
 	m["Lockstep_group_replication_elections"] = int64(nc.Elections)
+	m["Lockstep_group_replication_leader_conn_lost"] = int64(nc.LeaderConnLost)
 	m["Lockstep_group_replication_append_queue"] = int64(nc.AppendQueue)
 	m["Lockstep_group_replication_apply_queue"] = int64(nc.ApplyQueue)
 	// Flow control (docs/cluster.md): what the transport holds for each

@@ -194,6 +194,7 @@ var statusMetrics = []statusMetric{
 	{"Lockstep_group_replication_proposals", "group_replication_proposals_total", counter, 0, "Raft proposals made here."},
 	{"Lockstep_group_replication_proposals_failed", "group_replication_proposals_failed_total", counter, 0, "Raft proposals dropped or lost (never committed)."},
 	{"Lockstep_group_replication_elections", "group_replication_elections_total", counter, 0, "Elections this member started."},
+	{"Lockstep_group_replication_leader_conn_lost", "group_replication_leader_conn_lost_total", counter, 0, "Times this member saw the primary's connection break and ran its election clock forward."},
 	{"Lockstep_group_replication_append_queue", "group_replication_append_queue_entries", gauge, 0, "Raft entries waiting to be written here."},
 	{"Lockstep_group_replication_apply_queue", "group_replication_apply_queue_entries", gauge, 0, "Committed raft entries waiting to be applied here."},
 	{"Lockstep_group_replication_send_queued_bytes", "group_replication_send_queued_bytes", gauge, 0, "Bytes queued to send to all peers."},
