@@ -143,10 +143,10 @@ type Node struct {
 	// elections counts the elections this node started (became a
 	// candidate, or a candidate again in a new term), under mu;
 	// propFailed the proposals that ended dropped or lost.
-	elections  uint64
+	elections uint64
 	// lost: leaderlost.go's state (the raft step's), lostN its count.
-	lost  lostState
-	lostN uint64
+	lost       lostState
+	lostN      uint64
 	propFailed atomic.Uint64
 	members    membersState // members.go
 	err        error        // the node's fatal error

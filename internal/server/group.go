@@ -220,7 +220,7 @@ func openGroup(cfg config.Config, fe *sqlfront.Frontend, w io.Writer, opts txlog
 		Peers: cfg.GroupSeeds, Deliver: g.node.Receive, Unreachable: g.node.ReportUnreachable,
 		SnapshotFailed: g.node.ReportSnapshotFailed, SnapshotSent: g.node.ReportSnapshotSent, ConnLost: g.node.ReportConnLost,
 		MaxQueueBytes: testSendQueueBytes,
-		SnapshotDir: g.snapshotDir()})
+		SnapshotDir:   g.snapshotDir()})
 	if err == nil {
 		// Members added since the seeds were written (changes applied
 		// before the transport existed).
