@@ -103,7 +103,11 @@ func newMetricsRegistry(fe *sqlfront.Frontend) *prometheus.Registry {
 	reg.MustRegister(
 		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(
 			collectors.MetricsGC, collectors.MetricsMemory,
-			collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/cpu/classes/`)})),
+			collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/cpu/classes/`)},
+			// How long goroutines wait runnable before they run, and the
+			// collector's stop-the-world pauses: where a read's tail goes
+			// with more sessions than CPUs (issue 35).
+			collectors.GoRuntimeMetricsRule{Matcher: regexp.MustCompile(`^/sched/latencies:seconds$|^/sched/pauses/total/gc:seconds$`)})),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		newStatusCollector(fe.StatusValues),
 	)
