@@ -7,8 +7,9 @@
 #   scripts/bench-one.sh nopre ./lockstep oltp_write_only 16 20 --log-preallocate=off
 #
 # Starts BINARY on a fresh data directory (/tmp/rexp-NAME, port $PORT or
-# 3470), prepares 4 x 100,000 rows, warms up 5 s, runs SECONDS, stops the
-# server and prints one line: NAME WORKLOAD threads TPS p95 commits/group.
+# 3470), prepares 4 x $TABLE_SIZE rows (100,000), warms up $WARMUP s (5),
+# runs SECONDS, stops the server and prints one line: NAME WORKLOAD threads
+# TPS p95 commits/group.
 #
 # For an A/B pair, `lockstep bench compare --client sysbench` does the
 # alternation (ABBA rounds, quiet waits, medians and paired ratios), e.g.
@@ -24,9 +25,9 @@ $BIN serve --datadir $D --port $PORT "$@" > $D/server.log 2>&1 &
 pid=$!
 for i in $(seq 50); do mysql -h127.0.0.1 -P$PORT -uroot -e 'select 1' >/dev/null 2>&1 && break; sleep 0.2; done
 mysql -h127.0.0.1 -P$PORT -uroot -e 'create database sbtest'
-SB="--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$PORT --mysql-user=root --mysql-db=sbtest --tables=4 --table-size=100000"
+SB="--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$PORT --mysql-user=root --mysql-db=sbtest --tables=4 --table-size=${TABLE_SIZE:-100000}"
 sysbench oltp_read_write $SB --threads=4 prepare >/dev/null 2>&1
-sysbench $wl $SB --threads=$th --time=5 run >/dev/null 2>&1
+sysbench $wl $SB --threads=$th --time=${WARMUP:-5} run >/dev/null 2>&1
 sysbench $wl $SB --threads=$th --time=$t --percentile=95 run > $D/sb.log 2>&1
 gc=$(mysql -h127.0.0.1 -P$PORT -uroot -N -e "show global status like 'Binlog_%commits'" 2>/dev/null | awk '{v[$1]=$2} END {if (v["Binlog_group_commits"]>0) printf "%.2f", v["Binlog_commits"]/v["Binlog_group_commits"]}')
 kill $pid; wait $pid 2>/dev/null || true

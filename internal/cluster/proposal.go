@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	pb "go.etcd.io/raft/v3/raftpb"
+
+	"lockstep/internal/stat"
 )
 
 // Errors a proposal can end with. ErrProposalDropped and ErrProposalLost
@@ -61,7 +63,7 @@ func (p *Proposal) finish(err error) {
 	p.once.Do(func() {
 		p.err = err
 		if p.failed != nil && (errors.Is(err, ErrProposalDropped) || errors.Is(err, ErrProposalLost)) {
-			p.failed.Add(1)
+			stat.IncU(p.failed)
 		}
 		close(p.done)
 	})

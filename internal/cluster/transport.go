@@ -13,6 +13,7 @@ import (
 
 	pb "go.etcd.io/raft/v3/raftpb"
 
+	"lockstep/internal/stat"
 	"lockstep/internal/txlog"
 )
 
@@ -265,8 +266,10 @@ func (t *Transport) Send(msgs []pb.Message) {
 		select {
 		case p.q <- queued{m: m, size: size}:
 			n := p.bytes.Add(size)
-			p.msgs.Add(1)
-			for cur := p.maxBytes.Load(); n > cur && !p.maxBytes.CompareAndSwap(cur, n); cur = p.maxBytes.Load() {
+			stat.Inc(&p.msgs)
+			if stat.On { // the high-water mark is only shown
+				for cur := p.maxBytes.Load(); n > cur && !p.maxBytes.CompareAndSwap(cur, n); cur = p.maxBytes.Load() {
+				}
 			}
 		default:
 			t.drop(p, m)
@@ -278,7 +281,7 @@ func (t *Transport) Send(msgs []pb.Message) {
 // unreachable (once until a write to it succeeds again), and a snapshot
 // failed.
 func (t *Transport) drop(p *peer, m pb.Message) {
-	p.dropped.Add(1)
+	stat.Inc(&p.dropped)
 	if m.Type == pb.MsgSnap && t.snapFail != nil {
 		t.snapFail(p.id)
 	}
@@ -290,7 +293,7 @@ func (t *Transport) drop(p *peer, m pb.Message) {
 // dequeued accounts for a message taken off p's queue.
 func (p *peer) dequeued(q queued) pb.Message {
 	p.bytes.Add(-q.size)
-	p.msgs.Add(-1)
+	stat.Add(&p.msgs, -1)
 	return q.m
 }
 

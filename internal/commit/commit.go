@@ -10,6 +10,7 @@ import (
 
 	"lockstep/internal/certify"
 	"lockstep/internal/hist"
+	"lockstep/internal/stat"
 )
 
 // Log is what the pipeline needs from the transaction log. internal/txlog
@@ -360,10 +361,13 @@ func (p *Pipeline) Commit(t *Txn) (seq int64, err error) {
 		return 0, ErrClosed
 	}
 	if err := p.Err(); err != nil {
-		p.c.failed.Add(1)
+		stat.Inc(&p.c.failed)
 		return 0, err
 	}
-	start := time.Now()
+	var start time.Time // for the latency histogram only
+	if stat.On {
+		start = time.Now()
+	}
 	w := p.waiters.Get().(*waiter)
 	w.txn = t
 	w.mode = WakeupMode(p.wakeup.Load())
@@ -380,8 +384,8 @@ func (p *Pipeline) Commit(t *Txn) (seq int64, err error) {
 	w.reset()
 	p.waiters.Put(w)
 	if err != nil {
-		p.c.failed.Add(1)
-	} else {
+		stat.Inc(&p.c.failed)
+	} else if stat.On {
 		p.c.latency.Observe(time.Since(start).Microseconds())
 	}
 	return seq, err

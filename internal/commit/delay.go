@@ -2,6 +2,8 @@ package commit
 
 import (
 	"time"
+
+	"lockstep/internal/stat"
 )
 
 // Sync delay: MySQL's binlog_group_commit_sync_delay and
@@ -65,10 +67,13 @@ func (p *Pipeline) waitForGroup() {
 	}
 	want := p.delayNoWait.Load()
 	if want > 0 && p.queued.Load() >= want {
-		p.c.delaysSkipped.Add(1)
+		stat.Inc(&p.c.delaysSkipped)
 		return
 	}
-	start := time.Now()
+	var start time.Time // for delayNanos only
+	if stat.On {
+		start = time.Now()
+	}
 	select { // a wake-up left over from an earlier wait
 	case <-p.delayWake:
 	default:
@@ -76,7 +81,7 @@ func (p *Pipeline) waitForGroup() {
 	p.delaying.Store(true)
 	if want > 0 && p.queued.Load() >= want {
 		p.delaying.Store(false)
-		p.c.delaysSkipped.Add(1)
+		stat.Inc(&p.c.delaysSkipped)
 		return
 	}
 	if p.delayTimer == nil {
@@ -88,9 +93,11 @@ func (p *Pipeline) waitForGroup() {
 	case <-p.delayTimer.C:
 	case <-p.delayWake:
 		p.delayTimer.Stop()
-		p.c.delaysCut.Add(1)
+		stat.Inc(&p.c.delaysCut)
 	}
 	p.delaying.Store(false)
-	p.c.delays.Add(1)
-	p.c.delayNanos.Add(int64(time.Since(start)))
+	stat.Inc(&p.c.delays)
+	if stat.On {
+		p.c.delayNanos.Add(int64(time.Since(start)))
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+
+	"lockstep/internal/stat"
 )
 
 // lead runs the group that w leads through the three stages. w pushed onto
@@ -25,7 +27,7 @@ import (
 func (p *Pipeline) lead(w *waiter) {
 	p.syncSlots <- struct{}{}
 	p.logMu.Lock()
-	p.c.leaders.Add(1)
+	stat.Inc(&p.c.leaders)
 	p.waitForGroup()
 	head := reverse(p.queue.Swap(nil))
 	p.took()
@@ -78,7 +80,7 @@ func (p *Pipeline) lead(w *waiter) {
 // self.
 func (p *Pipeline) publishQueued(self *waiter) {
 	p.commitMu.Lock()
-	p.c.commitLeaders.Add(1)
+	stat.Inc(&p.c.commitLeaders)
 	groups := reverseGroups(p.commitQ.Swap(nil)) // oldest first
 	var (
 		n       int64
@@ -104,7 +106,7 @@ func (p *Pipeline) publishQueued(self *waiter) {
 		}
 	}
 	if n > 0 {
-		p.c.commits.Add(n)
+		stat.Add(&p.c.commits, n)
 		p.c.lastSeq.Store(lastSeq)
 		p.notifyPublished()
 	}
@@ -119,7 +121,7 @@ func (p *Pipeline) publishQueued(self *waiter) {
 func (p *Pipeline) joinCommitQueue(g *waiter, turn uint64) (commitLeader bool) {
 	p.turnMu.Lock()
 	if p.joined != turn {
-		p.c.turnWaits.Add(1)
+		stat.Inc(&p.c.turnWaits)
 	}
 	for p.joined != turn {
 		p.turnCond.Wait()
@@ -223,9 +225,9 @@ func (p *Pipeline) flush(head *waiter) (live *waiter, lastLSN uint64, dead *wait
 	}
 	p.slots = slots[:0]
 	if live != nil {
-		p.c.groups.Add(1)
-		p.c.appended.Add(int64(ok))
-		p.c.sizes[sizeBucket(ok)].Add(1)
+		stat.Inc(&p.c.groups)
+		stat.Add(&p.c.appended, int64(ok))
+		stat.Inc(&p.c.sizes[sizeBucket(ok)])
 	}
 	return live, lastLSN, dead, rest
 }

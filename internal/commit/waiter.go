@@ -1,5 +1,7 @@
 package commit
 
+import "lockstep/internal/stat"
+
 // waiter is one Commit call in flight: its queue link, its wake slot and its
 // result. Waiters are pooled with their wake channel, so a commit allocates
 // neither.
@@ -61,22 +63,22 @@ func reverse(top *waiter) *waiter {
 func (p *Pipeline) follow(w *waiter) {
 	if w.mode != Broadcast {
 		<-w.wake
-		p.c.wakeups.Add(1)
+		stat.Inc(&p.c.wakeups)
 		if w.finished {
-			p.c.wakeupsDone.Add(1)
+			stat.Inc(&p.c.wakeupsDone)
 		}
 		return
 	}
 	p.bcMu.Lock()
 	if w.finished {
 		// Its leader finished it (and broadcast) before it got here.
-		p.c.doneBeforeWait.Add(1)
+		stat.Inc(&p.c.doneBeforeWait)
 	}
 	for !w.finished {
 		p.bcCond.Wait()
-		p.c.wakeups.Add(1)
+		stat.Inc(&p.c.wakeups)
 		if w.finished {
-			p.c.wakeupsDone.Add(1)
+			stat.Inc(&p.c.wakeupsDone)
 		}
 	}
 	p.bcMu.Unlock()

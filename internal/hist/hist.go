@@ -8,6 +8,8 @@ package hist
 import (
 	"strconv"
 	"sync/atomic"
+
+	"lockstep/internal/stat"
 )
 
 // Hist counts observations into buckets with the given upper bounds
@@ -28,8 +30,11 @@ func New(bounds ...int64) *Hist {
 	return &Hist{bounds: bounds, counts: make([]atomic.Int64, len(bounds)+1)}
 }
 
-// Observe counts v.
+// Observe counts v (nothing under the nocounters build tag).
 func (h *Hist) Observe(v int64) {
+	if !stat.On {
+		return
+	}
 	i := 0
 	for i < len(h.bounds) && v > h.bounds[i] {
 		i++

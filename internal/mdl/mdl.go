@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"lockstep/internal/stat"
 )
 
 // Errors of a wait that did not end with the lock.
@@ -306,7 +308,7 @@ func (o *Owner) Acquire(ctx context.Context, reqs []Request, timeout time.Durati
 		return nil
 	}
 	m := o.m
-	m.acquires.Add(1)
+	stat.Inc(&m.acquires)
 	m.mu.Lock()
 	if m.grantable(o, need) {
 		m.grant(o, need)
@@ -324,9 +326,11 @@ func (o *Owner) Acquire(ctx context.Context, reqs []Request, timeout time.Durati
 // wait is Acquire's slow path; called with mu held, returns without it.
 func (o *Owner) wait(ctx context.Context, need []Request, timeout time.Duration) error {
 	m := o.m
-	m.waits.Add(1)
-	start := time.Now()
-	defer func() { m.waitNanos.Add(int64(time.Since(start))) }()
+	stat.Inc(&m.waits)
+	if stat.On { // the wait's time is only counted
+		start := time.Now()
+		defer func() { m.waitNanos.Add(int64(time.Since(start))) }()
+	}
 	for _, r := range need {
 		l := m.entry(r.Key)
 		old := l.pending[o]
@@ -351,7 +355,7 @@ func (o *Owner) wait(ctx context.Context, need []Request, timeout time.Duration)
 			break
 		}
 		if m.deadlocked(o) {
-			m.deadlocks.Add(1)
+			stat.Inc(&m.deadlocks)
 			fail = ErrDeadlock
 			break
 		}
@@ -370,10 +374,10 @@ func (o *Owner) wait(ctx context.Context, need []Request, timeout time.Duration)
 		select {
 		case <-ch:
 		case <-timer.C:
-			m.timeouts.Add(1)
+			stat.Inc(&m.timeouts)
 			fail = ErrLockWaitTimeout
 		case <-ctx.Done():
-			m.cancelled.Add(1)
+			stat.Inc(&m.cancelled)
 			fail = ctx.Err()
 		}
 		m.mu.Lock() // a last look: granted after all?
@@ -519,7 +523,7 @@ func (o *Owner) TryShared(key Key, md Mode, d Duration) bool {
 	}
 	m.grantOne(o, r)
 	m.mu.Unlock()
-	m.acquires.Add(1)
+	stat.Inc(&m.acquires)
 	o.extend(r, h)
 	return true
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/dolthub/vitess/go/mysql"
+
+	"lockstep/internal/stat"
 )
 
 // A group member's read barrier (group_replication_consistency = BEFORE,
@@ -23,7 +25,7 @@ func (g *group) readBarrier(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	g.barriers.Add(1)
+	stat.Inc(&g.barriers)
 	pause := 50 * time.Microsecond
 	for g.sm.applied.Load() < idx {
 		select {

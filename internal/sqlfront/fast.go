@@ -12,6 +12,8 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"lockstep/internal/stat"
 )
 
 // The fast path.
@@ -149,21 +151,21 @@ func (fe *Frontend) FastPlanned(connID, stmtID uint32, query string) (FastStmt, 
 // answered itself (handled) or passed on to the protocol layer.
 func (fe *Frontend) CountProtocol(handled bool) {
 	if handled {
-		fe.fast.protoExecs.Add(1)
+		stat.Inc(&fe.fast.protoExecs)
 	} else {
-		fe.fast.protoPassed.Add(1)
+		stat.Inc(&fe.fast.protoPassed)
 	}
 }
 
 // countFast counts an execution of a recognised statement.
 func (fe *Frontend) countFast(handled, text bool) {
 	if !handled {
-		fe.fast.fallbacks.Add(1)
+		stat.Inc(&fe.fast.fallbacks)
 		return
 	}
-	fe.fast.hits.Add(1)
+	stat.Inc(&fe.fast.hits)
 	if text {
-		fe.fast.textHits.Add(1)
+		stat.Inc(&fe.fast.textHits)
 	}
 }
 
@@ -232,7 +234,7 @@ func (fe *Frontend) FastPrepare(connID, stmtID uint32, query string, fields []*q
 	}
 	s.fastPlans[stmtID] = p
 	s.fastMu.Unlock()
-	fe.fast.plans.Add(1)
+	stat.Inc(&fe.fast.plans)
 }
 
 // fastContext is the session's context for value conversions on the fast
@@ -296,11 +298,11 @@ func (fe *Frontend) FastExecute(ctx context.Context, connID, stmtID uint32, quer
 		return nil, false, nil
 	case !ok:
 		if fe.fastOn() {
-			fe.fast.misses.Add(1)
+			stat.Inc(&fe.fast.misses)
 		}
 		return nil, false, nil
 	case !fe.fastOn():
-		fe.fast.fallbacks.Add(1)
+		stat.Inc(&fe.fast.fallbacks)
 		return nil, false, nil
 	}
 	return fe.Run(ctx, st, bind)
@@ -315,9 +317,9 @@ func (fe *Frontend) Run(ctx context.Context, st FastStmt, bind map[string]*query
 		res, handled, err = st.s.runFast(ctx, st.p, bind)
 	}
 	if handled {
-		fe.fast.hits.Add(1)
+		stat.Inc(&fe.fast.hits)
 	} else {
-		fe.fast.fallbacks.Add(1)
+		stat.Inc(&fe.fast.fallbacks)
 	}
 	return res, handled, err
 }
@@ -341,7 +343,7 @@ func (fe *Frontend) FastQuery(ctx context.Context, connID uint32, query string) 
 		return res, handled, err, nil
 	}
 	if !mayBeFast(query) {
-		fe.fast.misses.Add(1)
+		stat.Inc(&fe.fast.misses)
 		return nil, false, nil, nil
 	}
 	s := fe.session(connID)
@@ -350,7 +352,7 @@ func (fe *Frontend) FastQuery(ctx context.Context, connID uint32, query string) 
 	}
 	norm, binds, ok := normaliseText(query)
 	if !ok {
-		fe.fast.misses.Add(1)
+		stat.Inc(&fe.fast.misses)
 		return nil, false, nil, nil
 	}
 	p, known := s.textPlans[norm]
@@ -361,11 +363,11 @@ func (fe *Frontend) FastQuery(ctx context.Context, connID uint32, query string) 
 		p = fe.recognise(s.fastContext(), norm, nil)
 		s.textPlans[norm] = p
 		if p != nil {
-			fe.fast.plans.Add(1)
+			stat.Inc(&fe.fast.plans)
 		}
 	}
 	if p == nil {
-		fe.fast.misses.Add(1)
+		stat.Inc(&fe.fast.misses)
 		return nil, false, nil, nil
 	}
 	if p.fields == nil && p.write == nil {
@@ -381,10 +383,10 @@ func (fe *Frontend) FastQuery(ctx context.Context, connID uint32, query string) 
 	}
 	res, handled, err = s.runFast(ctx, p, bind)
 	if handled {
-		fe.fast.hits.Add(1)
-		fe.fast.textHits.Add(1)
+		stat.Inc(&fe.fast.hits)
+		stat.Inc(&fe.fast.textHits)
 	} else {
-		fe.fast.fallbacks.Add(1)
+		stat.Inc(&fe.fast.fallbacks)
 	}
 	return res, handled, err, nil
 }

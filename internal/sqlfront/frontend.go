@@ -12,6 +12,7 @@ import (
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
 	"github.com/dolthub/vitess/go/mysql"
 
+	"lockstep/internal/stat"
 	"lockstep/internal/storage"
 )
 
@@ -171,7 +172,7 @@ func (fe *Frontend) NewSession(ctx context.Context, conn *mysql.Conn, addr strin
 		return nil, err
 	}
 	if reset := fe.sessions.put(conn.ConnectionID, s); !reset {
-		fe.connections.Add(1) // not COM_RESET_CONNECTION, which replaces the session
+		stat.Inc(&fe.connections) // not COM_RESET_CONNECTION, which replaces the session
 	}
 	return s, nil
 }

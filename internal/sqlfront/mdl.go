@@ -16,6 +16,7 @@ import (
 	"github.com/dolthub/vitess/go/mysql"
 
 	"lockstep/internal/mdl"
+	"lockstep/internal/stat"
 )
 
 // Metadata locks (internal/mdl) as MySQL takes them, at the one point every
@@ -571,7 +572,7 @@ func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Sco
 		reopen = reopen || u.t.stale()
 	}
 	if reopen {
-		s.fe.mdlReplans.Add(1)
+		stat.Inc(&s.fe.mdlReplans)
 		s.reopen = true
 		s.trigSeen, s.viewsSeen = s.trigSeen[:0], s.viewsSeen[:0]
 		return nil, transform.SameTree, errReopen
@@ -607,7 +608,7 @@ func (fe *Frontend) RetryAfterDDL(ctx context.Context, connID uint32, err error)
 	if !fe.waitDDLEnded(ctx, target, timeout) {
 		return false
 	}
-	fe.mdlReplans.Add(1)
+	stat.Inc(&fe.mdlReplans)
 	return true
 }
 

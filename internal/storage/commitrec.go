@@ -9,6 +9,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	logrec "lockstep/internal/record"
+	"lockstep/internal/stat"
 	"lockstep/internal/txn"
 )
 
@@ -210,7 +211,7 @@ func (h *HeldTxn) Publish() {
 	h.trx.Finish()
 	if len(h.undo) > 0 {
 		h.e.enqueuePurge(h.id, h.undo)
-		h.e.stats.Commits.Add(1)
+		stat.IncU(&h.e.stats.Commits)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 
+	"lockstep/internal/stat"
 	"lockstep/internal/txn"
 )
 
@@ -98,7 +99,7 @@ func (c *Cursor) Next() (pk, row []byte, ok bool, err error) {
 				c.t.mu.RUnlock()
 			}
 			if found {
-				c.tx.e.stats.RowsRead.Add(1)
+				stat.IncU(&c.tx.e.stats.RowsRead)
 				return cd.rec.key, row, true, nil
 			}
 		}

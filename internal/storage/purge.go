@@ -3,6 +3,7 @@ package storage
 import (
 	"time"
 
+	"lockstep/internal/stat"
 	"lockstep/internal/txn"
 )
 
@@ -17,7 +18,7 @@ func (e *Engine) enqueuePurge(id txn.ID, undo []undoEntry) {
 	e.purgeMu.Lock()
 	e.purgeQueue = append(e.purgeQueue, purgeItem{trx: id, undo: undo})
 	e.purgeMu.Unlock()
-	e.stats.HistoryLength.Add(1)
+	stat.Inc(&e.stats.HistoryLength)
 }
 
 func (e *Engine) purgeLoop(every time.Duration) {
@@ -60,13 +61,13 @@ func (e *Engine) Purge() int {
 	clear(q[n:])
 	e.purgeQueue = q[:n]
 	e.purgeMu.Unlock()
-	e.stats.PurgeRuns.Add(1)
+	stat.IncU(&e.stats.PurgeRuns)
 	for _, it := range ready {
 		for _, u := range it.undo {
 			e.purgeRecord(u.t, u.rec, limit)
 		}
 	}
-	e.stats.HistoryLength.Add(int64(-len(ready)))
+	stat.Add(&e.stats.HistoryLength, int64(-len(ready)))
 	return len(ready)
 }
 
@@ -99,9 +100,9 @@ func (e *Engine) purgeRecord(t *Table, r *record, limit txn.ID) {
 		r.head = nil
 		t.pk.Delete(r) // still t's record: checked above, under the same latch
 		t.gapRemoved(PrimaryIndex, r.key)
-		e.stats.PurgedRecords.Add(1)
+		stat.IncU(&e.stats.PurgedRecords)
 	}
-	e.stats.PurgedVersion.Add(uint64(len(dropped)))
+	stat.AddU(&e.stats.PurgedVersion, uint64(len(dropped)))
 	for _, v := range dropped {
 		if v.del {
 			continue

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"lockstep/internal/stat"
 	"lockstep/internal/txn"
 )
 
@@ -258,7 +259,7 @@ func (tx *Tx) get(ctx context.Context, t *Table, pk []byte, mode txn.LockMode, g
 	if v == nil || v.del {
 		return nil, false, nil
 	}
-	tx.e.stats.RowsRead.Add(1)
+	stat.IncU(&tx.e.stats.RowsRead)
 	return v.row, true, nil
 }
 
@@ -386,7 +387,7 @@ func (tx *Tx) insertLatched(t *Table, ver uint64, id txn.ID, pk, row []byte, key
 	tx.splitGaps(t, splits)
 	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
 	t.rows.Add(1)
-	tx.e.stats.RowsInserted.Add(1)
+	stat.IncU(&tx.e.stats.RowsInserted)
 	return "", nil
 }
 
@@ -403,9 +404,9 @@ func (tx *Tx) Update(ctx context.Context, t *Table, ver uint64, oldPK, newPK, ro
 		if err := tx.Insert(ctx, t, ver, newPK, row); err != nil {
 			return err
 		}
-		tx.e.stats.RowsInserted.Add(^uint64(0))
-		tx.e.stats.RowsDeleted.Add(^uint64(0))
-		tx.e.stats.RowsUpdated.Add(1)
+		stat.AddU(&tx.e.stats.RowsInserted, ^uint64(0))
+		stat.AddU(&tx.e.stats.RowsDeleted, ^uint64(0))
+		stat.IncU(&tx.e.stats.RowsUpdated)
 		return nil
 	}
 	id := tx.trx.AssignID()
@@ -468,7 +469,7 @@ func (tx *Tx) updateLatched(t *Table, ver uint64, id txn.ID, pk, row []byte, key
 	t.addEntries(r, keys)
 	tx.splitGaps(t, splits)
 	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
-	tx.e.stats.RowsUpdated.Add(1)
+	stat.IncU(&tx.e.stats.RowsUpdated)
 	return "", nil
 }
 
@@ -501,7 +502,7 @@ func (tx *Tx) Delete(ctx context.Context, t *Table, ver uint64, pk []byte) error
 	tx.wrote = true
 	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
 	t.rows.Add(-1)
-	tx.e.stats.RowsDeleted.Add(1)
+	stat.IncU(&tx.e.stats.RowsDeleted)
 	return nil
 }
 
@@ -560,7 +561,7 @@ func (tx *Tx) Rollback() {
 	}
 	tx.RollbackTo(0)
 	tx.finish()
-	tx.e.stats.Rollbacks.Add(1)
+	stat.IncU(&tx.e.stats.Rollbacks)
 }
 
 func (tx *Tx) finish() {
@@ -615,7 +616,7 @@ func (tx *Tx) Commit() error {
 			return tx.failCommit(err)
 		}
 	}
-	tx.e.stats.Commits.Add(1)
+	stat.IncU(&tx.e.stats.Commits)
 	tx.e.enqueuePurge(tx.trx.ID(), tx.undo)
 	tx.undo = nil
 	return err

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync"
+
+	"lockstep/internal/stat"
 )
 
 // batch is the records of one Append, encoded outside the buffer: stored
@@ -40,9 +42,9 @@ func (l *Log) encRecord(term, index uint64, p []byte) (encRec, error) {
 	if l.opts.Compression && len(p) > l.opts.CompressThreshold {
 		if c := compress(p); c != nil {
 			r.stored, r.flags = c, recZstd
-			l.st.compressed.Add(1)
-			l.st.compIn.Add(uint64(len(p)))
-			l.st.compOut.Add(uint64(len(c)))
+			stat.IncU(&l.st.compressed)
+			stat.AddU(&l.st.compIn, uint64(len(p)))
+			stat.AddU(&l.st.compOut, uint64(len(c)))
 		}
 	}
 	if len(r.stored) > MaxPayload {
@@ -159,7 +161,7 @@ func (l *Log) waitSpace(end uint64) error {
 	if end <= l.written.Load()+l.bufSize {
 		return l.Err()
 	}
-	l.st.spaceWaits.Add(1)
+	stat.IncU(&l.st.spaceWaits)
 	if err := l.writtenWaits.wait(end - l.bufSize); err != nil {
 		return err
 	}

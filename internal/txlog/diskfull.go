@@ -3,6 +3,8 @@ package txlog
 import (
 	"errors"
 	"fmt"
+
+	"lockstep/internal/stat"
 )
 
 // Disk full.
@@ -115,6 +117,6 @@ func (l *Log) resume() error {
 	}
 	l.writtenWaits.notify(oldWritten, r)
 	l.durableWaits.notify(oldDurable, r)
-	l.st.resumes.Add(1)
+	stat.IncU(&l.st.resumes)
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"lockstep/internal/stat"
 )
 
 // flusherLoop is one flusher goroutine (Options.Flushers of them run). In
@@ -98,7 +100,7 @@ func (l *Log) flush(fl *flusher) {
 	o.next++
 	o.tickets = append(o.tickets, flushTicket{n: n, target: target, mark: mark})
 	if len(o.tickets) > 1 {
-		l.st.overlapped.Add(1)
+		stat.IncU(&l.st.overlapped)
 	}
 	o.mu.Unlock()
 
@@ -120,7 +122,7 @@ func (l *Log) flush(fl *flusher) {
 	i := n - o.tickets[0].n
 	o.tickets[i].done = true
 	if i > 0 {
-		l.st.heldBack.Add(1)
+		stat.IncU(&l.st.heldBack)
 	}
 	var pub uint64
 	var pubMark durMark

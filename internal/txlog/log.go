@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+
+	"lockstep/internal/stat"
 )
 
 // closedBit is set in Log.reserved by Close: an appender whose reservation
@@ -127,7 +129,7 @@ func (l *Log) syncFile(f File, name string) error {
 		return fmt.Errorf("%w: an earlier fsync failed", ErrLogFailed)
 	}
 	err := f.Sync()
-	l.st.fsyncs.Add(1)
+	stat.IncU(&l.st.fsyncs)
 	if err != nil {
 		return l.failSync(name, err)
 	}
@@ -272,7 +274,7 @@ func (l *Log) createSegment(first, prevTerm uint64, flags uint16, sp *spareFile)
 	var err error
 	if sp != nil {
 		f, tmp = sp.f, l.path(sp.name)
-		l.st.preUsed.Add(1)
+		stat.IncU(&l.st.preUsed)
 	} else if f, err = l.fs.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644); err != nil {
 		return nil, writeError("create", s.name, 0, err)
 	}
@@ -298,6 +300,6 @@ func (l *Log) createSegment(first, prevTerm uint64, flags uint16, sp *spareFile)
 	}
 	s.file = f
 	s.refs.Store(1)
-	l.st.segments.Add(1)
+	stat.IncU(&l.st.segments)
 	return s, nil
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 
 	"time"
+
+	"lockstep/internal/stat"
 )
 
 // Preallocation (Options.Preallocate).
@@ -68,11 +70,11 @@ func (l *Log) preallocLoop() {
 			l.dropSpare()
 			return
 		case err != nil:
-			l.st.preFailed.Add(1)
+			stat.IncU(&l.st.preFailed)
 			retry = time.After(preallocRetry)
 			continue
 		}
-		l.st.prealloc.Add(1)
+		stat.IncU(&l.st.prealloc)
 		l.spare.Store(sp)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"lockstep/internal/stat"
 )
 
 // The log's state file, log.state: where the log is known to end.
@@ -202,7 +204,7 @@ func (l *Log) createState(s logState) (*stateFile, error) {
 	if err := l.fs.SyncDir(l.dir); err != nil {
 		return fail(err)
 	}
-	l.st.marks.Add(1)
+	stat.IncU(&l.st.marks)
 	return &stateFile{f: f, cur: s, writes: &l.st.marks, fails: &l.st.markFails}, nil
 }
 
@@ -231,11 +233,11 @@ func (sf *stateFile) write(s logState) error {
 	}
 	if err != nil {
 		sf.failed = fmt.Errorf("txlog: write %s: %w", stateName, err)
-		sf.fails.Add(1)
+		stat.IncU(sf.fails)
 		return sf.failed
 	}
 	sf.cur = s
-	sf.writes.Add(1)
+	stat.IncU(sf.writes)
 	return nil
 }
 

@@ -3,6 +3,8 @@ package txlog
 import (
 	"sync"
 	"sync/atomic"
+
+	"lockstep/internal/stat"
 )
 
 // waitSet is where goroutines wait for a log position (the written or the
@@ -86,12 +88,12 @@ func (ws *waitSet) wait(lsn uint64) error {
 	w.next = s.head
 	s.head = w
 	s.mu.Unlock()
-	ws.st.waits.Add(1)
+	stat.IncU(&ws.st.waits)
 
 	<-w.ch
 	err = w.err
 	if err == nil && ws.pos.Load() >= lsn {
-		ws.st.wakeupsDone.Add(1)
+		stat.IncU(&ws.st.wakeupsDone)
 	}
 	w.next, w.err = nil, nil
 	waiterPool.Put(w)
@@ -149,9 +151,9 @@ func (ws *waitSet) wakeSlot(s *waitSlot, match func(*waiter) bool, err error) {
 		next := w.next
 		w.err = err
 		if err == nil {
-			ws.st.wakeups.Add(1)
+			stat.IncU(&ws.st.wakeups)
 		} else {
-			ws.st.failWakeups.Add(1)
+			stat.IncU(&ws.st.failWakeups)
 		}
 		w.ch <- struct{}{}
 		w = next

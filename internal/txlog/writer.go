@@ -3,6 +3,8 @@ package txlog
 import (
 	"encoding/binary"
 	"fmt"
+
+	"lockstep/internal/stat"
 )
 
 // writer is the state of the writer goroutine; nothing else touches it
@@ -112,7 +114,7 @@ func (l *Log) writeStep() bool {
 	progressed := ready != w.ready
 	w.ready = ready
 	if appends > 0 {
-		l.st.appends.Add(appends)
+		stat.AddU(&l.st.appends, appends)
 	}
 	if err := l.stamp(); err != nil {
 		l.setFailure(err, w.written)
@@ -175,7 +177,7 @@ func (l *Log) stamp() error {
 		n++
 	}
 	if n > 0 {
-		l.st.records.Add(n)
+		stat.AddU(&l.st.records, n)
 	}
 	return nil
 }
@@ -221,7 +223,7 @@ func (l *Log) writeRange(s *segment, from, to uint64) error {
 
 func (l *Log) writeAt(s *segment, b []byte, off int64) error {
 	_, err := s.file.WriteAt(b, off)
-	l.st.writes.Add(1)
+	stat.IncU(&l.st.writes)
 	if err != nil {
 		// Best effort: cut what part of the write may have landed, so that
 		// the file ends at a record boundary. Recovery would treat the

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"lockstep/internal/stat"
 )
 
 // The global active set records, for every allocated id, whether the
@@ -257,7 +259,7 @@ func (a *activeSet) word(wi uint64) uint64 {
 func (a *activeSet) snapshot(v *ReadView) {
 	for attempt := 0; ; attempt++ {
 		if attempt == snapshotRetries {
-			a.fallbacks.Add(1)
+			stat.IncU(&a.fallbacks)
 			a.barrier.Add(1)
 			defer a.barrier.Add(-1)
 			for i := range a.inflight {
@@ -269,7 +271,7 @@ func (a *activeSet) snapshot(v *ReadView) {
 		if a.collect(v) {
 			return
 		}
-		a.viewRetries.Add(1)
+		stat.IncU(&a.viewRetries)
 	}
 }
 

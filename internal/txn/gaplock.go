@@ -1,5 +1,7 @@
 package txn
 
+import "lockstep/internal/stat"
+
 // Gap locks, next-key locks and insert intentions (InnoDB's, for REPEATABLE
 // READ; docs/storage.md, "Gap and next-key locks").
 //
@@ -35,7 +37,7 @@ package txn
 // waits and never fails.
 func (lm *LockManager) LockGap(t *Trx, key string, mode LockMode) {
 	si := lm.shardOf(key)
-	lm.gapRequests.add(uint64(si), 1)
+	lm.gapRequests.addStat(uint64(si), 1)
 	sh := &lm.shards[si]
 	sh.mu.Lock()
 	q := sh.queues[key]
@@ -71,7 +73,7 @@ func (lm *LockManager) GapFree(t *Trx, key string) bool {
 	if q == nil {
 		return true
 	}
-	lm.iiRequests.Add(1)
+	stat.IncU(&lm.iiRequests)
 	return q.fitsGranted(t, LockInsertIntention)
 }
 
@@ -116,7 +118,7 @@ func (lm *LockManager) InheritGap(from, to string) {
 		if h.trx.lk.addInherited(heldLock{lm: lm, shard: si, key: to}) {
 			q.granted = append(q.granted, &lockReq{trx: h.trx, mode: h.mode, state: reqGranted})
 			lm.gaps.Add(1)
-			lm.inherits.Add(1)
+			stat.IncU(&lm.inherits)
 		}
 	}
 	sh.dropIfEmpty(to, q)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+
+	"lockstep/internal/stat"
 )
 
 // LockConfig configures a LockManager.
@@ -290,7 +292,7 @@ func (q *lockQueue) holdersBlocking(r *lockReq, out []*Trx) []*Trx {
 // returns nil.
 func (lm *LockManager) Lock(ctx context.Context, t *Trx, key string, mode LockMode, timeout time.Duration) error {
 	si := lm.shardOf(key)
-	lm.requests.add(uint64(si), 1)
+	lm.requests.addStat(uint64(si), 1)
 	sh := &lm.shards[si]
 	sh.mu.Lock()
 	q := sh.queues[key]
@@ -320,11 +322,11 @@ func (lm *LockManager) Lock(ctx context.Context, t *Trx, key string, mode LockMo
 		t.lk.held = append(t.lk.held, heldLock{lm: lm, shard: si, key: key})
 		return nil
 	}
-	lm.slow.add(uint64(si), 1)
+	lm.slow.addStat(uint64(si), 1)
 	if timeout == 0 {
 		// The queue is not empty: it holds a lock that conflicts.
 		sh.mu.Unlock()
-		lm.timeouts.Add(1)
+		stat.IncU(&lm.timeouts)
 		return ErrLockWaitTimeout
 	}
 
@@ -362,12 +364,15 @@ func (lm *LockManager) Lock(ctx context.Context, t *Trx, key string, mode LockMo
 		recheck = rt.C
 	}
 	if err == nil {
-		lm.waits.Add(1)
+		stat.IncU(&lm.waits)
 		if mode == LockInsertIntention {
-			lm.iiWaits.Add(1)
+			stat.IncU(&lm.iiWaits)
 		}
-		lm.current.Add(1)
-		start := time.Now()
+		stat.Inc(&lm.current)
+		var start time.Time // wait time is only counted
+		if stat.On {
+			start = time.Now()
+		}
 		var expire <-chan time.Time
 		if timeout > 0 {
 			tm := time.NewTimer(timeout)
@@ -393,10 +398,12 @@ func (lm *LockManager) Lock(ctx context.Context, t *Trx, key string, mode LockMo
 				}
 			}
 		}
-		lm.current.Add(-1)
-		d := uint64(time.Since(start))
-		lm.timeNs.Add(d)
-		storeMax(&lm.timeMax, d)
+		stat.Add(&lm.current, -1)
+		if stat.On {
+			d := uint64(time.Since(start))
+			lm.timeNs.Add(d)
+			storeMax(&lm.timeMax, d)
+		}
 	}
 	if err != nil {
 		sh.mu.Lock()
@@ -408,11 +415,11 @@ func (lm *LockManager) Lock(ctx context.Context, t *Trx, key string, mode LockMo
 		sh.mu.Unlock()
 		switch {
 		case err == ErrDeadlock:
-			lm.deadlocks.Add(1)
+			stat.IncU(&lm.deadlocks)
 		case err == ErrLockWaitTimeout:
-			lm.timeouts.Add(1)
+			stat.IncU(&lm.timeouts)
 		case err != nil:
-			lm.cancels.Add(1)
+			stat.IncU(&lm.cancels)
 		}
 		if err != nil {
 			return err
@@ -564,7 +571,7 @@ func (lm *LockManager) ReleaseAll(t *Trx) {
 			sh.dropIfEmpty(key, q)
 		}
 		sh.mu.Unlock()
-		lm.releases.add(uint64(si), uint64(i-first))
+		lm.releases.addStat(uint64(si), uint64(i-first))
 	}
 	if rest != nil {
 		t.lk.held = rest

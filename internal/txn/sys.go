@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"slices"
 	"sync/atomic"
+
+	"lockstep/internal/stat"
 )
 
 func yield() { runtime.Gosched() }
@@ -77,7 +79,7 @@ func NewSys() *Sys {
 // no shared state except a striped counter.
 func (s *Sys) Begin() *Trx {
 	t := &Trx{sys: s, slot: -1, slotHint: -1, stripe: uint64(rand.Uint32())}
-	s.started.add(t.stripe, 1)
+	s.started.addStat(t.stripe, 1)
 	return t
 }
 
@@ -113,7 +115,7 @@ func (t *Trx) ReadView() *ReadView {
 	v := &ReadView{}
 	s.as.snapshot(v)
 	s.views.set(t.slot, v.low)
-	s.viewsOpened.add(t.stripe, 1)
+	s.viewsOpened.addStat(t.stripe, 1)
 	t.view = v
 	return v
 }
@@ -141,7 +143,7 @@ func (t *Trx) Finish() {
 		t.sys.finishedWithID.add(t.id, 1)
 	}
 	t.CloseReadView()
-	t.sys.finished.add(t.stripe, 1)
+	t.sys.finished.addStat(t.stripe, 1)
 }
 
 // Sees reports whether transaction id had finished before v was created.
@@ -230,6 +232,15 @@ type stripedCounter struct {
 // add adds n to the cell picked by stripe (any number; callers pass
 // something that differs between concurrent callers: an id, a shard).
 func (c *stripedCounter) add(stripe uint64, n uint64) { c.cells[stripe&15].n.Add(n) }
+
+// addStat is add for a counter only SHOW STATUS reads (nothing under the
+// nocounters build tag; withID and finishedWithID, which Active is computed
+// from, use add).
+func (c *stripedCounter) addStat(stripe uint64, n uint64) {
+	if stat.On {
+		c.add(stripe, n)
+	}
+}
 
 func (c *stripedCounter) load() uint64 {
 	var s uint64
