@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"runtime/debug"
+	"sync/atomic"
 
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -78,6 +79,10 @@ func (st *stoppable) guard(cb mysql.ResultSpoolFn) mysql.ResultSpoolFn {
 	}
 }
 
+// testAfterStoppable, when set by a test, runs on a long statement's
+// goroutine after it has handed over its result (TestAbandonedThenNext).
+var testAfterStoppable atomic.Pointer[func()]
+
 // abandonedStmt is a connection's statement runStoppable gave up on.
 type abandonedStmt struct {
 	done <-chan error // its goroutine's result
@@ -94,8 +99,16 @@ func (h *handler) runStoppable(ctx context.Context, c *mysql.Conn, st *stoppable
 	}
 	done := make(chan error, 1)
 	go func() {
-		defer st.p.Done()
-		done <- recovered(c, func() error { return fn(sqlfront.WithPlanning(ctx, st.p)) })
+		err := recovered(c, func() error { return fn(sqlfront.WithPlanning(ctx, st.p)) })
+		// The session lets go of the statement's planning state before
+		// anyone hears it ended: the connection's next statement (settle
+		// waits for done) must not find the abandoned state and fail its
+		// own execution check with 1317.
+		st.p.Done()
+		done <- err
+		if f := testAfterStoppable.Load(); f != nil {
+			(*f)()
+		}
 	}()
 	select {
 	case err := <-done:
