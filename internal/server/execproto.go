@@ -130,6 +130,7 @@ type execStmt struct {
 // and reports whether it did; false means nothing was written and the
 // packet must go to vitess. A write error is returned.
 func (x *execHook) execute(pkt []byte) (bool, error) {
+	t0 := x.h.lat.start() // stmtlatency.go: counted here only when answered here
 	x.passed = 0
 	x.h.settle(x.vc) // longstmt.go
 	x.h.fe.BeginStatement(x.vc.ConnectionID)
@@ -146,7 +147,9 @@ func (x *execHook) execute(pkt []byte) (bool, error) {
 		x.passed = stmtID
 		return false, nil
 	}
-	return true, x.respond(prepare.PrepareStmt, res, err)
+	err = x.respond(prepare.PrepareStmt, res, err)
+	x.h.lat.done(prepare.PrepareStmt, t0)
+	return true, err
 }
 
 // skipFast reports (once) whether the handler must not try the fast path

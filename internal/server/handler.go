@@ -32,10 +32,14 @@ type handler struct {
 	// parsing holds, by connection id, the *wireConn of a connection
 	// whose COM_STMT_PREPARE vitess is parsing (kill.go).
 	parsing sync.Map
+	// lat: statement latency by kind (stmtlatency.go).
+	lat *stmtLatency
 }
 
-func wrapHandlerFor(fe *sqlfront.Frontend, stop *stopper) func(mysql.Handler) (mysql.Handler, error) {
-	return func(h mysql.Handler) (mysql.Handler, error) { return &handler{Handler: h, fe: fe, stop: stop}, nil }
+func wrapHandlerFor(fe *sqlfront.Frontend, stop *stopper, lat *stmtLatency) func(mysql.Handler) (mysql.Handler, error) {
+	return func(h mysql.Handler) (mysql.Handler, error) {
+		return &handler{Handler: h, fe: fe, stop: stop, lat: lat}, nil
+	}
 }
 
 // NewConnection sets the status flags the handshake carries. MySQL sends
@@ -160,7 +164,8 @@ func fixExplainNulls(r *sqltypes.Result) {
 func queryText(q string) string { return strings.TrimRight(q, "\x00") }
 
 func (h *handler) ComQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) error {
-	h.settle(c) // longstmt.go
+	defer h.lat.done(query, h.lat.start()) // stmtlatency.go
+	h.settle(c)                            // longstmt.go
 	query = queryText(query)
 	h.fe.BeginStatement(c.ConnectionID)
 	if mayBeKill(query) {
@@ -216,7 +221,8 @@ func (h *handler) gmsResults(c *mysql.Conn, query string, learn *func([]*querypb
 }
 
 func (h *handler) ComMultiQuery(ctx context.Context, c *mysql.Conn, query string, cb mysql.ResultSpoolFn) (string, error) {
-	h.settle(c) // longstmt.go
+	defer h.lat.done(query, h.lat.start()) // stmtlatency.go: the kind of the statement it runs (the text's first)
+	h.settle(c)                            // longstmt.go
 	query = queryText(query)
 	h.fe.BeginStatement(c.ConnectionID)
 	if mayBeKill(query) {
@@ -401,7 +407,8 @@ func learnFields(learn *func([]*querypb.Field), r *sqltypes.Result) {
 }
 
 func (h *handler) ComStmtExecute(ctx context.Context, c *mysql.Conn, p *mysql.PrepareData, cb func(*sqltypes.Result) error) error {
-	h.settle(c) // longstmt.go
+	defer h.lat.done(p.PrepareStmt, h.lat.start()) // stmtlatency.go
+	h.settle(c)                                    // longstmt.go
 	h.fe.BeginStatement(c.ConnectionID)
 	if err := h.fe.BeforeStatement(ctx, c.ConnectionID); err != nil {
 		return h.mysqlError(c, p.PrepareStmt, consistencyError(err)) // groupread.go

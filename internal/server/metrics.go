@@ -152,6 +152,12 @@ func newStatusCollector(values func() map[string]int64) *statusCollector {
 		{"Lockstep_checkpoint_time_ms", checkpointBoundsMs, perMs, prometheus.NewDesc(metricName("checkpoint_duration_seconds"),
 			"Time checkpoints took (SHOW STATUS Lockstep_checkpoint_time_ms_*).", nil, nil)},
 	}
+	for _, k := range stmtKinds { // stmtlatency.go
+		c.hists = append(c.hists, statusHist{"Lockstep_statement_latency_us_" + k, stmtLatencyBoundsMicros, perUs,
+			prometheus.NewDesc(metricName("statement_latency_seconds"),
+				"Statement latency by kind, from the command's arrival to its answer (SHOW STATUS Lockstep_statement_latency_us_<kind>_*).",
+				nil, prometheus.Labels{"kind": k})})
+	}
 	c.groupSize = prometheus.NewDesc(metricName("group_commit_size_transactions"),
 		"Transactions per commit group, that is per log fsync wait (SHOW STATUS Lockstep_group_commit_size_*).", nil, nil)
 	c.compRatio = prometheus.NewDesc(metricName("log_compression_ratio"),
@@ -254,7 +260,7 @@ func statusExported(name string) bool {
 	if _, ok := statusNotExported[name]; ok {
 		return true
 	}
-	for _, p := range []string{"Lockstep_commit_latency_us_", "Lockstep_checkpoint_time_ms_", "Lockstep_group_commit_size_"} {
+	for _, p := range []string{"Lockstep_commit_latency_us_", "Lockstep_checkpoint_time_ms_", "Lockstep_group_commit_size_", "Lockstep_statement_latency_us_"} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}

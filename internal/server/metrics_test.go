@@ -131,8 +131,35 @@ func TestMetricsEndpoint(t *testing.T) {
 	if h.GetSampleSum() <= 0 || h.GetSampleSum() > float64(h.GetSampleCount())*10 {
 		t.Errorf("commit latency sum %v s for %d commits: implausible", h.GetSampleSum(), h.GetSampleCount())
 	}
-	for _, name := range []string{"go_gc_duration_seconds", "go_memstats_heap_alloc_bytes", "go_cpu_classes_gc_total_cpu_seconds_total"} {
+	for _, name := range []string{"go_gc_duration_seconds", "go_memstats_heap_alloc_bytes", "go_cpu_classes_gc_total_cpu_seconds_total",
+		"go_sched_latencies_seconds"} {
 		mustMetric(t, fams, name)
+	}
+	// Statement latency by kind: the 25 INSERTs (prepared, executed
+	// below the protocol layer or through it) and nothing else in
+	// "insert"; the scrape equals SHOW STATUS.
+	kinds := map[string]float64{}
+	for _, m := range fams["lockstep_statement_latency_seconds"].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "kind" {
+				kinds[l.GetValue()] = float64(m.GetHistogram().GetSampleCount())
+				if h := m.GetHistogram(); h.GetSampleSum() < 0 || h.GetSampleSum() > float64(h.GetSampleCount())*10 {
+					t.Errorf("statement latency of %s: sum %v s for %d statements", l.GetValue(), h.GetSampleSum(), h.GetSampleCount())
+				}
+			}
+		}
+	}
+	if len(kinds) != len(stmtKinds) {
+		t.Errorf("statement latency kinds exported: %v, want %v", kinds, stmtKinds)
+	}
+	if kinds["insert"] != n {
+		t.Errorf("statement latency of insert counts %v statements, want %d", kinds["insert"], n)
+	}
+	if want := float64(s.status(t, "GLOBAL", "Lockstep_statement_latency_us_insert_count")); kinds["insert"] != want {
+		t.Errorf("statement latency of insert: endpoint %v, SHOW STATUS %v", kinds["insert"], want)
+	}
+	if kinds["other"] < 2 { // CREATE DATABASE, CREATE TABLE
+		t.Errorf("statement latency of other counts %v statements, want at least 2", kinds["other"])
 	}
 }
 

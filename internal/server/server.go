@@ -153,6 +153,8 @@ func runOnce(ctx context.Context, cfgp *config.Config, ready func(addr string)) 
 		return statisticsLine(started, limited.open.Load(), questions)
 	}
 	fe.AddExtraStatus(limited.status)
+	lat := newStmtLatency() // stmtlatency.go
+	fe.AddExtraStatus(lat.status)
 	var tlsCfg *tls.Config
 	if cfg.SSL {
 		if tlsCfg, err = serverTLS(cfg.Datadir, cfg.BindAddress); err != nil {
@@ -177,7 +179,7 @@ func runOnce(ctx context.Context, cfgp *config.Config, ready func(addr string)) 
 		Version:  ServerVersion,
 		// unknown users get 1045 as in MySQL (auth.go)
 		ProtocolListenerFactory: withUnknownUsers(procs.loggedIn, limited.admit),
-	}, fe.Engine, sql.NewContext, withTLSStatus(fe.NewSession), nil, wrapHandlerFor(fe, stop))
+	}, fe.Engine, sql.NewContext, withTLSStatus(fe.NewSession), nil, wrapHandlerFor(fe, stop, lat))
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("start server: %w", err)
