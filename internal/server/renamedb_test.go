@@ -50,6 +50,7 @@ func TestRenameBetweenDatabases(t *testing.T) {
 			s.mustFail(1450, "RENAME TABLE a.v TO b.v")
 			s.mustFail(1146, "RENAME TABLE a.w TO b.w, a.nope TO b.nope")
 			s.mustFail(1050, "RENAME TABLE b.u TO a.u, a.w TO a.p")
+			s.mustFail(1146, "RENAME TABLE a.w TO a.w3, a.nope TO a.z") // one database: all or none too
 			if got := s.rowsString("SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA IN ('a', 'b') AND TABLE_TYPE = 'BASE TABLE' ORDER BY 1, 2"); got != "[[a c] [a p] [a t] [a trg] [a w] [b u]]" {
 				t.Fatalf("after the failed renames the tables are %s", got)
 			}
@@ -58,6 +59,10 @@ func TestRenameBetweenDatabases(t *testing.T) {
 			s.exec("RENAME TABLE a.t TO b.t, b.u TO a.u")
 			// From a current database, unqualified names are in it.
 			s.exec("USE a", "RENAME TABLE w TO b.w2, b.w2 TO b.w")
+			// A view renamed in its database comes back under its new
+			// name from a checkpoint too (its stored CREATE VIEW named
+			// the old one).
+			s.exec("RENAME TABLE v TO v2")
 			s.mustFail(1146, "SELECT * FROM a.t")
 			checks := []string{
 				"SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA IN ('a', 'b') ORDER BY 1, 2",
@@ -66,12 +71,13 @@ func TestRenameBetweenDatabases(t *testing.T) {
 				"SHOW CREATE TABLE b.t",
 				"SHOW CREATE TABLE a.c",
 				"SELECT id FROM b.t WHERE v = 'y'",
+				"SELECT id FROM a.v2 ORDER BY id",
 			}
 			want := []string{
-				"[[a c] [a p] [a trg] [a u] [a v] [b t] [b w]]",
+				"[[a c] [a p] [a trg] [a u] [a v2] [b t] [b w]]",
 				"[[1 1 x] [2 2 y]]",
 				"[[10]]",
-				"", "", "[[2]]",
+				"", "", "[[2]]", "[[1] [2]]",
 			}
 			for i, q := range checks {
 				got := s.rowsString(q)
