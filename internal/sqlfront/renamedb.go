@@ -86,10 +86,7 @@ func renameDatabase(ctx context.Context, stmt ast.Statement) error {
 			cross = true
 		}
 	}
-	if alter && !cross {
-		return nil // go-mysql-server's ALTER TABLE ... RENAME, in db (below)
-	}
-	if !alter || cross {
+	if !alter || cross { // else go-mysql-server's ALTER TABLE ... RENAME, in db (below)
 		s.renames, s.renameAlter = pairs, alter
 	}
 	if s.deleteDB != nil {
