@@ -403,7 +403,13 @@ func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
 		named(n.Database(), n.Table, mdl.Exclusive)
 		return
 	case *plan.RenameTable:
-		if db := n.Db; db != nil {
+		if pairs := renamesOf(ctx, n); pairs != nil {
+			// Every old and new name, in its own database (renamedb.go).
+			for _, r := range pairs {
+				named(r.fromDB, r.from, mdl.Exclusive)
+				named(r.toDB, r.to, mdl.Exclusive)
+			}
+		} else if db := n.Db; db != nil {
 			for i := range n.OldNames {
 				named(db.Name(), n.OldNames[i], mdl.Exclusive)
 				if i < len(n.NewNames) {

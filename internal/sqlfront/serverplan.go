@@ -131,6 +131,11 @@ func (o execOverride) build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 		}
 	case *plan.Call:
 		return o.buildInDatabase(ctx, n, row) // routinedb.go
+	case *plan.RenameTable:
+		if pairs := renamesOf(ctx, n); pairs != nil {
+			s := ctx.Session.(*Session)
+			return o.fe.renameTables(ctx, pairs, s.renameAlter) // renametables.go
+		}
 	case *plan.LockTables, *plan.UnlockTables:
 		return o.buildLockTables(ctx, n, row) // locktables.go
 	case *plan.Use:

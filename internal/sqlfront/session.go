@@ -82,6 +82,11 @@ type Session struct {
 	// deleteDB is the current database a DELETE FROM db.t replaced for
 	// the statement (deletedb.go); nil when none.
 	deleteDB *string
+	// renames are the pairs of the RENAME TABLE being run, qualified, as
+	// its parse found them (renamedb.go); renameAlter: it is an ALTER
+	// TABLE ... RENAME. Cleared at the command's end.
+	renames     []renamePair
+	renameAlter bool
 	// genWarnings are the 1906 warnings of the INSERT being run
 	// (genvalues.go).
 	genWarnings []*sql.Warning
@@ -370,6 +375,7 @@ func (s *Session) CommandBegin() error {
 func (s *Session) CommandEnd() {
 	s.endViewDatabase()
 	s.endDeleteDatabase()
+	s.renames, s.renameAlter = nil, false
 	s.genWarnings = nil
 	s.undoFailedDDL()
 	s.endDDL()
