@@ -23,9 +23,20 @@ type version struct {
 }
 
 // record is one primary key and its version chain, newest first.
+//
+// The record is allocated with the row's first version inside it (first):
+// one heap object instead of two for a row that is never updated, the
+// common case in a large table. first is written once, when the record is
+// made, and never overwritten in place afterwards (a record is never
+// reused: invariant 4 in docs/storage.md), so a reader holding &r.first
+// holds a version as immutable as any other; purge cuts links to it and
+// rollback unlinks it like any version, and its memory lives as long as
+// the record. key points into one byte allocation that also holds the
+// first version's secondary entry keys (newRecord).
 type record struct {
-	key  []byte
-	head *version
+	key   []byte
+	head  *version
+	first version
 }
 
 // secEntry is one index entry: the index key followed by the record's
@@ -185,6 +196,33 @@ func entryKey(key, pk []byte) []byte {
 	b := make([]byte, 0, len(key)+len(pk))
 	b = append(b, key...)
 	return append(b, pk...)
+}
+
+// insertRecord makes the record of a new primary key pk whose first (and
+// only) version is v, files it in the clustered index and files v in every
+// secondary index under keys[i] (v's key in index i). The primary key and
+// the entry keys (keys[i] || pk) share one allocation, so a new row costs
+// two heap objects beside its row bytes — the record with its embedded
+// version and this byte slice — where it cost 4 + one per index. Each
+// slice handed out is capped at its own length, so an append to one never
+// writes into its neighbours. Caller holds t.mu for writing.
+func (t *Table) insertRecord(pk []byte, keys [][]byte, v version) *record {
+	n := len(pk)
+	for _, k := range keys {
+		n += len(k) + len(pk)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, pk...)
+	r := &record{key: b[:len(pk):len(pk)], first: v}
+	r.head = &r.first
+	t.pk.Set(r)
+	for i, s := range t.secs {
+		start := len(b)
+		b = append(b, keys[i]...)
+		b = append(b, pk...)
+		s.tree.Set(secEntry{key: b[start:len(b):len(b)], rec: r})
+	}
+	return r
 }
 
 // add indexes r under index key k. Caller holds the table latch for writing.
