@@ -18,7 +18,8 @@ func TestLayoutSizes(t *testing.T) {
 		got, want uintptr
 	}{
 		{"version", unsafe.Sizeof(version{}), 48},
-		{"secEntry", unsafe.Sizeof(secEntry{}), 32},
+		{"secEntry", unsafe.Sizeof(secEntry{}), 24},
+		{"pkEntry", unsafe.Sizeof(pkEntry{}), 24},
 		{"record", unsafe.Sizeof(record{}), 80},
 	}
 	for _, tt := range tests {

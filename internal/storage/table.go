@@ -42,9 +42,12 @@ type record struct {
 // secEntry is one index entry: the index key followed by the record's
 // primary key, so the index-key part is len(key) - len(rec.key) bytes.
 type secEntry struct {
-	key []byte // index key || primary key
+	key string // index key || primary key, as keyStr (see pkEntry)
 	rec *record
 }
+
+// bytes returns the entry key's bytes (never to be modified).
+func (e secEntry) bytes() []byte { return strKey(e.key) }
 
 // secIndex is one secondary index: its descriptor, the key it computes
 // from a row, and its entries.
@@ -54,7 +57,7 @@ type secIndex struct {
 	tree *btree.BTreeG[secEntry]
 }
 
-func secLess(a, b secEntry) bool { return bytes.Compare(a.key, b.key) < 0 }
+func secLess(a, b secEntry) bool { return a.key < b.key }
 func newSecTree() *btree.BTreeG[secEntry] {
 	return btree.NewBTreeGOptions(secLess, btree.Options{NoLocks: true, Degree: 64})
 }
@@ -220,14 +223,14 @@ func (t *Table) insertRecord(pk []byte, keys [][]byte, v version) *record {
 		start := len(b)
 		b = append(b, keys[i]...)
 		b = append(b, pk...)
-		s.tree.Set(secEntry{key: b[start:len(b):len(b)], rec: r})
+		s.tree.Set(secEntry{key: keyStr(b[start:]), rec: r})
 	}
 	return r
 }
 
 // add indexes r under index key k. Caller holds the table latch for writing.
 func (s *secIndex) add(k []byte, r *record) {
-	s.tree.Set(secEntry{key: entryKey(k, r.key), rec: r})
+	s.tree.Set(secEntry{key: keyStr(entryKey(k, r.key)), rec: r})
 }
 
 // hasKey reports whether row's key in this index is key.
@@ -276,7 +279,7 @@ func (t *Table) dropEntryUnlessUsed(i int, r *record, key []byte) {
 		}
 	}
 	ek := entryKey(key, r.key)
-	if _, ok := s.tree.Delete(secEntry{key: ek}); ok {
+	if _, ok := s.tree.Delete(secEntry{key: keyStr(ek)}); ok {
 		t.gapRemoved(i, ek)
 	}
 }
@@ -286,8 +289,8 @@ func (t *Table) dropEntryUnlessUsed(i int, r *record, key []byte) {
 func (t *Table) liveConflict(i int, key []byte, self *record) []byte {
 	s := t.secs[i]
 	var found []byte
-	s.tree.Ascend(secEntry{key: key}, func(e secEntry) bool {
-		if !bytes.HasPrefix(e.key, key) {
+	s.tree.Ascend(secEntry{key: keyStr(key)}, func(e secEntry) bool {
+		if !bytes.HasPrefix(e.bytes(), key) {
 			return false // past the key: index keys are self-delimiting
 		}
 		if e.rec == self || e.rec.head == nil || e.rec.head.del {
