@@ -2,6 +2,7 @@ package sqlfront
 
 import (
 	"context"
+	"sync"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/types"
@@ -21,7 +22,35 @@ const (
 	keyNotNull = rowenc.KeyNotNull
 )
 
-func encodeRow(dst []byte, row sql.Row) ([]byte, error) { return rowenc.EncodeRow(dst, row) }
+// encodeRow appends row's encoding to dst. With dst nil the result is a
+// new slice of exactly the encoding's length: storage keeps the rows it is
+// given for as long as they live, and a row grown by appends from nil kept
+// the growth's spare capacity — 265 bytes of heap for sysbench's 190-byte
+// rows (docs/benchmarks/notes.md, "Memory per row at 4 x 1M sysbench
+// rows"). The encoding goes through a pooled scratch buffer, so this is
+// one allocation where the growth took several.
+func encodeRow(dst []byte, row sql.Row) ([]byte, error) {
+	if dst != nil {
+		return rowenc.EncodeRow(dst, row)
+	}
+	bp := encodeScratch.Get().(*[]byte)
+	b, err := rowenc.EncodeRow((*bp)[:0], row)
+	var out []byte
+	if err == nil {
+		out = make([]byte, len(b))
+		copy(out, b)
+	}
+	if cap(b) <= maxScratch {
+		*bp = b
+		encodeScratch.Put(bp)
+	}
+	return out, err
+}
+
+// maxScratch bounds the scratch buffers encodeRow keeps in its pool.
+const maxScratch = 64 << 10
+
+var encodeScratch = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 func decodeRow(b []byte, n int) (sql.Row, error) { return rowenc.DecodeRow(b, n) }
 

@@ -271,14 +271,15 @@ func (t *Table) apply(id txn.ID, c *logrec.Change) (*record, error) {
 	if live && bytes.Equal(r.head.row, c.After) {
 		return nil, nil
 	}
-	if r == nil {
-		r = &record{key: append([]byte(nil), c.PK...)}
-		t.pk.Set(r)
-	}
 	if !live {
 		t.rows.Add(1)
 	}
-	r.head = &version{trx: id, row: append([]byte(nil), c.After...), prev: r.head}
+	v := version{trx: id, row: append([]byte(nil), c.After...)}
+	if r == nil {
+		return t.insertRecord(c.PK, keys, v), nil
+	}
+	v.prev = r.head
+	r.head = &v
 	t.addEntries(r, keys)
 	return r, nil
 }
@@ -322,10 +323,7 @@ func (t *Table) LoadRow(pk, row []byte) error {
 	if r := t.get(pk); r != nil {
 		return fmt.Errorf("storage: load into %s: duplicate primary key", t.name)
 	}
-	r := &record{key: append([]byte(nil), pk...)}
-	r.head = &version{row: append([]byte(nil), row...)}
-	t.pk.Set(r)
-	t.addEntries(r, keys)
+	t.insertRecord(pk, keys, version{row: append([]byte(nil), row...)})
 	t.rows.Add(1)
 	return nil
 }

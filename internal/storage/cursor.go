@@ -222,18 +222,18 @@ func (c *Cursor) fill() error {
 		}
 	} else {
 		tree := t.secs[c.idx].tree
-		iter := func(e secEntry) bool { return visit(e.key, len(e.key)-len(e.rec.key), e.rec) }
+		iter := func(e secEntry) bool { return visit(e.bytes(), len(e.key)-len(e.rec.key), e.rec) }
 		switch {
 		case !c.reverse && start == nil:
 			tree.Scan(iter)
 		case !c.reverse:
-			tree.Ascend(secEntry{key: start}, iter)
+			tree.Ascend(secEntry{key: keyStr(start)}, iter)
 		case start == nil:
 			tree.Reverse(iter)
 		default:
 			excl := !c.started
-			tree.Descend(secEntry{key: start}, func(e secEntry) bool {
-				if excl && bytes.Equal(e.key, start) {
+			tree.Descend(secEntry{key: keyStr(start)}, func(e secEntry) bool {
+				if excl && bytes.Equal(e.bytes(), start) {
 					return true
 				}
 				return iter(e)

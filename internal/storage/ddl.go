@@ -272,7 +272,8 @@ func (t *Table) Rekey(d *TableDesc, keyOf func(row []byte) ([]byte, error)) erro
 		if k, err = keyOf(head.row); err != nil {
 			return false
 		}
-		nr := &record{key: k, head: &version{trx: head.trx, row: head.row, stmt: head.stmt}}
+		nr := &record{key: k, first: version{trx: head.trx, row: head.row, stmt: head.stmt}}
+		nr.head = &nr.first
 		if prev, dup := tree.Set(nr); dup {
 			err = &DuplicateKeyError{Table: t.name, Index: PrimaryIndex, Name: "PRIMARY", Key: k, Existing: prev.head.row}
 			return false

@@ -19,6 +19,11 @@
 //   - A row's version chain is ordered newest first. A transaction only adds a
 //     version to a row while it holds the row's X lock, so while any lock on
 //     the row is held the head version is committed or the holder's own.
+//   - Versions are immutable once published, except the prev link (cut by
+//     purge) and the row (replaced, never modified, by Rewrite). A record
+//     embeds its first version (one allocation per new row), written once
+//     when the record is made and never overwritten in place: records are
+//     never reused.
 //   - Every version's key in every secondary index has an entry (index key ||
 //     primary key) pointing at the row's record. Readers re-check the key of
 //     the version they can see, so an entry never makes a row appear twice or

@@ -55,11 +55,11 @@ func (t *Table) succEntry(idx int, key []byte, incl bool) []byte {
 		})
 		return out
 	}
-	t.secs[idx].tree.Ascend(secEntry{key: key}, func(e secEntry) bool {
-		if !incl && bytes.Equal(e.key, key) {
+	t.secs[idx].tree.Ascend(secEntry{key: keyStr(key)}, func(e secEntry) bool {
+		if !incl && bytes.Equal(e.bytes(), key) {
 			return true
 		}
-		out = e.key
+		out = e.bytes()
 		return false
 	})
 	return out
@@ -70,7 +70,7 @@ func (t *Table) hasEntry(idx int, key []byte) bool {
 	if idx == PrimaryIndex {
 		return t.pk.Get(key) != nil
 	}
-	_, ok := t.secs[idx].tree.Get(secEntry{key: key})
+	_, ok := t.secs[idx].tree.Get(secEntry{key: keyStr(key)})
 	return ok
 }
 

@@ -277,7 +277,7 @@ func secLen(tb *Table, i int) int {
 func hasEntry(tb *Table, k, id int) bool {
 	tb.mu.RLock()
 	defer tb.mu.RUnlock()
-	_, ok := tb.secs[0].tree.Get(secEntry{key: entryKey(tik(k), tpk(id))})
+	_, ok := tb.secs[0].tree.Get(secEntry{key: keyStr(entryKey(tik(k), tpk(id)))})
 	return ok
 }
 

@@ -1,8 +1,13 @@
 package storage
 
 import (
+	"bytes"
+	"math/rand/v2"
+	"runtime"
 	"testing"
 	"unsafe"
+
+	"lockstep/internal/txn"
 )
 
 // TestLayoutSizes pins the per-row objects' sizes: every row version and
@@ -13,11 +18,63 @@ func TestLayoutSizes(t *testing.T) {
 		got, want uintptr
 	}{
 		{"version", unsafe.Sizeof(version{}), 48},
-		{"secEntry", unsafe.Sizeof(secEntry{}), 32},
+		{"secEntry", unsafe.Sizeof(secEntry{}), 24},
+		{"pkEntry", unsafe.Sizeof(pkEntry{}), 24},
+		{"record", unsafe.Sizeof(record{}), 80},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
 			t.Errorf("sizeof(%s) = %d, want %d", tt.name, tt.got, tt.want)
 		}
+	}
+}
+
+// TestRowHeapObjects pins how many heap objects a loaded row keeps alive
+// (issue 35 item 3): with the k index, the record with its first version
+// embedded, one byte slice for the primary key and the k entry's key, and
+// the row bytes — 3, plus a share of B-tree nodes. It was 5 with separate
+// record, version, key and entry-key allocations.
+func TestRowHeapObjects(t *testing.T) {
+	const rows = 20_000
+	before := readHeapObjs()
+	e := New(Options{PurgeInterval: -1})
+	defer e.Close()
+	tb := loadSysbench(t, e, rows, true)
+	after := readHeapObjs()
+	perRow := float64(after.objects-before.objects) / rows
+	if perRow > 3.3 {
+		t.Errorf("%.2f heap objects per row, want at most 3.3", perRow)
+	}
+	runtime.KeepAlive(tb)
+}
+
+// TestRecordKeyAppendSafe: a primary key handed out shares its allocation
+// with the row's secondary entry keys, so it must be capped: a caller that
+// appends to it gets a copy and changes nothing in the table.
+func TestRecordKeyAppendSafe(t *testing.T) {
+	e := New(Options{PurgeInterval: -1})
+	defer e.Close()
+	tb, err := e.NewTable("sbtest1", sbDesc(true))
+	must(t, err)
+	rng := rand.New(rand.NewPCG(1, 1))
+	tx := e.Begin(txn.RepeatableRead)
+	must(t, tx.Insert(bg, tb, 0, sbKey(1), sbRow(rng, 1, 7)))
+	must(t, tx.Commit())
+	tx = e.Begin(txn.RepeatableRead)
+	defer tx.Rollback()
+	must(t, tx.Scan(bg, tb, PrimaryIndex, Range{}, false, 0, func(pk, row []byte) (bool, error) {
+		_ = append(pk, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
+		return true, nil
+	}))
+	found := 0
+	must(t, tx.Scan(bg, tb, 0, Range{Lo: sbKey(7), Hi: sbKey(8)}, false, 0, func(pk, row []byte) (bool, error) {
+		found++
+		if !bytes.Equal(pk, sbKey(1)) {
+			t.Errorf("k index returned pk %x, want %x", pk, sbKey(1))
+		}
+		return true, nil
+	}))
+	if found != 1 {
+		t.Errorf("k index found %d rows for k=7, want 1", found)
 	}
 }

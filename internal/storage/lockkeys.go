@@ -101,14 +101,14 @@ func (t *Table) lockDataLocked(idx int, kb []byte) (string, bool) {
 	}
 	var e secEntry
 	found := false
-	s.tree.Ascend(secEntry{key: kb}, func(x secEntry) bool {
-		e, found = x, bytes.HasPrefix(x.key, kb)
+	s.tree.Ascend(secEntry{key: keyStr(kb)}, func(x secEntry) bool {
+		e, found = x, bytes.HasPrefix(x.bytes(), kb)
 		return false
 	})
 	if !found {
 		return "", false
 	}
-	ikey := e.key[:len(e.key)-len(e.rec.key)]
+	ikey := e.bytes()[:len(e.key)-len(e.rec.key)]
 	// The version the entry was made from: the newest whose index key is
 	// the entry's (a later update may have moved the row off it).
 	row := newestRow(e.rec, func(row []byte) bool {

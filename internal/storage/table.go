@@ -23,17 +23,31 @@ type version struct {
 }
 
 // record is one primary key and its version chain, newest first.
+//
+// The record is allocated with the row's first version inside it (first):
+// one heap object instead of two for a row that is never updated, the
+// common case in a large table. first is written once, when the record is
+// made, and never overwritten in place afterwards (a record is never
+// reused: invariant 4 in docs/storage.md), so a reader holding &r.first
+// holds a version as immutable as any other; purge cuts links to it and
+// rollback unlinks it like any version, and its memory lives as long as
+// the record. key points into one byte allocation that also holds the
+// first version's secondary entry keys (newRecord).
 type record struct {
-	key  []byte
-	head *version
+	key   []byte
+	head  *version
+	first version
 }
 
 // secEntry is one index entry: the index key followed by the record's
 // primary key, so the index-key part is len(key) - len(rec.key) bytes.
 type secEntry struct {
-	key []byte // index key || primary key
+	key string // index key || primary key, as keyStr (see pkEntry)
 	rec *record
 }
+
+// bytes returns the entry key's bytes (never to be modified).
+func (e secEntry) bytes() []byte { return strKey(e.key) }
 
 // secIndex is one secondary index: its descriptor, the key it computes
 // from a row, and its entries.
@@ -43,7 +57,7 @@ type secIndex struct {
 	tree *btree.BTreeG[secEntry]
 }
 
-func secLess(a, b secEntry) bool { return bytes.Compare(a.key, b.key) < 0 }
+func secLess(a, b secEntry) bool { return a.key < b.key }
 func newSecTree() *btree.BTreeG[secEntry] {
 	return btree.NewBTreeGOptions(secLess, btree.Options{NoLocks: true, Degree: 64})
 }
@@ -187,9 +201,36 @@ func entryKey(key, pk []byte) []byte {
 	return append(b, pk...)
 }
 
+// insertRecord makes the record of a new primary key pk whose first (and
+// only) version is v, files it in the clustered index and files v in every
+// secondary index under keys[i] (v's key in index i). The primary key and
+// the entry keys (keys[i] || pk) share one allocation, so a new row costs
+// two heap objects beside its row bytes — the record with its embedded
+// version and this byte slice — where it cost 4 + one per index. Each
+// slice handed out is capped at its own length, so an append to one never
+// writes into its neighbours. Caller holds t.mu for writing.
+func (t *Table) insertRecord(pk []byte, keys [][]byte, v version) *record {
+	n := len(pk)
+	for _, k := range keys {
+		n += len(k) + len(pk)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, pk...)
+	r := &record{key: b[:len(pk):len(pk)], first: v}
+	r.head = &r.first
+	t.pk.Set(r)
+	for i, s := range t.secs {
+		start := len(b)
+		b = append(b, keys[i]...)
+		b = append(b, pk...)
+		s.tree.Set(secEntry{key: keyStr(b[start:]), rec: r})
+	}
+	return r
+}
+
 // add indexes r under index key k. Caller holds the table latch for writing.
 func (s *secIndex) add(k []byte, r *record) {
-	s.tree.Set(secEntry{key: entryKey(k, r.key), rec: r})
+	s.tree.Set(secEntry{key: keyStr(entryKey(k, r.key)), rec: r})
 }
 
 // hasKey reports whether row's key in this index is key.
@@ -238,7 +279,7 @@ func (t *Table) dropEntryUnlessUsed(i int, r *record, key []byte) {
 		}
 	}
 	ek := entryKey(key, r.key)
-	if _, ok := s.tree.Delete(secEntry{key: ek}); ok {
+	if _, ok := s.tree.Delete(secEntry{key: keyStr(ek)}); ok {
 		t.gapRemoved(i, ek)
 	}
 }
@@ -248,8 +289,8 @@ func (t *Table) dropEntryUnlessUsed(i int, r *record, key []byte) {
 func (t *Table) liveConflict(i int, key []byte, self *record) []byte {
 	s := t.secs[i]
 	var found []byte
-	s.tree.Ascend(secEntry{key: key}, func(e secEntry) bool {
-		if !bytes.HasPrefix(e.key, key) {
+	s.tree.Ascend(secEntry{key: keyStr(key)}, func(e secEntry) bool {
+		if !bytes.HasPrefix(e.bytes(), key) {
 			return false // past the key: index keys are self-delimiting
 		}
 		if e.rec == self || e.rec.head == nil || e.rec.head.del {

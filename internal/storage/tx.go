@@ -378,12 +378,12 @@ func (tx *Tx) insertLatched(t *Table, ver uint64, id txn.ID, pk, row []byte, key
 		return wait, nil
 	}
 	if r == nil {
-		r = &record{key: append([]byte(nil), pk...)}
-		t.pk.Set(r)
+		r = t.insertRecord(pk, keys, version{trx: id, stmt: tx.stmt, row: row})
+	} else {
+		r.head = &version{trx: id, stmt: tx.stmt, row: row, prev: r.head}
+		t.addEntries(r, keys)
 	}
-	r.head = &version{trx: id, stmt: tx.stmt, row: row, prev: r.head}
 	tx.wrote = true
-	t.addEntries(r, keys)
 	tx.splitGaps(t, splits)
 	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
 	t.rows.Add(1)
