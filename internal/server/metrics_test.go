@@ -137,7 +137,13 @@ func TestMetricsEndpoint(t *testing.T) {
 	}
 	// Statement latency by kind: the 25 INSERTs (prepared, executed
 	// below the protocol layer or through it) and nothing else in
-	// "insert"; the scrape equals SHOW STATUS.
+	// "insert"; the scrape equals SHOW STATUS. A statement is counted
+	// once its answer is written, so the last one may be counted just
+	// after the client has it: wait for it first.
+	for deadline := time.Now().Add(5 * time.Second); s.status(t, "GLOBAL", "Lockstep_statement_latency_us_insert_count") < n && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	fams = s.scrape(t)
 	kinds := map[string]float64{}
 	for _, m := range fams["lockstep_statement_latency_seconds"].GetMetric() {
 		for _, l := range m.GetLabel() {
