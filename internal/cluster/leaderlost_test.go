@@ -47,9 +47,12 @@ func TestLeaderConnLost(t *testing.T) {
 		ticks := s.tickUntil(func() bool {
 			l := s.leader()
 			return l != nil && l != old
-		}, 5*et)
-		if ticks < 0 || ticks >= 3*et {
-			t.Fatalf("seed %d: new leader after %d ticks, want fewer than %d", seed, ticks, 3*et)
+		}, 20*et)
+		// raft draws its election timeouts from its own random source,
+		// not the seed's: split votes in a row are possible (each 1 in
+		// et); any seed must elect eventually.
+		if ticks < 0 || ticks >= 20*et {
+			t.Fatalf("seed %d: new leader after %d ticks, want fewer than %d", seed, ticks, 20*et)
 		}
 		if ticks < et {
 			fast++
@@ -61,9 +64,11 @@ func TestLeaderConnLost(t *testing.T) {
 		}
 		s.close()
 	}
-	// Split votes: about 1 in et seeds; without the report none is fast.
-	if fast < seeds*3/4 {
-		t.Fatalf("a new leader in fewer than %d ticks in %d of %d seeds, want at least %d", et, fast, seeds, seeds*3/4)
+	// Split votes: about 1 in et seeds (47 of 50 were fast in one run);
+	// without the report none is fast. 2/3: a chance of about one in a
+	// million that a correct build fails.
+	if fast < seeds*2/3 {
+		t.Fatalf("a new leader in fewer than %d ticks in %d of %d seeds, want at least %d", et, fast, seeds, seeds*2/3)
 	}
 	t.Logf("a new leader in fewer than %d ticks in %d of %d seeds", et, fast, seeds)
 }
