@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strings"
 	"time"
 
 	"lockstep/internal/hist"
@@ -73,17 +74,17 @@ func stmtKind(q string) int {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '(' || c == ';':
 			i++
 		case c == '/' && i+1 < len(q) && q[i+1] == '*':
-			end := indexFrom(q, "*/", i+2)
+			end := strings.Index(q[i+2:], "*/")
 			if end < 0 {
 				return kindOther
 			}
-			i = end + 2
+			i += 2 + end + 2
 		case c == '#' || (c == '-' && i+2 < len(q) && q[i+1] == '-' && (q[i+2] == ' ' || q[i+2] == '\t')):
-			end := indexFrom(q, "\n", i)
+			end := strings.IndexByte(q[i:], '\n')
 			if end < 0 {
 				return kindOther
 			}
-			i = end + 1
+			i += end + 1
 		default:
 			j := i
 			for j < len(q) && (q[j]|0x20 >= 'a' && q[j]|0x20 <= 'z') {
@@ -93,15 +94,6 @@ func stmtKind(q string) int {
 		}
 	}
 	return kindOther
-}
-
-func indexFrom(s, sub string, from int) int {
-	for i := from; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return i
-		}
-	}
-	return -1
 }
 
 // keywordKind maps a first keyword (any case) to its kind.

@@ -250,25 +250,34 @@ func scanRange(ctx *sql.Context, tx *storage.Tx, t *storage.Table, p *fastPlan, 
 
 // finish applies ORDER BY and DISTINCT.
 func (r *rangeSpec) finish(ctx *sql.Context, p *fastPlan, rows []sql.Row) ([]sql.Row, error) {
+	return orderRows(r, rows, func(a, b sql.Row, pos int) (int, error) {
+		switch x, y := a[pos], b[pos]; {
+		case x == nil && y == nil:
+			return 0, nil
+		case x == nil:
+			return -1, nil // NULL first in ascending order, as MySQL sorts
+		case y == nil:
+			return 1, nil
+		default:
+			return p.meta.schema.Schema[p.cols[pos]].Type.Compare(ctx, x, y)
+		}
+	})
+}
+
+// orderRows sorts rows stably by r's ORDER BY and, with DISTINCT, drops a
+// row equal to the one before it; cmp compares the output column at pos
+// of two rows in ascending order (NULL first). The first error cmp
+// returns is returned, the rows sorted as well as they could be.
+func orderRows[R any](r *rangeSpec, rows []R, cmp func(a, b R, pos int) (int, error)) ([]R, error) {
 	if len(r.order) == 0 || len(rows) < 2 {
 		return rows, nil
 	}
 	var cmpErr error
-	compare := func(a, b sql.Row) int {
+	compare := func(a, b R) int {
 		for _, o := range r.order {
-			var c int
-			switch x, y := a[o.pos], b[o.pos]; {
-			case x == nil && y == nil:
-			case x == nil:
-				c = -1 // NULL first in ascending order, as MySQL sorts
-			case y == nil:
-				c = 1
-			default:
-				var err error
-				c, err = p.meta.schema.Schema[p.cols[o.pos]].Type.Compare(ctx, x, y)
-				if err != nil && cmpErr == nil {
-					cmpErr = err
-				}
+			c, err := cmp(a, b, o.pos)
+			if err != nil && cmpErr == nil {
+				cmpErr = err
 			}
 			if c != 0 {
 				if o.desc {

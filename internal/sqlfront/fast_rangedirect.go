@@ -3,7 +3,6 @@ package sqlfront
 import (
 	"fmt"
 	"math/big"
-	"sort"
 	"unicode/utf8"
 	"unsafe"
 
@@ -65,46 +64,18 @@ func scanRangeDirect(ctx *sql.Context, tx *storage.Tx, t *storage.Table, p *fast
 // does to Go values: the same comparison (the column type's, collation
 // included, on the same string), NULL first, stable.
 func (r *rangeSpec) finishDirect(ctx *sql.Context, p *fastPlan, rows [][]sqltypes.Value) ([][]sqltypes.Value, error) {
-	if len(r.order) == 0 || len(rows) < 2 {
-		return rows, nil
-	}
-	var cmpErr error
-	compare := func(a, b []sqltypes.Value) int {
-		for _, o := range r.order {
-			var c int
-			switch x, y := a[o.pos], b[o.pos]; {
-			case x.IsNull() && y.IsNull():
-			case x.IsNull():
-				c = -1
-			case y.IsNull():
-				c = 1
-			default:
-				var err error
-				c, err = compareText(ctx, p.meta.schema.Schema[p.cols[o.pos]].Type, rawString(x), rawString(y))
-				if err != nil && cmpErr == nil {
-					cmpErr = err
-				}
-			}
-			if c != 0 {
-				if o.desc {
-					return -c
-				}
-				return c
-			}
+	return orderRows(r, rows, func(a, b []sqltypes.Value, pos int) (int, error) {
+		switch x, y := a[pos], b[pos]; {
+		case x.IsNull() && y.IsNull():
+			return 0, nil
+		case x.IsNull():
+			return -1, nil
+		case y.IsNull():
+			return 1, nil
+		default:
+			return compareText(ctx, p.meta.schema.Schema[p.cols[pos]].Type, rawString(x), rawString(y))
 		}
-		return 0
-	}
-	sort.SliceStable(rows, func(i, j int) bool { return compare(rows[i], rows[j]) < 0 })
-	if r.distinct {
-		kept := rows[:1]
-		for _, row := range rows[1:] {
-			if compare(kept[len(kept)-1], row) != 0 {
-				kept = append(kept, row)
-			}
-		}
-		rows = kept
-	}
-	return rows, cmpErr
+	})
 }
 
 // compareText compares two values of the string column type t as t's
