@@ -48,21 +48,34 @@ import (
 // longerPrefixRuleID names longerPrefixRule among the analyzer's rules.
 const longerPrefixRuleID analyzer.RuleId = 1<<20 + 4
 
-func longerPrefixRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
+func longerPrefixRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Scope, _ analyzer.RuleSelector, _ *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 	w := prefixWalk{ctx: ctx, rootFree: !textOrdered(ctx)}
+	if !scope.IsEmpty() {
+		w.corr = scope.Correlated()
+	}
 	return w.node(n, w.rootFree)
 }
 
 // prefixWalk carries the statement-wide facts of one run of the rule.
 type prefixWalk struct {
 	ctx      *sql.Context
-	rootFree bool // the statement asks for no order
+	rootFree bool       // the statement asks for no order
+	corr     sql.ColSet // in a correlated subquery: the outer row's columns
 }
 
 // node rewrites the accesses under n; free says the order of n's rows
 // does not matter.
 func (w *prefixWalk) node(n sql.Node, free bool) (sql.Node, transform.TreeIdentity, error) {
 	if f, ok := n.(*plan.Filter); ok && free {
+		if !w.corr.Empty() {
+			nf, ok, err := outerLookupJoin(w.ctx, f, w.corr)
+			if err != nil {
+				return n, transform.SameTree, err
+			}
+			if ok {
+				return nf, transform.NewTree, nil
+			}
+		}
 		if a, ok := staticAccess(w.ctx, f); ok {
 			nf, ok, err := longerPrefixAccess(w.ctx, a)
 			if err != nil || !ok {

@@ -3,6 +3,7 @@ package sqlfront
 import (
 	"math"
 	"math/big"
+	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/analyzer"
@@ -84,7 +85,20 @@ func sumDecimalRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, _ *plan.
 // same says whether n is the rule's input.
 func sumDecimalRetype(n sql.Node, same transform.TreeIdentity) (sql.Node, transform.TreeIdentity, error) {
 	sums := map[sql.ColumnId]sql.Type{}
+	// A derived table's columns, by "alias.column": a sum the derived
+	// table's own run of the rule retyped is still a DOUBLE in the
+	// references to it from outside (a derived table joined to another
+	// table showed 1.3 for 1.30).
+	derived := map[string]sql.Type{}
 	transform.Inspect(n, func(n sql.Node) bool {
+		if sqa, ok := n.(*plan.SubqueryAlias); ok {
+			for _, c := range sqa.Schema() {
+				if _, ok := c.Type.(sql.DecimalType); ok {
+					derived[strings.ToLower(sqa.Name()+"."+c.Name)] = c.Type
+				}
+			}
+			return true
+		}
 		gb, ok := n.(*plan.GroupBy)
 		if !ok {
 			return true
@@ -112,7 +126,7 @@ func sumDecimalRetype(n sql.Node, same transform.TreeIdentity) (sql.Node, transf
 		}
 		return true
 	})
-	if len(sums) == 0 {
+	if len(sums) == 0 && len(derived) == 0 {
 		return n, same, nil
 	}
 	out, retyped, err := transform.NodeExprs(n, func(e sql.Expression) (sql.Expression, transform.TreeIdentity, error) {
@@ -121,6 +135,9 @@ func sumDecimalRetype(n sql.Node, same transform.TreeIdentity) (sql.Node, transf
 			return e, transform.SameTree, nil
 		}
 		t, ok := sums[gf.Id()]
+		if !ok {
+			t, ok = derived[strings.ToLower(gf.Table()+"."+gf.Name())]
+		}
 		if !ok || !types.IsFloat(gf.Type()) {
 			return e, transform.SameTree, nil
 		}

@@ -404,6 +404,11 @@ func TestSumDecimal(t *testing.T) {
 		// AVG: MySQL's DECIMAL with 4 more digits of scale (div_precision_increment).
 		{"SELECT AVG(i), AVG(ti) FROM ints", "2.0000:2.0000"},
 		{"SELECT g, AVG(d) FROM m GROUP BY g ORDER BY g", "1:17.750000 2:NULL 3:12345678901.230000"},
+		// Through a derived table joined to another table (the derived
+		// table's SUM reached the outer query as a DOUBLE: 35.5).
+		{"SELECT ints.g, x.s, x.a FROM ints JOIN (SELECT g, SUM(d) s, AVG(d) a FROM m GROUP BY g) x ON x.g = ints.g WHERE ints.id < 3 ORDER BY ints.id",
+			"1:35.50:17.750000 1:35.50:17.750000"},
+		{"SELECT ints.id, x.s FROM ints LEFT JOIN (SELECT g, SUM(d) s FROM m WHERE g = 1 GROUP BY g) x ON x.g = ints.g ORDER BY ints.id", "1:35.50 2:35.50 3:NULL"},
 	} {
 		for i := 0; i < 3; i++ { // text: the fast path learns the shape, then serves it
 			s.wantRows(q.want, q.query)
