@@ -1,6 +1,7 @@
 package sqlfront
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -116,7 +117,10 @@ func writableMeta(m *tableMeta) bool {
 }
 
 // valueSourceOf returns the source of a value expression: a marker, an
-// integer or string literal, or NULL.
+// integer, decimal or string literal, or NULL. A decimal literal (digits
+// with a point, no exponent: 10.500000, which sysbench-tpcc's Payment and
+// Delivery write) is an exact decimal, as go-mysql-server's planner makes
+// it; one with an exponent is a DOUBLE there and stays with it.
 func valueSourceOf(e ast.Expr) (valueSource, bool) {
 	switch x := e.(type) {
 	case *ast.NullVal:
@@ -134,6 +138,12 @@ func valueSourceOf(e ast.Expr) (valueSource, bool) {
 			}
 		case ast.StrVal:
 			return valueSource{lit: string(x.Val)}, true
+		case ast.FloatVal:
+			if bytes.IndexAny(x.Val, "eE") < 0 {
+				if d, err := decimal.NewFromString(string(x.Val)); err == nil {
+					return valueSource{lit: d}, true
+				}
+			}
 		}
 	}
 	return valueSource{}, false
@@ -489,10 +499,30 @@ func convertForColumn(ctx *sql.Context, col *sql.Column, v interface{}) (interfa
 		return nil, errFastFallback
 	}
 	c, inRange, err := col.Type.Convert(ctx, v)
-	if err != nil || inRange != sql.InRange {
+	if err != nil || inRange != sql.InRange || roundedDecimal(col.Type, v, c) {
 		return nil, errFastFallback
 	}
 	return c, nil
+}
+
+// roundedDecimal reports whether converting the number v into a DECIMAL
+// column rounded it (c, the stored value, differs): go-mysql-server's
+// INSERT warns then (1265 Data truncated), so such a write is left to it.
+func roundedDecimal(t sql.Type, v, c interface{}) bool {
+	if !types.IsDecimal(t) {
+		return false
+	}
+	cd, ok := c.(decimal.Decimal)
+	if !ok {
+		return false
+	}
+	switch x := v.(type) {
+	case decimal.Decimal:
+		return !x.Equal(cd)
+	case float64:
+		return !decimal.NewFromFloat(x).Equal(cd)
+	}
+	return false
 }
 
 // integerFits reports whether an int64 or uint64 value is within an

@@ -104,6 +104,12 @@ var writeCorpus = []writeCase{
 		{23, "0.005", 0}, {24, []byte("77.70"), 0}, {25, "-9999999999.99", 0}, {26, "1e2", 0}, {27, "0", 0}, {28, "-0", 0}, {29, "00000000000000000001.5", 0}}},
 	{"UPDATE w_money SET m = ? WHERE id = ?", [][]any{{"42.42", 10}, {"-1.999", 10}, {"123456789012", 11}, {[]byte("3.10"), 11}, {"abc", 12}, {nil, 12}}},
 	{"INSERT INTO w_num (id, d) VALUES (?, ?)", [][]any{{20, "9999.99"}, {21, "10000.00"}, {22, "-9999.99"}, {23, "0.1"}}},
+	// Numbers (as text: decimal literals, and negative ones, which the
+	// text normaliser turns into bound values — sysbench-tpcc's Payment
+	// sets c_balance=-1234.560000): rounding, overflow, signs.
+	{"UPDATE w_money SET m = ?, n = ? WHERE id = ?", [][]any{{-10.5, -3, 10}, {1.005, -1, 10}, {99999999999.999, 0, 11}, {-0.125, 5, 12}, {1234567.891, 0, 13}, {-0.0, 0, 14}}},
+	{"UPDATE w_money SET m = m + ?, n = n - ? WHERE id = ?", [][]any{{-10.5, -2, 10}, {0.001, 1, 10}, {-99999999999.5, 0, 11}, {10.500000, -9223372036854775807, 12}}},
+	{"INSERT INTO w_money VALUES (?, ?, ?)", [][]any{{40, -1.5, -7}, {41, 0.125, 0}, {42, 123456789012.5, 0}, {-43, 2.5, 0}}},
 
 	// Writes by key lists (TPC-C's Delivery): the whole key, and a leading
 	// part of it naming every row under it; duplicates, NULLs, out-of-range
