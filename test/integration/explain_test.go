@@ -8,7 +8,8 @@ import "testing"
 // go-mysql-server sent one placeholder row of NULLs.
 func TestExplainTabular(t *testing.T) {
 	srv := startServer(t)
-	s := newDatabase(t, srv).session("s")
+	e := newDatabase(t, srv)
+	s := e.session("s")
 	s.exec("CREATE TABLE c (w INT, d INT, id INT, last VARCHAR(16), first VARCHAR(16), bal DECIMAL(12,2), " +
 		"PRIMARY KEY (w, d, id), KEY name (w, d, last, first))")
 	s.exec("CREATE TABLE o (id INT PRIMARY KEY, cid INT, v INT, KEY kc (cid))")
@@ -33,7 +34,27 @@ func TestExplainTabular(t *testing.T) {
 		{"EXPLAIN UPDATE o SET v = 3 WHERE id = 1", "1:UPDATE:o:NULL:const:PRIMARY:PRIMARY:4:const:1:100:Using where"},
 		{"EXPLAIN DELETE FROM o WHERE cid = 2", "1:DELETE:o:NULL:ref:kc:kc:5:const:1:100:Using where"},
 		{"EXPLAIN SELECT * FROM (SELECT id FROM o) t",
-			"1:SIMPLE:<derived2>:NULL:ALL:NULL:NULL:NULL:NULL:1:100:NULL 2:DERIVED:o:NULL:ALL:NULL:NULL:NULL:NULL:2:100:NULL"},
+			"1:PRIMARY:<derived2>:NULL:ALL:NULL:NULL:NULL:NULL:1:100:NULL 2:DERIVED:o:NULL:ALL:NULL:NULL:NULL:NULL:2:100:NULL"},
+		// A subquery in an expression has rows of its own (issue 35: it had
+		// none), numbered as MySQL numbers SELECTs — by their place in the
+		// text: the select list's before the FROM's derived table.
+		{"EXPLAIN SELECT (SELECT MAX(v) FROM o), x.id FROM (SELECT id FROM c) x",
+			"1:PRIMARY:<derived3>:NULL:ALL:NULL:NULL:NULL:NULL:1:100:NULL 2:SUBQUERY:o:NULL:ALL:NULL:NULL:NULL:NULL:2:100:NULL " +
+				"3:DERIVED:c:NULL:ALL:NULL:NULL:NULL:NULL:2:100:NULL"},
+		{"EXPLAIN SELECT (SELECT MAX(v) FROM o)",
+			"1:PRIMARY:NULL:NULL:NULL:NULL:NULL:NULL:NULL:NULL:NULL:No tables used 2:SUBQUERY:o:NULL:ALL:NULL:NULL:NULL:NULL:2:100:NULL"},
+		// One that reads the outer row is DEPENDENT; its lookup by the outer
+		// row's column is ref, the column named in ref, rows the table's
+		// rows per distinct key (each o.cid once: 1).
+		{"EXPLAIN SELECT id FROM c WHERE bal > (SELECT SUM(v) FROM o WHERE o.cid = c.id)",
+			"1:PRIMARY:c:NULL:ALL:NULL:NULL:NULL:NULL:2:100:Using where " +
+				"2:DEPENDENT SUBQUERY:o:NULL:ref:kc:kc:5:" + e.name + ".c.id:1:100:Using where"},
+		// A select-list subquery that the outer WHERE uses by its alias is in
+		// go-mysql-server's plan twice (below and above the filter): one
+		// SELECT, one set of rows.
+		{"EXPLAIN SELECT COUNT(*) FROM (SELECT c.id, c.bal b, (SELECT SUM(v) FROM o WHERE o.cid = c.id) s FROM c) t WHERE b <> s",
+			"1:PRIMARY:<derived2>:NULL:ALL:NULL:NULL:NULL:NULL:1:100:NULL 2:DERIVED:c:NULL:ALL:NULL:NULL:NULL:NULL:2:100:Using where " +
+				"3:DEPENDENT SUBQUERY:o:NULL:ref:kc:kc:5:" + e.name + ".c.id:1:100:Using where"},
 		{"DESCRIBE SELECT v FROM o WHERE id = 2", "1:SIMPLE:o:NULL:const:PRIMARY:PRIMARY:4:const:1:100:Using where"},
 		// GROUP BY aggregates in a temporary table: MySQL marks the first
 		// table (issue 30: no "Using temporary", and both sides of a merge
