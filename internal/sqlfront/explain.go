@@ -28,13 +28,24 @@ import (
 // "Using filesort" (a sort over the result), "Using temporary" (GROUP BY)
 // and "No tables used".
 //
+// Every SELECT has its own rows, numbered as MySQL numbers them (by their
+// place in the text; explain_sub.go): a derived table's are DERIVED, a
+// subquery's in an expression SUBQUERY, or DEPENDENT SUBQUERY when it
+// reads the outer row — its lookups by the outer row's columns are ref
+// (eq_ref on a whole unique key) with those columns in ref as
+// db.table.column —, and the outer SELECT is then PRIMARY. A subquery
+// go-mysql-server turned into a join (IN, EXISTS: a semi-join) is read as
+// part of the outer SELECT, as MySQL shows a semi-join.
+//
 // What it does not do: possible_keys lists the key chosen only (lockstep
 // has no index statistics to weigh others); rows is an estimate (1 for a
 // unique point, the index entries in the range for other static index
-// reads — counted, as MariaDB's index dives estimate them —, a tenth of the
-// table for a lookup join's non-unique probe, the table for a scan);
-// filtered is always 100.00; subqueries in expressions get no rows
-// of their own; a derived table's rows carry id 2 and DERIVED.
+// reads — counted, as MariaDB's index dives estimate them —, for a lookup
+// by values known only when it runs (a lookup join's probe, a subquery's
+// lookup by the outer row) the table's rows per distinct value of the key
+// columns it fixes, over its first 100,000 rows (InnoDB's records per key;
+// explain_keyrows.go), the table for a scan); filtered is always 100.00;
+// a derived table's own row says 1 row.
 
 // Explain returns MySQL's tabular EXPLAIN of query (an EXPLAIN statement)
 // on connection connID, or nil when it cannot (the placeholder then

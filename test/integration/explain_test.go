@@ -1,6 +1,10 @@
 package integration
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // TestExplainTabular: EXPLAIN answers MySQL's table — one row per table
 // access of the plan go-mysql-server runs, with the access type, key,
@@ -15,6 +19,12 @@ func TestExplainTabular(t *testing.T) {
 	s.exec("CREATE TABLE o (id INT PRIMARY KEY, cid INT, v INT, KEY kc (cid))")
 	s.exec("INSERT INTO c VALUES (1,1,1,'a','b',1.0), (1,1,2,'a','c',2.0)")
 	s.exec("INSERT INTO o VALUES (1,1,1), (2,2,2)")
+	s.exec("CREATE TABLE l (o INT, n INT, PRIMARY KEY (o, n))")
+	var lines []string // 20 orders of 2 lines each
+	for o := 1; o <= 20; o++ {
+		lines = append(lines, fmt.Sprintf("(%d,1),(%d,2)", o, o))
+	}
+	s.exec("INSERT INTO l VALUES " + strings.Join(lines, ","))
 	for _, c := range []struct{ q, want string }{
 		// A unique point: const, the whole key (3 x INT = 12 bytes).
 		{"EXPLAIN SELECT * FROM c WHERE w = 1 AND d = 1 AND id = 1",
@@ -49,6 +59,11 @@ func TestExplainTabular(t *testing.T) {
 		{"EXPLAIN SELECT id FROM c WHERE bal > (SELECT SUM(v) FROM o WHERE o.cid = c.id)",
 			"1:PRIMARY:c:NULL:ALL:NULL:NULL:NULL:NULL:2:100:Using where " +
 				"2:DEPENDENT SUBQUERY:o:NULL:ref:kc:kc:5:" + e.name + ".c.id:1:100:Using where"},
+		// By the first of two key columns, 20 values in 40 rows: 2 rows per
+		// key (it said a tenth of the table, 4).
+		{"EXPLAIN SELECT id FROM o WHERE v < (SELECT SUM(n) FROM l WHERE l.o = o.id)",
+			"1:PRIMARY:o:NULL:ALL:NULL:NULL:NULL:NULL:2:100:Using where " +
+				"2:DEPENDENT SUBQUERY:l:NULL:ref:PRIMARY:PRIMARY:4:" + e.name + ".o.id:2:100:Using where"},
 		// A select-list subquery that the outer WHERE uses by its alias is in
 		// go-mysql-server's plan twice (below and above the filter): one
 		// SELECT, one set of rows.
