@@ -17,8 +17,9 @@ import (
 // TestExplainIndexesAgainstMariaDB: EXPLAIN of every statement of the
 // project's TPC-C driver (bench.TPCCStatements), of sysbench's Lua
 // workloads (bench.SysbenchStatements) and of Percona-Lab's sysbench-tpcc
-// (perconaTPCCStatements) on lockstep and on MariaDB 10.11 holding the same
-// data. For every table MariaDB's plan reads, lockstep's plan must
+// (perconaTPCCStatements, and its consistency checks: perconaTPCCChecks)
+// on lockstep and on MariaDB 10.11 holding the same data. For every table
+// MariaDB's plan reads — in subqueries too —, lockstep's plan must
 //
 //   - match as many equality columns: the leading columns of the chosen
 //     key that the statement fixes with `column = constant` or `column =
@@ -40,8 +41,8 @@ import (
 // <derivedN> for a derived table (numbered as MySQL does, by the SELECT's
 // place in the text); an alias finds its table's indexes through the
 // statement's FROM. A subquery's tables are compared as the outer
-// statement's are. INSERTs read no table. The comparison is printed with
-// -v.
+// statement's are. INSERTs read no table. Plans known to be worse than
+// MariaDB's are listed in knownWorse. The comparison is printed with -v.
 func TestExplainIndexesAgainstMariaDB(t *testing.T) {
 	mdb := startMariaDB(t)
 	ls := testutil.StartServer(t)
