@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/go-mysql-server/sql/expression"
 	"github.com/dolthub/go-mysql-server/sql/plan"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -27,13 +28,24 @@ import (
 // "Using filesort" (a sort over the result), "Using temporary" (GROUP BY)
 // and "No tables used".
 //
+// Every SELECT has its own rows, numbered as MySQL numbers them (by their
+// place in the text; explain_sub.go): a derived table's are DERIVED, a
+// subquery's in an expression SUBQUERY, or DEPENDENT SUBQUERY when it
+// reads the outer row — its lookups by the outer row's columns are ref
+// (eq_ref on a whole unique key) with those columns in ref as
+// db.table.column —, and the outer SELECT is then PRIMARY. A subquery
+// go-mysql-server turned into a join (IN, EXISTS: a semi-join) is read as
+// part of the outer SELECT, as MySQL shows a semi-join.
+//
 // What it does not do: possible_keys lists the key chosen only (lockstep
 // has no index statistics to weigh others); rows is an estimate (1 for a
 // unique point, the index entries in the range for other static index
-// reads — counted, as MariaDB's index dives estimate them —, a tenth of the
-// table for a lookup join's non-unique probe, the table for a scan);
-// filtered is always 100.00; subqueries in expressions get no rows
-// of their own; a derived table's rows carry id 2 and DERIVED.
+// reads — counted, as MariaDB's index dives estimate them —, for a lookup
+// by values known only when it runs (a lookup join's probe, a subquery's
+// lookup by the outer row) the table's rows per distinct value of the key
+// columns it fixes, over its first 100,000 rows (InnoDB's records per key;
+// explain_keyrows.go), the table for a scan); filtered is always 100.00;
+// a derived table's own row says 1 row.
 
 // Explain returns MySQL's tabular EXPLAIN of query (an EXPLAIN statement)
 // on connection connID, or nil when it cannot (the placeholder then
@@ -55,6 +67,8 @@ func (fe *Frontend) Explain(connID uint32, query string) [][]sqltypes.Value {
 	var w explainWalk
 	w.ctx = ctx
 	w.kind = "SIMPLE"
+	w.numbers, w.last = selectNumbers(query)
+	w.used, w.shown = map[string]int{}, map[subKey]int{}
 	switch d.Child.(type) {
 	case *plan.Update:
 		w.kind = "UPDATE"
@@ -64,9 +78,11 @@ func (fe *Frontend) Explain(connID uint32, query string) [][]sqltypes.Value {
 		w.kind = "INSERT"
 	}
 	w.walk(d.Child, 1, w.kind, false, false, "")
-	if len(w.rows) == 0 {
+	if !w.reads(1) {
+		// No table in the outer SELECT (its subqueries may read some).
 		w.rows = append(w.rows, explainRow{id: 1, selectType: w.kind, extra: []string{"No tables used"}})
 	}
+	w.finish()
 	s.ClearWarnings() // go-mysql-server's "placeholder" warning
 	out := make([][]sqltypes.Value, len(w.rows))
 	for i, r := range w.rows {
@@ -120,16 +136,23 @@ func (r explainRow) values() []sqltypes.Value {
 }
 
 type explainWalk struct {
-	ctx     *sql.Context
-	kind    string
-	rows    []explainRow
-	derived int
+	ctx  *sql.Context
+	kind string
+	rows []explainRow
+
+	numbers map[string][]int // SELECT text -> its numbers (explain_sub.go)
+	last    int              // the last SELECT number given
+	used    map[string]int   // numbers taken per text
+	shown   map[subKey]int   // subqueries whose rows are in
+
+	keyStats map[keyStat]uint64 // keyRows' estimates (explain_keyrows.go)
 }
 
 // walk adds the rows of n's table accesses: filtered and sorted say a
 // Filter or a Sort sits over n (down to the next table); alias names the
 // table.
 func (w *explainWalk) walk(n sql.Node, id int, selectType string, filtered, sorted bool, alias string) {
+	w.subqueries(n, id)
 	switch x := n.(type) {
 	case *plan.Filter:
 		w.walk(x.Child, id, selectType, true, sorted, alias)
@@ -148,13 +171,15 @@ func (w *explainWalk) walk(n sql.Node, id int, selectType string, filtered, sort
 		// hashes the groups): MySQL marks the first table it reads.
 		first := len(w.rows)
 		w.walk(x.Child, id, selectType, filtered, sorted, alias)
-		if len(x.GroupByExprs) > 0 && first < len(w.rows) {
-			w.rows[first].addExtra("Using temporary")
+		for i := first; len(x.GroupByExprs) > 0 && i < len(w.rows); i++ {
+			if w.rows[i].id == id {
+				w.rows[i].addExtra("Using temporary")
+				break
+			}
 		}
 		return
 	case *plan.SubqueryAlias:
-		w.derived++
-		did := id + w.derived
+		did, _ := w.selectID(x.TextDefinition, id, "<derived "+x.Name()+">")
 		w.add(explainRow{id: id, selectType: selectType, table: "<derived" + strconv.Itoa(did) + ">", access: "ALL", rows: 1}, filtered, sorted)
 		w.walk(x.Child, did, "DERIVED", false, false, "")
 		return
@@ -172,13 +197,13 @@ func (w *explainWalk) walk(n sql.Node, id int, selectType string, filtered, sort
 		w.add(explainRow{id: id, selectType: selectType, table: name, access: "ALL", rows: tableRows(x.Table)}, filtered, sorted)
 		return
 	}
-	first := true
+	first, before := true, len(w.rows)
 	for _, c := range n.Children() {
 		// A sort over a join sorts its result: MySQL marks the first table.
 		w.walk(c, id, selectType, false, sorted && first, "")
 		first = false
 	}
-	if filtered && len(n.Children()) > 0 && len(w.rows) > 0 {
+	if filtered && len(w.rows) > before && w.rows[len(w.rows)-1].id == id {
 		w.rows[len(w.rows)-1].addExtra("Using where")
 	}
 }
@@ -259,6 +284,9 @@ func (w *explainWalk) indexRow(ita *plan.IndexedTableAccess, id int, selectType,
 			r.access, r.rows = "eq_ref", 1
 		} else {
 			r.access, r.rows = "ref", estimate(total)
+			if n, ok := w.keyRows(lockstepTable(ita.UnderlyingTable()), ix, used); ok {
+				r.rows = n
+			}
 		}
 	}
 	if ix != nil {
@@ -332,11 +360,21 @@ func constRefs(n int) string {
 	return strings.TrimSuffix(strings.Repeat("const,", n), ",")
 }
 
-// refName renders a lookup join's key expression as MySQL does:
-// db.table.column for a column.
+// refName renders a lookup's key expression as MySQL does:
+// db.table.column for a column (of the outer row, for a subquery's
+// lookup), const for a constant, func for anything else.
 func refName(e sql.Expression) string {
-	s := e.String()
-	return strings.Trim(s, "`")
+	switch x := e.(type) {
+	case *expression.GetField:
+		name := x.Table() + "." + x.Name()
+		if x.Database() != "" {
+			name = x.Database() + "." + name
+		}
+		return strings.ToLower(name)
+	case *expression.Literal:
+		return "const"
+	}
+	return "func"
 }
 
 // estimate is the rows estimate of a non-unique index read: a tenth of the

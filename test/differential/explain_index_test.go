@@ -17,8 +17,9 @@ import (
 // TestExplainIndexesAgainstMariaDB: EXPLAIN of every statement of the
 // project's TPC-C driver (bench.TPCCStatements), of sysbench's Lua
 // workloads (bench.SysbenchStatements) and of Percona-Lab's sysbench-tpcc
-// (perconaTPCCStatements) on lockstep and on MariaDB 10.11 holding the same
-// data. For every table MariaDB's plan reads, lockstep's plan must
+// (perconaTPCCStatements, and its consistency checks: perconaTPCCChecks)
+// on lockstep and on MariaDB 10.11 holding the same data. For every table
+// MariaDB's plan reads — in subqueries too —, lockstep's plan must
 //
 //   - match as many equality columns: the leading columns of the chosen
 //     key that the statement fixes with `column = constant` or `column =
@@ -31,8 +32,17 @@ import (
 //     worse than MariaDB's reads whole districts or warehouses, not a
 //     few rows more.
 //
-// Tables are matched by name (no statement uses an alias); INSERTs read no
-// table. The comparison is printed with -v.
+// Two reads of one key by the same number of its leading columns (type ref
+// on both, as many parts in `ref`) read the same index entries: their rows
+// are not compared, MariaDB's estimate of one range being no count of it
+// (1,464 for the 3,000 customers of a warehouse).
+//
+// Tables are matched by the name EXPLAIN shows: the table, its alias, or
+// <derivedN> for a derived table (numbered as MySQL does, by the SELECT's
+// place in the text); an alias finds its table's indexes through the
+// statement's FROM. A subquery's tables are compared as the outer
+// statement's are. INSERTs read no table. Plans known to be worse than
+// MariaDB's are listed in knownWorse. The comparison is printed with -v.
 func TestExplainIndexesAgainstMariaDB(t *testing.T) {
 	mdb := startMariaDB(t)
 	ls := testutil.StartServer(t)
@@ -53,6 +63,7 @@ func TestExplainIndexesAgainstMariaDB(t *testing.T) {
 		{"tpcc", bench.TPCCStatements},
 		{"sb", bench.SysbenchStatements},
 		{"ptpcc", perconaTPCCStatements(next)},
+		{"ptpcc", perconaTPCCChecks},
 	}
 	for _, g := range groups {
 		var dbs [2]*sql.DB
@@ -90,8 +101,8 @@ type explainSide struct {
 
 // explainRow is what the comparison reads of one row of EXPLAIN.
 type explainRow struct {
-	table, typ, key string
-	rows            int64 // -1: NULL
+	table, typ, key, ref string
+	rows                 int64 // -1: NULL
 }
 
 // explainTable runs EXPLAIN q and returns its rows (lockstep answers
@@ -126,6 +137,8 @@ func explainTable(ctx context.Context, db *sql.DB, q string) ([]explainRow, erro
 				r.typ = v.String
 			case "key":
 				r.key = v.String
+			case "ref":
+				r.ref = v.String
 			case "rows":
 				if v.Valid {
 					if r.rows, err = strconv.ParseInt(v.String, 10, 64); err != nil {
@@ -158,15 +171,59 @@ func equalityColumns(q string) map[string]bool {
 	return out
 }
 
+// wordRE splits a statement into identifiers (and other characters).
+var wordRE = regexp.MustCompile(`(?i)[a-z_][a-z0-9_]*|\S`)
+
+// notAlias are the words that can follow a table name in sysbench's and
+// the drivers' statements without being its alias.
+var notAlias = map[string]bool{"as": true, "where": true, "on": true, "left": true, "right": true, "inner": true,
+	"join": true, "straight_join": true, "group": true, "order": true, "limit": true, "for": true, "set": true,
+	"using": true, "natural": true, "cross": true, "union": true, "having": true, "values": true, "lock": true}
+
+// tableAliases returns alias -> table for q's aliased tables (`table
+// alias`, `table AS alias`; tables: the names keys knows).
+func tableAliases(q string, keys map[string][]string) map[string]string {
+	isTable := map[string]bool{}
+	for k := range keys {
+		isTable[k[:strings.IndexByte(k, '/')]] = true
+	}
+	words := wordRE.FindAllString(strings.ToLower(q), -1)
+	out := map[string]string{}
+	for i := 0; i+1 < len(words); i++ {
+		if !isTable[words[i]] {
+			continue
+		}
+		a := words[i+1]
+		if a == "as" && i+2 < len(words) {
+			a = words[i+2]
+		}
+		if !notAlias[a] && !isTable[a] && wordRE.FindString(a) == a && a[0] != '(' && (a[0] == '_' || a[0] >= 'a' && a[0] <= 'z') {
+			out[a] = words[i]
+		}
+	}
+	return out
+}
+
+// sameAccess reports whether l and m read the same index by as many of its
+// leading columns (see TestExplainIndexesAgainstMariaDB).
+func sameAccess(l, m explainRow) bool {
+	return strings.EqualFold(l.typ, "ref") && strings.EqualFold(m.typ, "ref") && strings.EqualFold(l.key, m.key) &&
+		strings.Count(l.ref, ",") == strings.Count(m.ref, ",")
+}
+
 // matchedColumns is how many leading columns of r's key eqs fixes; 0 for
-// a scan.
-func matchedColumns(r explainRow, keys map[string][]string, eqs map[string]bool) int {
+// a scan. aliases names the tables of aliased rows.
+func matchedColumns(r explainRow, keys map[string][]string, eqs map[string]bool, aliases map[string]string) int {
 	switch strings.ToLower(r.typ) {
 	case "", "all", "index":
 		return 0
 	}
+	table := strings.ToLower(r.table)
+	if t, ok := aliases[table]; ok {
+		table = t
+	}
 	n := 0
-	for _, c := range keys[strings.ToLower(r.table+"/"+r.key)] {
+	for _, c := range keys[table+"/"+strings.ToLower(r.key)] {
 		if !eqs[c] {
 			break
 		}
@@ -180,10 +237,21 @@ func matchedColumns(r explainRow, keys map[string][]string, eqs map[string]bool)
 // table.
 func compareExplain(t *testing.T, name, q string, keys map[string][]string, plans [2][]explainRow) {
 	t.Helper()
-	eqs := equalityColumns(q)
+	eqs, aliases := equalityColumns(q), tableAliases(q, keys)
 	for _, m := range plans[1] {
 		if m.table == "" {
 			continue
+		}
+		known, pinned := knownWorse[name+" "+m.table]
+		worse := false
+		fail := func(format string, args ...any) {
+			t.Helper()
+			worse = true
+			if pinned {
+				t.Logf("KNOWN WORSE ("+known+"): "+format, args...)
+				return
+			}
+			t.Errorf(format, args...)
 		}
 		var l *explainRow
 		for i := range plans[0] {
@@ -193,21 +261,40 @@ func compareExplain(t *testing.T, name, q string, keys map[string][]string, plan
 			}
 		}
 		if l == nil {
-			t.Errorf("%s: lockstep's plan does not read %s (MariaDB: %s %s)\n%s", name, m.table, m.typ, m.key, q)
+			fail("%s: lockstep's plan does not read %s (MariaDB: %s %s)\n%s", name, m.table, m.typ, m.key, q)
 			continue
 		}
-		lm, mm := matchedColumns(*l, keys, eqs), matchedColumns(m, keys, eqs)
+		lm, mm := matchedColumns(*l, keys, eqs, aliases), matchedColumns(m, keys, eqs, aliases)
 		t.Logf("%-28s %-12s lockstep %-6s %-22s eq %d rows %-6d | mariadb %-6s %-22s eq %d rows %d",
 			name, m.table, l.typ, l.key, lm, l.rows, m.typ, m.key, mm, m.rows)
 		if lm < mm {
-			t.Errorf("%s: %s by %s %s matches %d equality columns, MariaDB's %s %s %d\n%s",
+			fail("%s: %s by %s %s matches %d equality columns, MariaDB's %s %s %d\n%s",
 				name, m.table, l.typ, l.key, lm, m.typ, m.key, mm, q)
 		}
-		if m.rows >= 0 && l.rows > 2*m.rows+10 {
-			t.Errorf("%s: %s by %s %s reads %d rows, MariaDB's %s %s %d\n%s",
+		if m.rows >= 0 && l.rows > 2*m.rows+10 && !sameAccess(*l, m) {
+			fail("%s: %s by %s %s reads %d rows, MariaDB's %s %s %d\n%s",
 				name, m.table, l.typ, l.key, l.rows, m.typ, m.key, m.rows, q)
 		}
+		if pinned && !worse {
+			t.Errorf("%s: %s is no longer worse than MariaDB's (%s): take it out of knownWorse", name, m.table, known)
+		}
 	}
+}
+
+// knownWorse are the tables ("group statement table") where lockstep's
+// plan is known to be worse than MariaDB's, with why: the comparison logs
+// them, and fails when one is no longer worse (take it out then).
+var knownWorse = map[string]string{
+	// warehouse1 is read by w_id = 1, and district1 joined to it by d_w_id =
+	// w_id: go-mysql-server does not carry the constant over the join's
+	// equality (d_w_id = 1), so district1 is scanned whole (MariaDB: ref on
+	// PRIMARY's d_w_id) — every warehouse's districts.
+	"ptpcc check 1 district1": "no constant through a join equality",
+	// orders1 is read by o_w_id = 1 and merge-joined to order_line1 on
+	// (w, d, o): the merge reads order_line1's whole PRIMARY (every
+	// warehouse: ol_w_id = 1 is not carried over either), MariaDB looks
+	// each order's lines up by PRIMARY (ol_w_id, ol_d_id, ol_o_id).
+	"ptpcc check 7 order_line1": "merge join over the whole index, no constant through the join equality",
 }
 
 // indexColumns returns "table/index" -> the index's columns in order, for
@@ -348,4 +435,33 @@ func perconaTPCCStatements(next int) []bench.Statement {
 		{Name: "SL items (case2)", Query: "SELECT DISTINCT ol_i_id FROM order_line1 WHERE " + sl},
 		{Name: "SL stock count", Query: "SELECT count(*) FROM stock1 WHERE s_w_id = 1 AND s_i_id = 7 AND s_quantity < 15"},
 	}
+}
+
+// perconaTPCCChecks are the consistency checks of Percona-Lab's
+// sysbench-tpcc (tpcc_check.lua: checks 1-5, 7-10 and 12; there is no 6 or
+// 11) for --tables=1 and warehouse 1, as its MySQL driver sends them
+// (STRAIGHT_JOIN in checks 10 and 12), each on one line. Checks 10 and 12
+// sum a customer's delivered order lines and payments in correlated
+// subqueries: their tables are compared through the subqueries' own
+// EXPLAIN rows (DEPENDENT SUBQUERY).
+var perconaTPCCChecks = []bench.Statement{
+	{Name: "check 1", Query: "SELECT d_w_id,sum(d_ytd)-max(w_ytd) diff FROM district1,warehouse1 WHERE d_w_id=w_id AND w_id=1 group by d_w_id"},
+	{Name: "check 2", Query: "SELECT dis.d_id, d_next_o_id-1,mo,mno FROM district1 dis, (SELECT o_d_id,max(o_id) mo FROM orders1 WHERE o_w_id=1 GROUP BY o_d_id) q, " +
+		"(select no_d_id,max(no_o_id) mno from new_orders1 where no_w_id=1 group by no_d_id) no where d_w_id=1 and q.o_d_id=dis.d_id and no.no_d_id=dis.d_id"},
+	{Name: "check 3", Query: "select no_d_id,max(no_o_id)-min(no_o_id)+1,count(*) from new_orders1 where no_w_id=1 group by no_d_id"},
+	{Name: "check 4", Query: "SELECT count(*) FROM (SELECT o_d_id, SUM(o_ol_cnt) sm1, MAX(cn) as cn FROM orders1,(SELECT ol_d_id, COUNT(*) cn FROM order_line1 " +
+		"WHERE ol_w_id=1 GROUP BY ol_d_id) ol WHERE o_w_id=1 AND ol_d_id=o_d_id GROUP BY o_d_id) t1 WHERE sm1<>cn"},
+	{Name: "check 5", Query: "SELECT count(*) FROM orders1 LEFT JOIN new_orders1 ON (no_w_id=o_w_id AND o_d_id=no_d_id AND o_id=no_o_id) where o_w_id=1 and " +
+		"((o_carrier_id IS NULL and no_o_id IS  NULL) OR (o_carrier_id IS NOT NULL and no_o_id IS NOT NULL  ))"},
+	{Name: "check 7", Query: "SELECT count(*) FROM orders1, order_line1 WHERE o_id=ol_o_id AND o_d_id=ol_d_id AND ol_w_id=o_w_id AND o_w_id=1 AND " +
+		"((ol_delivery_d IS NULL and o_carrier_id IS NOT NULL) or (o_carrier_id IS NULL and ol_delivery_d IS NOT NULL ))"},
+	{Name: "check 8", Query: "SELECT count(*) cn FROM (SELECT w_id,w_ytd,SUM(h_amount) sm FROM history1,warehouse1 WHERE h_w_id=w_id and w_id=1 GROUP BY w_id) t1 WHERE w_ytd<>sm"},
+	{Name: "check 9", Query: "SELECT COUNT(*) FROM (select d_id,d_w_id,sum(d_ytd) s1 from district1 group by d_id,d_w_id) d,(select h_d_id,h_w_id,sum(h_amount) s2 " +
+		"from history1 WHERE  h_w_id=1 group by h_d_id, h_w_id) h WHERE h_d_id=d_id AND d_w_id=h_w_id and d_w_id=1 and s1<>s2"},
+	{Name: "check 10", Query: "SELECT count(*) FROM (SELECT c.c_id, c.c_d_id, c.c_w_id, c.c_balance c1, (SELECT sum(ol_amount) FROM orders1 STRAIGHT_JOIN order_line1 " +
+		"WHERE OL_W_ID=O_W_ID AND OL_D_ID = O_D_ID AND OL_O_ID = O_ID AND OL_DELIVERY_D IS NOT NULL AND O_W_ID=c.c_w_id AND O_D_ID=c.C_D_ID AND O_C_ID=c.C_ID) sm, " +
+		"(SELECT sum(h_amount) from history1 WHERE H_C_W_ID=c.C_W_ID AND H_C_D_ID=c.C_D_ID AND H_C_ID=c.C_ID) smh FROM customer1 c WHERE c.c_w_id=1 ) t WHERE c1<>sm-smh"},
+	{Name: "check 12", Query: "SELECT count(*) FROM (SELECT c.c_id, c.c_d_id, c.c_balance c1, c_ytd_payment, (SELECT sum(ol_amount) FROM orders1 STRAIGHT_JOIN order_line1 " +
+		"WHERE OL_W_ID=O_W_ID AND OL_D_ID = O_D_ID AND OL_O_ID = O_ID AND OL_DELIVERY_D IS NOT NULL AND O_W_ID=c.c_w_id AND O_D_ID=c.C_D_ID AND O_C_ID=c.C_ID) sm " +
+		"FROM customer1 c WHERE c.c_w_id=1) t1 WHERE c1+c_ytd_payment <> sm"},
 }

@@ -1,6 +1,10 @@
 package integration
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // TestExplainTabular: EXPLAIN answers MySQL's table — one row per table
 // access of the plan go-mysql-server runs, with the access type, key,
@@ -8,12 +12,19 @@ import "testing"
 // go-mysql-server sent one placeholder row of NULLs.
 func TestExplainTabular(t *testing.T) {
 	srv := startServer(t)
-	s := newDatabase(t, srv).session("s")
+	e := newDatabase(t, srv)
+	s := e.session("s")
 	s.exec("CREATE TABLE c (w INT, d INT, id INT, last VARCHAR(16), first VARCHAR(16), bal DECIMAL(12,2), " +
 		"PRIMARY KEY (w, d, id), KEY name (w, d, last, first))")
 	s.exec("CREATE TABLE o (id INT PRIMARY KEY, cid INT, v INT, KEY kc (cid))")
 	s.exec("INSERT INTO c VALUES (1,1,1,'a','b',1.0), (1,1,2,'a','c',2.0)")
 	s.exec("INSERT INTO o VALUES (1,1,1), (2,2,2)")
+	s.exec("CREATE TABLE l (o INT, n INT, PRIMARY KEY (o, n))")
+	var lines []string // 20 orders of 2 lines each
+	for o := 1; o <= 20; o++ {
+		lines = append(lines, fmt.Sprintf("(%d,1),(%d,2)", o, o))
+	}
+	s.exec("INSERT INTO l VALUES " + strings.Join(lines, ","))
 	for _, c := range []struct{ q, want string }{
 		// A unique point: const, the whole key (3 x INT = 12 bytes).
 		{"EXPLAIN SELECT * FROM c WHERE w = 1 AND d = 1 AND id = 1",
@@ -33,7 +44,32 @@ func TestExplainTabular(t *testing.T) {
 		{"EXPLAIN UPDATE o SET v = 3 WHERE id = 1", "1:UPDATE:o:NULL:const:PRIMARY:PRIMARY:4:const:1:100:Using where"},
 		{"EXPLAIN DELETE FROM o WHERE cid = 2", "1:DELETE:o:NULL:ref:kc:kc:5:const:1:100:Using where"},
 		{"EXPLAIN SELECT * FROM (SELECT id FROM o) t",
-			"1:SIMPLE:<derived2>:NULL:ALL:NULL:NULL:NULL:NULL:1:100:NULL 2:DERIVED:o:NULL:ALL:NULL:NULL:NULL:NULL:2:100:NULL"},
+			"1:PRIMARY:<derived2>:NULL:ALL:NULL:NULL:NULL:NULL:1:100:NULL 2:DERIVED:o:NULL:ALL:NULL:NULL:NULL:NULL:2:100:NULL"},
+		// A subquery in an expression has rows of its own (issue 35: it had
+		// none), numbered as MySQL numbers SELECTs — by their place in the
+		// text: the select list's before the FROM's derived table.
+		{"EXPLAIN SELECT (SELECT MAX(v) FROM o), x.id FROM (SELECT id FROM c) x",
+			"1:PRIMARY:<derived3>:NULL:ALL:NULL:NULL:NULL:NULL:1:100:NULL 2:SUBQUERY:o:NULL:ALL:NULL:NULL:NULL:NULL:2:100:NULL " +
+				"3:DERIVED:c:NULL:ALL:NULL:NULL:NULL:NULL:2:100:NULL"},
+		{"EXPLAIN SELECT (SELECT MAX(v) FROM o)",
+			"1:PRIMARY:NULL:NULL:NULL:NULL:NULL:NULL:NULL:NULL:NULL:No tables used 2:SUBQUERY:o:NULL:ALL:NULL:NULL:NULL:NULL:2:100:NULL"},
+		// One that reads the outer row is DEPENDENT; its lookup by the outer
+		// row's column is ref, the column named in ref, rows the table's
+		// rows per distinct key (each o.cid once: 1).
+		{"EXPLAIN SELECT id FROM c WHERE bal > (SELECT SUM(v) FROM o WHERE o.cid = c.id)",
+			"1:PRIMARY:c:NULL:ALL:NULL:NULL:NULL:NULL:2:100:Using where " +
+				"2:DEPENDENT SUBQUERY:o:NULL:ref:kc:kc:5:" + e.name + ".c.id:1:100:Using where"},
+		// By the first of two key columns, 20 values in 40 rows: 2 rows per
+		// key (it said a tenth of the table, 4).
+		{"EXPLAIN SELECT id FROM o WHERE v < (SELECT SUM(n) FROM l WHERE l.o = o.id)",
+			"1:PRIMARY:o:NULL:ALL:NULL:NULL:NULL:NULL:2:100:Using where " +
+				"2:DEPENDENT SUBQUERY:l:NULL:ref:PRIMARY:PRIMARY:4:" + e.name + ".o.id:2:100:Using where"},
+		// A select-list subquery that the outer WHERE uses by its alias is in
+		// go-mysql-server's plan twice (below and above the filter): one
+		// SELECT, one set of rows.
+		{"EXPLAIN SELECT COUNT(*) FROM (SELECT c.id, c.bal b, (SELECT SUM(v) FROM o WHERE o.cid = c.id) s FROM c) t WHERE b <> s",
+			"1:PRIMARY:<derived2>:NULL:ALL:NULL:NULL:NULL:NULL:1:100:NULL 2:DERIVED:c:NULL:ALL:NULL:NULL:NULL:NULL:2:100:Using where " +
+				"3:DEPENDENT SUBQUERY:o:NULL:ref:kc:kc:5:" + e.name + ".c.id:1:100:Using where"},
 		{"DESCRIBE SELECT v FROM o WHERE id = 2", "1:SIMPLE:o:NULL:const:PRIMARY:PRIMARY:4:const:1:100:Using where"},
 		// GROUP BY aggregates in a temporary table: MySQL marks the first
 		// table (issue 30: no "Using temporary", and both sides of a merge
