@@ -66,11 +66,13 @@ type renameStep struct {
 // renameTables runs a RENAME TABLE's pairs: all of them, or none.
 func (fe *Frontend) renameTables(ctx *sql.Context, pairs []renamePair, alter bool) (sql.RowIter, error) {
 	s, _ := ctx.Session.(*Session)
-	for _, p := range pairs {
-		if s != nil && s.tempTable(p.fromDB, p.from) != nil {
-			// Never rename the permanent table a temporary one hides.
-			return nil, mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
-				"This version of lockstep doesn't yet support 'RENAME TABLE of a TEMPORARY table'")
+	if s != nil {
+		// Temporary tables: the session's own, never logged (temptables.go).
+		if handled, err := s.renameTemps(pairs); handled || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return sql.RowsToRowIter(sql.NewRow(types.NewOkResult(0))), nil
 		}
 	}
 	if err := fe.beginDDL(ctx); err != nil {
