@@ -450,7 +450,14 @@ func (o *Owner) HeldFor(d Duration) bool {
 	return false
 }
 
-func (o *Owner) release(ds durations) {
+// ReleaseKey gives back what o holds on key for duration d (a table
+// dropped or renamed under LOCK TABLES leaves the session's locked set).
+func (o *Owner) ReleaseKey(key Key, d Duration) { o.releaseKeys(1<<d, &key) }
+
+func (o *Owner) release(ds durations) { o.releaseKeys(ds, nil) }
+
+// releaseKeys gives back o's locks of durations ds, on only key if set.
+func (o *Owner) releaseKeys(ds durations, only *Key) {
 	if len(o.held) == 0 {
 		return
 	}
@@ -461,6 +468,9 @@ func (o *Owner) release(ds durations) {
 	var buf [8]change
 	changes := buf[:0]
 	for k, h := range o.held {
+		if only != nil && k != *only {
+			continue
+		}
 		before := h.set()
 		if ds&(1<<Transaction) != 0 {
 			h.txn = 0

@@ -459,7 +459,7 @@ func (h *handler) mapError(c *mysql.Conn, query string, err error) error {
 	if c.Conn != nil {
 		ec.host = sqlfront.ClientHost(c.RemoteAddr())
 	}
-	err = h.fe.LockedTablesError(c.ConnectionID, err) // sqlfront/lockcheck.go
+	err = h.fe.LockedTablesError(c.ConnectionID, query, err) // sqlfront/lockcheck.go
 	return mysqlErrorIn(query, ec, h.fe.ForeignKeyError(c.ConnectionID, query, err))
 }
 

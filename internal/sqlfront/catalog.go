@@ -297,8 +297,9 @@ func (d *Database) DropTable(ctx *sql.Context, name string) error {
 
 func (d *Database) RenameTable(ctx *sql.Context, oldName, newName string) error {
 	if s, ok := ctx.Session.(*Session); ok && s.tempTable(d.name, oldName) != nil {
-		// Never rename the permanent table a temporary one hides.
-		return fmt.Errorf("lockstep does not support renaming a TEMPORARY table")
+		// The temporary table, never the permanent one it hides.
+		_, err := s.renameTemps([]renamePair{{fromDB: d.name, from: oldName, toDB: d.name, to: newName}})
+		return err
 	}
 	if err := d.fe.beginDDL(ctx); err != nil {
 		return err

@@ -32,13 +32,14 @@ import (
 // The check runs in mdlRule on the final plan, so it covers every
 // statement go-mysql-server plans (text and prepared alike); the fast path
 // declines every statement while the session has tables locked (runFast),
-// so those go the planned way. DDL and SHOW statements are not checked.
+// so those go the planned way. DDL and SHOW CREATE TABLE: lockddl.go.
 
 // lockedEntry is one item of LOCK TABLES: db.table AS alias.
 type lockedEntry struct {
 	key   mdl.Key
 	alias string // lower case
 	write bool
+	te    *tableEntry // the table's catalog entry (followLockedTables)
 }
 
 // lockedSet is what the session's LOCK TABLES locked.
@@ -61,7 +62,7 @@ func lockedSetOf(n *plan.LockTables, views []viewSeen) *lockedSet {
 		alias, t := aliasedTable(l.Table)
 		if t != nil {
 			if !t.entry.temp {
-				ls.entries = append(ls.entries, lockedEntry{key: mdlKey(t.db.name, t.meta.name), alias: strings.ToLower(alias), write: l.Write})
+				ls.entries = append(ls.entries, lockedEntry{key: mdlKey(t.db.name, t.meta.name), alias: strings.ToLower(alias), write: l.Write, te: t.entry})
 			}
 			continue
 		}
@@ -271,26 +272,26 @@ func errNotLockedForWrite(name string) error {
 // lockTablesRule is mdlRule's LOCK TABLES part for a statement's own run
 // (no scope): a LOCK TABLES statement notes what it locks (taken when it
 // runs, buildLockTables); another statement of a session holding LOCK
-// TABLES is checked against them.
-func (s *Session) lockTablesRule(n sql.Node) error {
+// TABLES is checked against them: DDL and SHOW CREATE TABLE by checkDDL
+// (lockddl.go), the others by their table references.
+func (s *Session) lockTablesRule(ctx *sql.Context, n sql.Node) error {
 	if lt, ok := n.(*plan.LockTables); ok {
 		s.pendingLocked = lockedSetOf(lt, s.viewsSeen)
 		return nil
 	}
-	if s.locked == nil || !lockChecked(n) {
+	if s.locked == nil {
 		return nil
 	}
-	return s.locked.check(n, s.viewsSeen)
-}
-
-// lockChecked reports whether statement n is checked against LOCK TABLES:
-// not DDL, SHOW, DESCRIBE or UNLOCK TABLES.
-func lockChecked(n sql.Node) bool {
 	switch n.(type) {
-	case *plan.UnlockTables, *plan.DescribeQuery, *plan.ShowCreateTable, *plan.ShowColumns, *plan.ShowIndexes:
-		return false
+	case *plan.UnlockTables, *plan.DescribeQuery, *plan.ShowColumns, *plan.ShowIndexes:
+		return nil // as in MySQL and MariaDB: any table
+	case *plan.ShowCreateTable:
+		return s.checkDDL(ctx, n)
 	}
-	return !plan.IsDDLNode(n)
+	if plan.IsDDLNode(n) {
+		return s.checkDDL(ctx, n)
+	}
+	return s.locked.check(n, s.viewsSeen)
 }
 
 // check matches statement n's table references and views against the
@@ -336,12 +337,13 @@ func (ls *lockedSet) check(n sql.Node, views []viewSeen) error {
 	return nil
 }
 
-// LockedTablesError turns a statement's "table doesn't exist" (1146) into
-// 1100 while connection connID holds LOCK TABLES: MySQL looks a name up
-// among the locked tables first, so a name that is neither locked nor a
-// table (`LOCK TABLES t AS a READ; SELECT * FROM a`) is "not locked".
-func (fe *Frontend) LockedTablesError(connID uint32, err error) error {
-	if err == nil || !tableNotFound(err) {
+// LockedTablesError turns statement query's "table doesn't exist" (1146)
+// into 1100 while connection connID holds LOCK TABLES: MySQL looks a name
+// up among the locked tables first, so a name that is neither locked nor
+// a table (`LOCK TABLES t AS a READ; SELECT * FROM a`) is "not locked".
+// DESCRIBE, SHOW COLUMNS and SHOW INDEX need no lock and keep their 1146.
+func (fe *Frontend) LockedTablesError(connID uint32, query string, err error) error {
+	if err == nil || !tableNotFound(err) || describesTable(query) {
 		return err
 	}
 	if s := fe.session(connID); s == nil || s.locked == nil {
@@ -370,4 +372,31 @@ func notFoundName(err error) string {
 		name = name[i+1:]
 	}
 	return strings.Trim(name, "`")
+}
+
+// describesTable reports whether query is DESCRIBE/DESC/EXPLAIN of a
+// table, or SHOW [FULL|EXTENDED] COLUMNS/FIELDS/INDEX/INDEXES/KEYS.
+func describesTable(query string) bool {
+	w, rest := firstWord(strings.TrimSpace(query))
+	switch strings.ToUpper(w) {
+	case "DESC", "DESCRIBE", "EXPLAIN":
+		next, _ := firstWord(strings.TrimSpace(rest))
+		switch strings.ToUpper(next) {
+		case "", "SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "WITH", "TABLE", "FORMAT", "ANALYZE", "EXTENDED", "PARTITIONS", "FOR":
+			return false
+		}
+		return true
+	case "SHOW":
+		for {
+			w, rest = firstWord(strings.TrimSpace(rest))
+			switch strings.ToUpper(w) {
+			case "FULL", "EXTENDED":
+				continue
+			case "COLUMNS", "FIELDS", "INDEX", "INDEXES", "KEYS":
+				return true
+			}
+			return false
+		}
+	}
+	return false
 }

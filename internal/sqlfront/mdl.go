@@ -172,6 +172,7 @@ type mdlUse struct {
 // mdlPlan collects a plan's metadata lock requests.
 type mdlPlan struct {
 	fe    *Frontend
+	names map[mdl.Key]string // when set: each key's table as spelt (lockddl.go)
 	reqs  []mdl.Request
 	uses  []mdlUse
 	index map[mdl.Key]int
@@ -208,7 +209,11 @@ func (p *mdlPlan) table(st sql.Table, mode mdl.Mode) {
 	if t == nil || t.entry.temp {
 		return
 	}
-	p.add(mdlKey(t.db.name, t.meta.name), mode)
+	key := mdlKey(t.db.name, t.meta.name)
+	p.add(key, mode)
+	if p.names != nil {
+		p.names[key] = t.meta.name
+	}
 	p.uses = append(p.uses, mdlUse{t: t, mode: mode})
 }
 
@@ -298,6 +303,9 @@ func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
 		}
 		if db != "" && table != "" {
 			p.add(mdlKey(db, table), mode)
+			if p.names != nil {
+				p.names[mdlKey(db, table)] = table
+			}
 		}
 	}
 	mode := mdl.Shared
@@ -543,7 +551,7 @@ func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Sco
 	s, ok := ctx.Session.(*Session)
 	if ok && scope == nil {
 		// LOCK TABLES' entries, or the check against them (lockcheck.go).
-		if err := s.lockTablesRule(n); err != nil {
+		if err := s.lockTablesRule(ctx, n); err != nil {
 			return nil, transform.SameTree, err
 		}
 	}

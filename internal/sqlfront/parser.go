@@ -51,6 +51,9 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) err
 		if st.Action == ast.CreateStr && st.TableSpec != nil {
 			noteCreateComment(ctx, st)
 		}
+		if err := lockedDDLParsed(ctx, st); err != nil { // lockddl.go
+			return err
+		}
 		if st.Action == ast.RenameStr {
 			if err := renameDatabase(ctx, st); err != nil { // renamedb.go
 				return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
 
@@ -23,7 +22,8 @@ import (
 // MySQL checks them, then all applied, or none. Its metadata locks
 // (mdl.go) are taken on every old and new name. An ALTER TABLE ...
 // RENAME within one database stays go-mysql-server's; one that moves the
-// table is noted the same way (with other clauses it is refused, 1235).
+// table is noted the same way, and with other clauses it runs after them
+// (alterMove, renametables.go).
 //
 // go-mysql-server still wants a current database to build the node: when
 // every name of the statement is in one database, that database stands in
@@ -47,10 +47,6 @@ func renameDatabase(ctx context.Context, stmt ast.Statement) error {
 			if d != nil && d.Action == ast.RenameStr {
 				ddls = append(ddls, d)
 			}
-		}
-		if len(ddls) > 0 && len(st.Statements) > 1 && crossRename(ctx, ddls) {
-			return mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
-				"This version of lockstep doesn't yet support 'ALTER TABLE ... RENAME to another database with other changes'")
 		}
 	}
 	if len(ddls) == 0 {
@@ -141,28 +137,6 @@ func allQualified(ddls []*ast.DDL) bool {
 		}
 	}
 	return true
-}
-
-// crossRename reports whether the renames name more than one database.
-func crossRename(ctx context.Context, ddls []*ast.DDL) bool {
-	cur := ""
-	if sctx, _ := parsingSession(ctx); sctx != nil {
-		cur = sctx.GetCurrentDatabase()
-	}
-	db := ""
-	for _, d := range ddls {
-		for _, names := range []ast.TableNames{d.FromTables, d.ToTables} {
-			for _, tn := range names {
-				q := qualifier(tn, cur)
-				if db == "" {
-					db = q
-				} else if !strings.EqualFold(db, q) {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // sessionHasDatabase reports whether database name exists.

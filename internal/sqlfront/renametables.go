@@ -66,11 +66,13 @@ type renameStep struct {
 // renameTables runs a RENAME TABLE's pairs: all of them, or none.
 func (fe *Frontend) renameTables(ctx *sql.Context, pairs []renamePair, alter bool) (sql.RowIter, error) {
 	s, _ := ctx.Session.(*Session)
-	for _, p := range pairs {
-		if s != nil && s.tempTable(p.fromDB, p.from) != nil {
-			// Never rename the permanent table a temporary one hides.
-			return nil, mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
-				"This version of lockstep doesn't yet support 'RENAME TABLE of a TEMPORARY table'")
+	if s != nil {
+		// Temporary tables: the session's own, never logged (temptables.go).
+		if handled, err := s.renameTemps(pairs); handled || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return sql.RowsToRowIter(sql.NewRow(types.NewOkResult(0))), nil
 		}
 	}
 	if err := fe.beginDDL(ctx); err != nil {
@@ -100,6 +102,79 @@ func (fe *Frontend) renameTables(ctx *sql.Context, pairs []renamePair, alter boo
 	}
 	return sql.RowsToRowIter(sql.NewRow(types.NewOkResult(0))), nil
 }
+
+// checkRenames runs renameTables' checks of pairs without applying them.
+func (fe *Frontend) checkRenames(pairs []renamePair, alter bool) error {
+	sim := &renameSim{fe: fe, objs: map[renameKey]*renameObj{}}
+	for _, p := range pairs {
+		if _, err := sim.rename(p, alter); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// alterMove runs an ALTER TABLE of several clauses (go-mysql-server's
+// Block) that moves the table to another database as MySQL does: the
+// move is checked first (1050, 1049, 1435, 1826: nothing changed when it
+// cannot be made), the other clauses run, then the move. A clause that
+// fails leaves the move undone; a failed statement's changes are taken
+// back as for any DDL statement (ddlundo.go). nil, nil for another Block.
+func (o execOverride) alterMove(ctx *sql.Context, n *plan.Block, row sql.Row) (sql.RowIter, error) {
+	var move *plan.RenameTable
+	var rest []sql.Node
+	for _, c := range n.Children() {
+		if r, ok := c.(*plan.RenameTable); ok && move == nil && renamesOf(ctx, r) != nil {
+			move = r
+			continue
+		}
+		rest = append(rest, c)
+	}
+	if move == nil {
+		return nil, nil
+	}
+	s := ctx.Session.(*Session)
+	if err := o.fe.beginDDL(ctx); err != nil { // held to the statement's end: nothing changes between
+		return nil, err
+	}
+	if err := o.fe.checkRenames(s.renames, true); err != nil {
+		return nil, err
+	}
+	var rows []sql.Row
+	for _, c := range rest {
+		iter, err := o.Build(ctx, c, row)
+		if err == nil && iter == nil {
+			iter, err = newExecOverride(o.fe, c).Build(ctx, c, row)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if rows, err = sql.RowIterToRows(ctx, iter); err != nil {
+			return nil, err
+		}
+	}
+	iter, err := o.fe.renameTables(ctx, s.renames, true)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := sql.RowIterToRows(ctx, iter); err != nil {
+		return nil, err
+	}
+	// As go-mysql-server's block: the OK result of the last clause (the
+	// handler reads the block's schema after building it).
+	n.SetSchema(types.OkResultSchema)
+	return alterBlockIter{RowIter: sql.RowsToRowIter(rows...), node: rest[len(rest)-1]}, nil
+}
+
+// alterBlockIter is an ALTER block's result (plan.BlockRowIter): the
+// handler answers with an OK packet.
+type alterBlockIter struct {
+	sql.RowIter
+	node sql.Node
+}
+
+func (i alterBlockIter) RepresentingNode() sql.Node { return i.node }
+func (i alterBlockIter) Schema() sql.Schema         { return types.OkResultSchema }
 
 // renameKey is a name in a database, both lower-cased.
 type renameKey struct{ db, name string }

@@ -136,6 +136,10 @@ func (o execOverride) build(ctx *sql.Context, n sql.Node, row sql.Row) (sql.RowI
 			s := ctx.Session.(*Session)
 			return o.fe.renameTables(ctx, pairs, s.renameAlter) // renametables.go
 		}
+	case *plan.Block:
+		if iter, err := o.alterMove(ctx, n, row); iter != nil || err != nil {
+			return iter, err // renametables.go
+		}
 	case *plan.LockTables, *plan.UnlockTables:
 		return o.buildLockTables(ctx, n, row) // locktables.go
 	case *plan.Use:

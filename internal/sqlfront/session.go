@@ -379,6 +379,9 @@ func (s *Session) CommandEnd() {
 	s.genWarnings = nil
 	s.undoFailedDDL()
 	s.endDDL()
+	if s.locked != nil && (s.holdsX || !mdlEnabled) {
+		s.followLockedTables() // lockddl.go: before the statement's locks go
+	}
 	s.finishNextTxSet()
 	s.lastPid = 0
 	open := s.tx != nil && !s.tx.Done()

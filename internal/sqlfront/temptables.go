@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
 )
 
 // TEMPORARY tables. A session's temporary tables live in the session, keyed
@@ -118,4 +119,76 @@ func (d *Database) dropTemp(ctx *sql.Context, name string) bool {
 	te.store.Drop()
 	delete(s.temps, tempKey(d.name, name))
 	return true
+}
+
+// renameTemps runs a RENAME TABLE (or ALTER TABLE ... RENAME) whose
+// sources are temporary tables of the session, as MySQL and MariaDB do:
+// pairs left to right, each checked against the session's temporary
+// tables as the earlier pairs leave them — the target database must exist
+// (1049), no temporary table may have the new name (1050; a permanent one
+// may: the temporary table hides it) — and all applied, or none. Nothing
+// is logged. handled is false when no source is a temporary table; a
+// statement that mixes temporary and permanent tables is refused (1235).
+func (s *Session) renameTemps(pairs []renamePair) (handled bool, err error) {
+	if len(s.temps) == 0 {
+		return false, nil
+	}
+	type move struct {
+		te       *tableEntry
+		db, name string
+	}
+	sim := make(map[string]*tableEntry, len(s.temps))
+	for k, te := range s.temps {
+		sim[k] = te
+	}
+	var moves []move
+	perm := false
+	for _, p := range pairs {
+		fk := tempKey(p.fromDB, p.from)
+		te := sim[fk]
+		if te == nil {
+			db := s.fe.provider.database(p.fromDB)
+			if db == nil || !db.hasTable(strings.ToLower(p.from)) {
+				if len(moves) > 0 {
+					return true, mysql.NewSQLError(mysql.ERNoSuchTable, "42S02", "Table '%s.%s' doesn't exist", p.fromDB, p.from)
+				}
+				return false, nil // the permanent path answers
+			}
+			perm = true
+			continue
+		}
+		to := s.fe.provider.database(p.toDB)
+		if to == nil {
+			return true, mysql.NewSQLError(mysql.ERBadDb, "42000", "Unknown database '%s'", p.toDB)
+		}
+		tk := tempKey(p.toDB, p.to)
+		if sim[tk] != nil {
+			return true, mysql.NewSQLError(mysql.ERTableExists, "42S01", "Table '%s' already exists", p.to)
+		}
+		delete(sim, fk)
+		sim[tk] = te
+		moves = append(moves, move{te: te, db: to.name, name: p.to})
+	}
+	if len(moves) == 0 {
+		return false, nil
+	}
+	if perm {
+		return true, mysql.NewSQLError(mysql.ERNotSupportedYet, "42000",
+			"This version of lockstep doesn't yet support 'RENAME TABLE of TEMPORARY and permanent tables in one statement'")
+	}
+	for _, mv := range moves {
+		m := mv.te.load().clone()
+		m.name, m.db = mv.name, mv.db
+		for i := range m.schema.Schema {
+			c := *m.schema.Schema[i]
+			c.Source = mv.name
+			if c.DatabaseSource != "" {
+				c.DatabaseSource = mv.db
+			}
+			m.schema.Schema[i] = &c
+		}
+		mv.te.meta.Store(m)
+	}
+	s.temps = sim
+	return true, nil
 }

@@ -176,7 +176,11 @@ func TestRenameQualifiedMDL(t *testing.T) {
 	o.wantInt(7, "SELECT id FROM d")
 	nodb.exec(fmt.Sprintf("ALTER TABLE %s.d RENAME TO %s.d", other, e.name))
 	s.wantInt(7, "SELECT id FROM d")
-	// ALTER TABLE moving a table with other changes is not done yet.
-	expectErrno(t, o.execErr(fmt.Sprintf("ALTER TABLE %s.d ADD COLUMN x INT, RENAME TO %s.d", e.name, other)), 1235, "ALTER TABLE ... RENAME between databases with other changes")
+	// ALTER TABLE moving a table with other changes: the changes, then the
+	// move; from a session without a current database too.
+	o.exec(fmt.Sprintf("ALTER TABLE %s.d ADD COLUMN x INT DEFAULT 3, RENAME TO %s.d", e.name, other))
+	o.wantInt(10, "SELECT id + x FROM d")
+	nodb.exec(fmt.Sprintf("ALTER TABLE %s.d RENAME TO %s.d, DROP COLUMN x", other, e.name))
 	s.wantInt(7, "SELECT id FROM d")
+	s.wantInt(1, "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = '"+e.name+"' AND TABLE_NAME = 'd'")
 }

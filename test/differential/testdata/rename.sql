@@ -52,4 +52,20 @@ SELECT * FROM v2 ORDER BY id;
 # Back, by ALTER TABLE.
 ALTER TABLE diff_rename_b.t RENAME TO t;
 SELECT COUNT(*) FROM t;
+# ALTER TABLE ... RENAME to another database with other changes: the
+# changes, then the move, whatever the clauses' order; nothing when the move
+# cannot be made (the target exists, the database is unknown).
+# (lockstep's ALTER TABLE sends no "Records: 0  Duplicates: 0" info.)
+-- ignore: info
+ALTER TABLE w ADD COLUMN c INT DEFAULT 7, RENAME TO diff_rename_b.w;
+SELECT * FROM diff_rename_b.w;
+-- ignore: info
+ALTER TABLE diff_rename_b.w RENAME TO w, ADD INDEX kc (c), ADD COLUMN d INT;
+SELECT id, c, d FROM w;
+SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'diff_rename' AND TABLE_NAME = 'w' ORDER BY INDEX_NAME;
+CREATE TABLE diff_rename_b.x (id INT PRIMARY KEY);
+ALTER TABLE w ADD COLUMN e INT, RENAME TO diff_rename_b.x;
+ALTER TABLE w ADD COLUMN e INT, RENAME TO diff_rename_nodb.w;
+SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'diff_rename' AND TABLE_NAME = 'w' ORDER BY ORDINAL_POSITION;
+SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'diff_rename_b' ORDER BY TABLE_NAME;
 DROP DATABASE diff_rename_b;
