@@ -75,9 +75,9 @@ func aggregateArg(f *ast.FuncExpr) (kind aggKind, col *ast.ColName, ok bool) {
 // set); false when the WHERE or the column does not fit.
 func recogniseAggregate(sel *ast.Select, p *fastPlan, qualifierOK func(ast.TableName) bool) bool {
 	m := p.meta
-	eqs := map[int]string{}
-	if !collectKeyEqualities(sel.Where.Expr, m, qualifierOK, eqs) {
-		return false
+	eqs, res, ok := splitWhere(sel.Where.Expr, m, qualifierOK)
+	if !ok || (len(res) > 0 && p.agg != aggCount) {
+		return false // MIN and MAX stop at the first row: no filter
 	}
 	var order []int
 	if p.agg != aggCount {
@@ -89,7 +89,11 @@ func recogniseAggregate(sel *ast.Select, p *fastPlan, qualifierOK func(ast.Table
 			order = []int{ord}
 		}
 	}
-	return choosePrefixIndex(p, eqs, order, p.agg == aggMax)
+	if !choosePrefixIndex(p, eqs, order, p.agg == aggMax) {
+		return false
+	}
+	p.prefix.res = res
+	return true
 }
 
 // minMaxType reports the column types MIN and MAX take on the fast path.
@@ -119,16 +123,25 @@ func (k aggKind) empty() sqltypes.Value {
 }
 
 // aggregate computes p.agg over the rows of cur: the one result row.
-func (p *fastPlan) aggregate(ctx *sql.Context, cur *storage.Cursor) ([][]sqltypes.Value, error) {
+// A filter (COUNT only) decides which rows count.
+func (p *fastPlan) aggregate(ctx *sql.Context, cur *storage.Cursor, filter *residualFilter) ([][]sqltypes.Value, error) {
 	if p.agg == aggCount {
 		var n int64
 		for {
-			_, _, ok, err := cur.Next()
+			_, stored, ok, err := cur.Next()
 			if err != nil {
 				return nil, err
 			}
 			if !ok {
 				return [][]sqltypes.Value{{sqltypes.NewInt64(n)}}, nil
+			}
+			if filter != nil {
+				if pass, err := filter.passes(ctx, stored); err != nil || !pass {
+					if err != nil {
+						return nil, err
+					}
+					continue
+				}
 			}
 			n++
 		}

@@ -11,8 +11,9 @@ import (
 )
 
 // TestFastPathFuzz generates a random sequence of statements of the shapes
-// the fast path recognises — point, IN-list, range and SUM reads, key
-// updates (plain and ±), deletes, multi-row inserts, upserts (ON DUPLICATE
+// the fast path recognises — point, IN-list, range and SUM reads, counts
+// and reads with residual comparisons on unindexed columns, key updates
+// (plain and ±), deletes, multi-row inserts, upserts (ON DUPLICATE
 // KEY UPDATE, REPLACE), counting joins by primary key, sums grouped by key, transactions — with
 // values drawn from edge pools (limits of each integer width, NULL, strings
 // too long or of another kind, decimals at their scale, duplicates), runs
@@ -54,7 +55,7 @@ func TestFastPathFuzz(t *testing.T) {
 	}
 	var prog []stmt
 	for i := 0; i < n; i++ {
-		switch g.IntN(27) {
+		switch g.IntN(29) {
 		case 0:
 			prog = append(prog, stmt{"SELECT * FROM f WHERE id = ?", []any{key()}})
 		case 1:
@@ -112,6 +113,10 @@ func TestFastPathFuzz(t *testing.T) {
 			prog = append(prog, stmt{"SELECT COUNT(*) FROM f JOIN j ON j.a = f.id AND j.b = f.t WHERE f.i = ? AND j.v > ?", []any{small(10), small(14)}})
 		case 26:
 			prog = append(prog, stmt{"SELECT SUM(d), id FROM f WHERE id IN (?, ?, ?) GROUP BY id", []any{key(), key(), key()}})
+		case 27:
+			prog = append(prog, stmt{"SELECT COUNT(*) FROM j WHERE a = ? AND b = ? AND v < ?", []any{key(), g.IntN(4), pick(ints)}})
+		case 28:
+			prog = append(prog, stmt{"SELECT id, d FROM f WHERE t = ? AND d >= ? ORDER BY i LIMIT ?", []any{g.IntN(3), pick(decs), g.IntN(4)}})
 		case 13:
 			if g.IntN(2) == 0 {
 				prog = append(prog, stmt{"BEGIN", nil})
