@@ -12,7 +12,8 @@ import (
 
 // TestFastPathFuzz generates a random sequence of statements of the shapes
 // the fast path recognises — point, IN-list, range and SUM reads, counts
-// and reads with residual comparisons on unindexed columns, key updates
+// and reads with residual comparisons on unindexed columns, SUM of a
+// DECIMAL over an index prefix, key updates
 // (plain and ±), deletes, multi-row inserts, upserts (ON DUPLICATE
 // KEY UPDATE, REPLACE), counting joins by primary key, sums grouped by key, transactions — with
 // values drawn from edge pools (limits of each integer width, NULL, strings
@@ -55,7 +56,7 @@ func TestFastPathFuzz(t *testing.T) {
 	}
 	var prog []stmt
 	for i := 0; i < n; i++ {
-		switch g.IntN(29) {
+		switch g.IntN(30) {
 		case 0:
 			prog = append(prog, stmt{"SELECT * FROM f WHERE id = ?", []any{key()}})
 		case 1:
@@ -117,6 +118,8 @@ func TestFastPathFuzz(t *testing.T) {
 			prog = append(prog, stmt{"SELECT COUNT(*) FROM j WHERE a = ? AND b = ? AND v < ?", []any{key(), g.IntN(4), pick(ints)}})
 		case 28:
 			prog = append(prog, stmt{"SELECT id, d FROM f WHERE t = ? AND d >= ? ORDER BY i LIMIT ?", []any{g.IntN(3), pick(decs), g.IntN(4)}})
+		case 29:
+			prog = append(prog, stmt{"SELECT SUM(d) AS s FROM f WHERE t = ? AND i = ?", []any{g.IntN(3), pick(ints)}})
 		case 13:
 			if g.IntN(2) == 0 {
 				prog = append(prog, stmt{"BEGIN", nil})

@@ -250,7 +250,15 @@ func TestFastPathSameResults(t *testing.T) {
 		{"SELECT n, amt FROM g_ol WHERE w = ? AND d = ? AND o = ? AND n = ? AND amt = ?", [][]any{{1, 2, 1, 1, 9999}, {1, 1, 1, 2, 0}, {1, 1, 3, 1, 0}, {1, 1, 1, 1, 10}}},
 		{"SELECT o, n FROM g_ol WHERE w = ? AND d = ? AND qty >= ? ORDER BY o DESC, n DESC LIMIT 1", [][]any{{1, 1, 0}, {1, 1, 4}, {1, 2, 100}}},
 		{"SELECT v, d FROM t_int WHERE id = ? AND n < ? AND d > ?", [][]any{{0, 1, -1}, {1, 2, 35}, {1, 2, 36}, {2, 5, 0}}},
+		// SUM of a DECIMAL column over an index prefix (sysbench-tpcc's
+		// Delivery: SUM(ol_amount) of an order's lines).
+		{"SELECT SUM(amt) FROM g_ol WHERE w = ? AND d = ? AND o = ?", [][]any{{1, 1, 1}, {1, 1, 2}, {1, 2, 1}, {9, 9, 9}, {nil, 1, 1}, {1, "1", 1}, {1, 300, 1}, {1, 1, 3}, {2, 1, 1}}},
+		{"SELECT SUM(amt) sm FROM g_ol WHERE d = ? AND w = ?", [][]any{{1, 1}, {2, 1}, {3, 1}}},
+		{"SELECT SUM(g_ol.amt) AS s FROM g_ol WHERE o = ? AND d = ? AND w = ? AND qty > ?", [][]any{{1, 1, 1, 0}, {1, 2, 1, -5}, {1, 2, 1, -6}, {1, 1, 1, nil}}},
+		{"SELECT SUM(d) FROM t_int WHERE id = ?", [][]any{{1}, {2}, {7}}},
 		// Not fast shapes: go-mysql-server runs them.
+		{"SELECT SUM(qty) FROM g_ol WHERE w = ? AND d = ?", [][]any{{1, 1}}},
+		{"SELECT SUM(amt) FROM g_ol WHERE w = ? AND d = ? LIMIT 1", [][]any{{1, 1}}},
 		{"SELECT COUNT(*) FROM j_ol WHERE w = ? AND d = ? AND i < ?", [][]any{{1, 1, 12}}},
 		{"SELECT COUNT(*) FROM t_int WHERE id = ? AND v = ?", [][]any{{1, "one"}}},
 		{"SELECT COUNT(*) FROM t_int WHERE id = ? AND f < ?", [][]any{{1, 2}}},

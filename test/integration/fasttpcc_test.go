@@ -48,6 +48,10 @@ func TestFastPathSysbenchTPCC(t *testing.T) {
 		"SELECT count(*) FROM stock1 WHERE s_w_id = 1 AND s_i_id = 8 AND s_quantity < 15",
 		"SELECT count(*) FROM stock1 WHERE s_w_id = 1 AND s_i_id = 9 AND s_quantity < 15",
 		"SELECT count(*) FROM stock1 WHERE s_w_id = 1 AND s_i_id = 99 AND s_quantity < 15",
+		// Delivery: an order's amount.
+		"SELECT SUM(ol_amount) sm FROM order_line1 WHERE ol_o_id = 2961 AND ol_d_id = 2 AND ol_w_id = 1",
+		"SELECT SUM(ol_amount) sm FROM order_line1 WHERE ol_o_id = 2962 AND ol_d_id = 2 AND ol_w_id = 1",
+		"SELECT SUM(ol_amount) sm FROM order_line1 WHERE ol_o_id = 9999 AND ol_d_id = 2 AND ol_w_id = 1",
 	}
 	run := func() (out []string, hits []int64) {
 		for _, q := range stmts {
