@@ -223,6 +223,9 @@ func TestFastPathSameResults(t *testing.T) {
 			{1, 1, 1, 5, 1, 10}, {1, 1, -5, 9, 1, 100}, {1, 1, 2, 2, 1, 100}, {1, 1, 5, 1, 1, 100}, {1, 1, nil, 5, 1, 10}, {1, 1, 1, 5, 1, nil},
 			{1, 300, 1, 5, 1, 10}, {1, 1, "1", 5, 1, 10}, {1, 1, 1, 5, 2, 1000}, {1, 1, int64(math.MinInt64), int64(math.MaxInt64), 1, 1000},
 			{1, 1, 1, 5, 1, 1.5}, {2, 1, 0, 9, 2, 1000}, {1, 1, 1, 5, -1, 10}}},
+		{"SELECT COUNT(DISTINCT (st.i)) FROM j_ol, j_st st WHERE j_ol.w = ? AND d = ? AND o < ? AND o >= ? AND st.w= ? AND st.i=j_ol.i AND qty < ?", [][]any{
+			{1, 1, 5, 1, 1, 10}, {1, 1, 9, -5, 1, 100}, {1, 1, 5, 1, 1, nil}, {1, 1, 5, 1, 1, "10"}}},
+		{"SELECT COUNT((j_ol.q)) FROM j_ol, j_st WHERE j_ol.w = ? AND j_ol.d = ? AND j_st.w = j_ol.w AND j_st.i = j_ol.i", [][]any{{1, 1}}},
 		{"SELECT COUNT(*) AS n FROM j_st JOIN j_ol ON j_st.i = j_ol.i AND j_st.w = j_ol.w WHERE j_ol.w = ? AND j_ol.d = ?", [][]any{{1, 1}, {1, 2}, {2, 1}, {3, 1}, {1, -129}}},
 		{"SELECT COUNT(j_ol.q) FROM j_ol, j_st WHERE j_ol.w = ? AND j_ol.d = ? AND j_st.w = j_ol.w AND j_st.i = j_ol.i AND j_ol.q BETWEEN ? AND ?", [][]any{{1, 1, 0, 10}, {1, 1, -5, 3}, {1, 1, 5, 1}}},
 		{"SELECT COUNT(qty) FROM j_ol, j_st WHERE j_ol.w = ? AND j_ol.d = ? AND o > ? AND o <= ? AND j_st.w = j_ol.w AND j_st.i = j_ol.i", [][]any{{1, 1, 0, 5}, {1, 1, 1, 2}, {1, 1, -2, -1}}},

@@ -57,6 +57,9 @@ func TestFastPathSysbenchTPCC(t *testing.T) {
 		"UPDATE order_line1 SET ol_delivery_d = NOW() WHERE ol_o_id = 2961 AND ol_d_id = 2 AND ol_w_id = 1",
 		"UPDATE order_line1 SET ol_delivery_d = '2024-01-02 03:04:05' WHERE ol_o_id = 2990 AND ol_d_id = 2 AND ol_w_id = 1",
 		checkNow,
+		// Stock-Level, case 1.
+		"SELECT COUNT(DISTINCT (s_i_id)) FROM order_line1, stock1 WHERE ol_w_id = 1 AND ol_d_id = 2 AND ol_o_id < 3001 AND ol_o_id >= 2981 AND s_w_id= 1 AND s_i_id=ol_i_id AND s_quantity < 15",
+		"SELECT COUNT(DISTINCT (s_i_id)) FROM order_line1, stock1 WHERE ol_w_id = 1 AND ol_d_id = 2 AND ol_o_id < 3002 AND ol_o_id >= 2900 AND s_w_id= 1 AND s_i_id=ol_i_id AND s_quantity < 25",
 	}
 	run := func() (out []string, hits []int64) {
 		for _, q := range stmts {
