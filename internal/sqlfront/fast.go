@@ -70,18 +70,19 @@ type fastPlan struct {
 	// clientCharset is character_set_client at PREPARE (writes: how
 	// string values are read).
 	clientCharset sql.CharacterSetID
-	maxOrd        int           // highest ordinal decoded
-	rng           *rangeSpec    // a range read; nil for a point read
-	write         *writeSpec    // a write; nil for a read
-	txctl         txControl     // BEGIN, COMMIT or ROLLBACK (no table)
-	sum           bool          // SELECT SUM(col) over a key range: one output value
-	multi         [][]string    // WHERE pk IN (...): bind names per key, in key column order
-	multiPrefix   bool          // multi names leading key columns only (writes: each item a key range)
-	prefix        *prefixSpec   // equalities on an index's leading columns (fast_prefix.go)
-	agg           aggKind       // COUNT(*), MIN or MAX over an index prefix (fast_agg.go)
-	join          *joinSpec     // a counting join by primary key (fast_join.go); the prefix reads its outer table
-	groupSum      *groupSumSpec // SUM grouped by a key column over p.multi (fast_groupsum.go)
-	direct        []directKind  // how each output column is written (fast_direct.go); set at first use
+	maxOrd        int             // highest ordinal decoded
+	rng           *rangeSpec      // a range read; nil for a point read
+	write         *writeSpec      // a write; nil for a read
+	txctl         txControl       // BEGIN, COMMIT or ROLLBACK (no table)
+	sum           bool            // SELECT SUM(col) over a key range: one output value
+	multi         [][]string      // WHERE pk IN (...): bind names per key, in key column order
+	multiPrefix   bool            // multi names leading key columns only (writes: each item a key range)
+	prefix        *prefixSpec     // equalities on an index's leading columns (fast_prefix.go)
+	agg           aggKind         // COUNT(*), MIN, MAX or SUM over an index prefix (fast_agg.go)
+	sumType       sql.DecimalType // agg == aggSum: the SUM's result type
+	join          *joinSpec       // a counting join by primary key (fast_join.go); the prefix reads its outer table
+	groupSum      *groupSumSpec   // SUM grouped by a key column over p.multi (fast_groupsum.go)
+	direct        []directKind    // how each output column is written (fast_direct.go); set at first use
 	// The account's privileges for the plan, as of accounts version
 	// privVersion (accounts.go fastAllowed).
 	privChecked bool

@@ -8,6 +8,8 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+	"github.com/shopspring/decimal"
+	"google.golang.org/protobuf/proto"
 
 	"lockstep/internal/storage"
 )
@@ -36,6 +38,7 @@ const (
 	aggCount aggKind = iota + 1 // COUNT(*)
 	aggMin
 	aggMax
+	aggSum // SUM of a DECIMAL column
 )
 
 // aggregateArg recognises COUNT(*), COUNT(col), MIN(col) and MAX(col) (no
@@ -75,12 +78,22 @@ func aggregateArg(f *ast.FuncExpr) (kind aggKind, col *ast.ColName, ok bool) {
 // set); false when the WHERE or the column does not fit.
 func recogniseAggregate(sel *ast.Select, p *fastPlan, qualifierOK func(ast.TableName) bool) bool {
 	m := p.meta
-	eqs := map[int]string{}
-	if !collectKeyEqualities(sel.Where.Expr, m, qualifierOK, eqs) {
-		return false
+	eqs, res, ok := splitWhere(sel.Where.Expr, m, qualifierOK)
+	if !ok || (len(res) > 0 && p.agg != aggCount && p.agg != aggSum) {
+		return false // MIN and MAX stop at the first row: no filter
 	}
 	var order []int
-	if p.agg != aggCount {
+	if p.agg == aggSum {
+		ct, isDec := m.schema.Schema[p.cols[0]].Type.(sql.DecimalType)
+		if !isDec {
+			return false
+		}
+		st, err := types.CreateDecimalType(min(ct.Precision()+22, types.DecimalTypeMaxPrecision), ct.Scale())
+		if err != nil {
+			return false
+		}
+		p.sumType = st
+	} else if p.agg != aggCount {
 		ord := p.cols[0]
 		if !minMaxType(m.schema.Schema[ord].Type) {
 			return false
@@ -89,7 +102,11 @@ func recogniseAggregate(sel *ast.Select, p *fastPlan, qualifierOK func(ast.Table
 			order = []int{ord}
 		}
 	}
-	return choosePrefixIndex(p, eqs, order, p.agg == aggMax)
+	if !choosePrefixIndex(p, eqs, order, p.agg == aggMax) {
+		return false
+	}
+	p.prefix.res = res
+	return true
 }
 
 // minMaxType reports the column types MIN and MAX take on the fast path.
@@ -107,6 +124,9 @@ func (p *fastPlan) aggFieldsMatch() bool {
 	if p.agg == aggCount {
 		return p.fields[0].Type == querypb.Type_INT64
 	}
+	if p.agg == aggSum {
+		return p.fields[0].Type == querypb.Type_DECIMAL && p.fields[0].Decimals == uint32(p.sumType.Scale())
+	}
 	return p.fields[0].Type == p.meta.schema.Schema[p.cols[0]].Type.Type()
 }
 
@@ -119,19 +139,31 @@ func (k aggKind) empty() sqltypes.Value {
 }
 
 // aggregate computes p.agg over the rows of cur: the one result row.
-func (p *fastPlan) aggregate(ctx *sql.Context, cur *storage.Cursor) ([][]sqltypes.Value, error) {
+// A filter (COUNT only) decides which rows count.
+func (p *fastPlan) aggregate(ctx *sql.Context, cur *storage.Cursor, filter *residualFilter) ([][]sqltypes.Value, error) {
 	if p.agg == aggCount {
 		var n int64
 		for {
-			_, _, ok, err := cur.Next()
+			_, stored, ok, err := cur.Next()
 			if err != nil {
 				return nil, err
 			}
 			if !ok {
 				return [][]sqltypes.Value{{sqltypes.NewInt64(n)}}, nil
 			}
+			if filter != nil {
+				if pass, err := filter.passes(ctx, stored); err != nil || !pass {
+					if err != nil {
+						return nil, err
+					}
+					continue
+				}
+			}
 			n++
 		}
+	}
+	if p.agg == aggSum {
+		return p.sumRows(ctx, cur, filter)
 	}
 	ord := p.cols[0]
 	for {
@@ -155,4 +187,73 @@ func (p *fastPlan) aggregate(ctx *sql.Context, cur *storage.Cursor) ([][]sqltype
 		}
 		return [][]sqltypes.Value{{v}}, nil
 	}
+}
+
+// sumPrefixFields sets the result metadata of SUM(decimal_col) over a
+// prefix: at PREPARE go-mysql-server describes every SUM as a DOUBLE, and
+// the executed statement's metadata is sumrule.go's DECIMAL(min(M+22, 65),
+// D), which the fast path sends (a text query's fields are learned from
+// its first run and checked by aggFieldsMatch at each execution).
+func (p *fastPlan) sumPrefixFields(ctx *sql.Context) bool {
+	if p.fields == nil {
+		return true
+	}
+	if len(p.fields) != 1 {
+		return false
+	}
+	if p.fields[0].Type == querypb.Type_FLOAT64 {
+		f := proto.Clone(p.fields[0]).(*querypb.Field)
+		f.Type, f.Decimals, f.ColumnLength = querypb.Type_DECIMAL, uint32(p.sumType.Scale()), p.sumType.MaxTextResponseByteLength(ctx)
+		p.fields = []*querypb.Field{f}
+	}
+	return p.aggFieldsMatch()
+}
+
+// sumRows sums the DECIMAL column of the rows of cur that pass filter:
+// exact, NULLs skipped, NULL when no value was summed, rendered by the
+// SUM's type as go-mysql-server renders it.
+func (p *fastPlan) sumRows(ctx *sql.Context, cur *storage.Cursor, filter *residualFilter) ([][]sqltypes.Value, error) {
+	ord := p.cols[0]
+	var (
+		sum      decimal.Decimal
+		nonNulls bool
+	)
+	for {
+		_, stored, ok, err := cur.Next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		if filter != nil {
+			pass, err := filter.passes(ctx, stored)
+			if err != nil {
+				return nil, err
+			}
+			if !pass {
+				continue
+			}
+		}
+		row, err := decodeRow(stored, ord+1)
+		if err != nil {
+			return nil, err
+		}
+		if row[ord] == nil {
+			continue
+		}
+		d, err := decimalOf(row[ord])
+		if err != nil {
+			return nil, err
+		}
+		sum, nonNulls = sum.Add(d), true
+	}
+	if !nonNulls {
+		return [][]sqltypes.Value{{sqltypes.NULL}}, nil
+	}
+	v, err := p.sumType.SQL(ctx, nil, sum)
+	if err != nil {
+		return nil, err
+	}
+	return [][]sqltypes.Value{{v}}, nil
 }

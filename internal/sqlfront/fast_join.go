@@ -418,7 +418,15 @@ func recogniseJoinOrder(sel *ast.Select, outer, inner joinSide, conds []ast.Expr
 		}
 		spec.count = countStar
 	case *ast.AliasedExpr:
-		col, isCol := x.Expr.(*ast.ColName)
+		e := x.Expr
+		for {
+			pe, isParen := e.(*ast.ParenExpr)
+			if !isParen {
+				break
+			}
+			e = pe.Expr // COUNT(DISTINCT (s_i_id)): sysbench-tpcc's Stock-Level
+		}
+		col, isCol := e.(*ast.ColName)
 		if !isCol {
 			return nil
 		}

@@ -128,10 +128,14 @@ func (fe *Frontend) recognisePointSelect(ctx *sql.Context, query string, sel *as
 		return p
 	}
 	if p.sum {
-		return nil
+		// SUM(decimal_col) over an index prefix (fast_agg.go).
+		p.sum, p.agg = false, aggSum
 	}
 	if p.agg != 0 {
 		if sel.OrderBy != nil || sel.Limit != nil || sel.QueryOpts.Distinct || sel.Lock != "" || !recogniseAggregate(sel, p, qualifierOK) {
+			return nil
+		}
+		if p.agg == aggSum && !p.sumPrefixFields(ctx) {
 			return nil
 		}
 		return p

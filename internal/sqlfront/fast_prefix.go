@@ -44,6 +44,7 @@ type prefixSpec struct {
 	limit   string    // bind variable name of LIMIT (""; no LIMIT unless hasLimit)
 	limitN  int64     // a literal LIMIT
 	hasLim  bool
+	res     []residual // conditions on columns outside every index (fast_residual.go)
 }
 
 // recognisePrefix fills p.prefix from sel's WHERE, ORDER BY and LIMIT;
@@ -52,14 +53,15 @@ func recognisePrefix(sel *ast.Select, p *fastPlan, qualifierOK func(ast.TableNam
 	if sel.QueryOpts.Distinct {
 		return false
 	}
-	eqs := map[int]string{}
-	if !collectKeyEqualities(sel.Where.Expr, p.meta, qualifierOK, eqs) {
+	eqs, res, ok := splitWhere(sel.Where.Expr, p.meta, qualifierOK)
+	if !ok {
 		return false
 	}
 	order, desc, ok := orderColumns(sel, p.meta, qualifierOK, eqs)
 	if !ok || !choosePrefixIndex(p, eqs, order, desc) {
 		return false
 	}
+	p.prefix.res = res
 	return recogniseLimit(sel, p.prefix)
 }
 
@@ -222,6 +224,10 @@ func (s *Session) runPrefix(ctx context.Context, p *fastPlan, entry *tableEntry,
 		}
 		none = none || n
 	}
+	filter, ok := bindResiduals(p.meta, spec.res, bind, p.lock.mode != 0 || s.serial)
+	if !ok {
+		return nil, false, nil
+	}
 	var empty []sqltypes.Value
 	if p.agg != 0 {
 		empty = []sqltypes.Value{p.agg.empty()}
@@ -230,7 +236,7 @@ func (s *Session) runPrefix(ctx context.Context, p *fastPlan, entry *tableEntry,
 		cur := tx.Cursor(sctx, entry.store, spec.idx, storage.Range{Lo: lo, Hi: prefixEnd(lo)}, spec.reverse, mode)
 		defer cur.Close()
 		if p.agg != 0 {
-			return p.aggregate(sctx, cur)
+			return p.aggregate(sctx, cur, filter)
 		}
 		var rows [][]sqltypes.Value
 		w := p.newRowWriter(sctx)
@@ -238,6 +244,13 @@ func (s *Session) runPrefix(ctx context.Context, p *fastPlan, entry *tableEntry,
 			_, row, ok, err := cur.Next()
 			if err != nil || !ok {
 				return rows, err
+			}
+			if filter != nil {
+				if pass, err := filter.passes(sctx, row); err != nil {
+					return nil, err
+				} else if !pass {
+					continue
+				}
 			}
 			vals, err := w.row(row)
 			if err != nil {

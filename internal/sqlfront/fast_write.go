@@ -13,6 +13,7 @@ import (
 
 	"github.com/dolthub/go-mysql-server/sql"
 	"github.com/dolthub/go-mysql-server/sql/expression"
+	"github.com/dolthub/go-mysql-server/sql/expression/function"
 	"github.com/dolthub/go-mysql-server/sql/types"
 	"github.com/dolthub/vitess/go/mysql"
 	"github.com/dolthub/vitess/go/sqltypes"
@@ -79,6 +80,7 @@ type writeSpec struct {
 type valueSource struct {
 	param string      // bind variable name; "" for a literal
 	lit   interface{} // the literal (int64, uint64, string or nil)
+	now   bool        // NOW() (UPDATE SET only): the statement's time
 }
 
 // assignment is one `col = v` or `col = col ± v` of an UPDATE.
@@ -180,10 +182,61 @@ func (fe *Frontend) recogniseUpdate(ctx *sql.Context, query string, u *ast.Updat
 	if p.write.sets = recogniseAssignments(m, u.Exprs, qualifierOK, false); p.write.sets == nil {
 		return nil
 	}
-	if p.params = keyParams(u.Where.Expr, m, qualifierOK); p.params == nil && !recogniseMultiPoint(u.Where.Expr, p, qualifierOK, true) {
+	if p.params = keyParams(u.Where.Expr, m, qualifierOK); p.params == nil && !recogniseMultiPoint(u.Where.Expr, p, qualifierOK, true) &&
+		!recogniseKeyPrefix(u.Where.Expr, p, qualifierOK) {
 		return nil
 	}
 	return p
+}
+
+// recogniseKeyPrefix fills p.multi with one item from a WHERE of
+// equalities with markers naming the primary key's leading columns (not
+// all of them): an UPDATE or DELETE of every row under that key prefix
+// (sysbench-tpcc's Delivery, `UPDATE order_line SET ol_delivery_d = NOW()
+// WHERE ol_o_id = ? AND ol_d_id = ? AND ol_w_id = ?`). It is then the
+// one-item IN list over leading key columns the writes already take:
+// the rows are locked and written in key order, as go-mysql-server's
+// UPDATE reads the same prefix range.
+func recogniseKeyPrefix(where ast.Expr, p *fastPlan, qualifierOK func(ast.TableName) bool) bool {
+	m := p.meta
+	eqs := map[int]string{}
+	if !collectKeyEqualities(where, m, qualifierOK, eqs) || len(eqs) == 0 || len(eqs) >= len(m.pk.cols) {
+		return false
+	}
+	names := make([]string, 0, len(eqs))
+	for _, kc := range m.pk.cols[:len(eqs)] {
+		name, ok := eqs[kc.ord]
+		if !ok || kc.prefix != 0 || !fastKeyType(kc.typ) {
+			return false
+		}
+		names = append(names, name)
+	}
+	p.multi, p.multiPrefix = [][]string{names}, true
+	return true
+}
+
+// isNow reports NOW() without a precision (CURRENT_TIMESTAMP and NOW(n)
+// are left to go-mysql-server).
+func isNow(e ast.Expr) bool {
+	f, ok := e.(*ast.FuncExpr)
+	return ok && strings.EqualFold(f.Name.String(), "now") && f.Qualifier.IsEmpty() && len(f.Exprs) == 0 && !f.Distinct && f.Over == nil
+}
+
+// nowValue is NOW() as go-mysql-server evaluates it for a statement that
+// starts now: its own Now function over a query time taken at the
+// statement's start (go-mysql-server's handler takes it when it creates
+// the query's context), in the session's time zone, whole seconds.
+func nowValue(sctx *sql.Context) (interface{}, error) {
+	sctx.SetQueryTime(sql.Now())
+	now, err := function.NewNow()
+	if err != nil {
+		return nil, errFastFallback
+	}
+	v, err := now.Eval(sctx, nil)
+	if err != nil {
+		return nil, errFastFallback
+	}
+	return v, nil
 }
 
 // recogniseAssignments returns the assignments of an UPDATE's SET list or
@@ -196,6 +249,7 @@ func (fe *Frontend) recogniseUpdate(ctx *sql.Context, query string, u *ast.Updat
 func recogniseAssignments(m *tableMeta, list ast.AssignmentExprs, qualifierOK func(ast.TableName) bool, values bool) []assignment {
 	out := make([]assignment, 0, len(list))
 	seen := map[int]bool{}
+	sch := m.schema.Schema
 	for _, a := range list {
 		if !qualifierOK(a.Name.Qualifier) {
 			return nil
@@ -224,6 +278,13 @@ func recogniseAssignments(m *tableMeta, list ast.AssignmentExprs, qualifierOK fu
 				return nil
 			}
 			as.fromRow = true
+		} else if !values && !as.delta && isNow(e) {
+			// Into DATETIME and TIMESTAMP columns only (a DATE column
+			// truncates it, a string or number column converts it).
+			if tt := sch[ord].Type.Type(); tt != sqltypes.Datetime && tt != sqltypes.Timestamp {
+				return nil
+			}
+			as.src.now = true
 		} else if as.src, ok = valueSourceOf(e); !ok || (as.delta && as.src.param == "" && as.src.lit == nil) {
 			return nil
 		}
@@ -247,7 +308,8 @@ func (fe *Frontend) recogniseDelete(ctx *sql.Context, query string, d *ast.Delet
 	if qualifierOK == nil || !writableMeta(p.meta) {
 		return nil
 	}
-	if p.params = keyParams(d.Where.Expr, p.meta, qualifierOK); p.params == nil && !recogniseMultiPoint(d.Where.Expr, p, qualifierOK, true) {
+	if p.params = keyParams(d.Where.Expr, p.meta, qualifierOK); p.params == nil && !recogniseMultiPoint(d.Where.Expr, p, qualifierOK, true) &&
+		!recogniseKeyPrefix(d.Where.Expr, p, qualifierOK) {
 		return nil
 	}
 	return p
@@ -731,7 +793,11 @@ func assignmentValues(sctx *sql.Context, sch sql.Schema, sets []assignment, bind
 		}
 		var v interface{}
 		var err error
-		if a.delta {
+		if a.src.now {
+			if v, err = nowValue(sctx); err == nil {
+				v, err = convertForColumn(sctx, sch[a.ord], v)
+			}
+		} else if a.delta {
 			if v, err = bindValue(a.src, bind); err == nil && v == nil {
 				err = errFastFallback
 			}

@@ -11,8 +11,11 @@ import (
 )
 
 // TestFastPathFuzz generates a random sequence of statements of the shapes
-// the fast path recognises — point, IN-list, range and SUM reads, key
-// updates (plain and ±), deletes, multi-row inserts, upserts (ON DUPLICATE
+// the fast path recognises — point, IN-list, range and SUM reads, counts
+// and reads with residual comparisons on unindexed columns, SUM of a
+// DECIMAL over an index prefix, key updates and deletes (also by a key
+// prefix)
+// (plain and ±), deletes, multi-row inserts, upserts (ON DUPLICATE
 // KEY UPDATE, REPLACE), counting joins by primary key, sums grouped by key, transactions — with
 // values drawn from edge pools (limits of each integer width, NULL, strings
 // too long or of another kind, decimals at their scale, duplicates), runs
@@ -54,7 +57,7 @@ func TestFastPathFuzz(t *testing.T) {
 	}
 	var prog []stmt
 	for i := 0; i < n; i++ {
-		switch g.IntN(27) {
+		switch g.IntN(32) {
 		case 0:
 			prog = append(prog, stmt{"SELECT * FROM f WHERE id = ?", []any{key()}})
 		case 1:
@@ -112,6 +115,16 @@ func TestFastPathFuzz(t *testing.T) {
 			prog = append(prog, stmt{"SELECT COUNT(*) FROM f JOIN j ON j.a = f.id AND j.b = f.t WHERE f.i = ? AND j.v > ?", []any{small(10), small(14)}})
 		case 26:
 			prog = append(prog, stmt{"SELECT SUM(d), id FROM f WHERE id IN (?, ?, ?) GROUP BY id", []any{key(), key(), key()}})
+		case 27:
+			prog = append(prog, stmt{"SELECT COUNT(*) FROM j WHERE a = ? AND b = ? AND v < ?", []any{key(), g.IntN(4), pick(ints)}})
+		case 28:
+			prog = append(prog, stmt{"SELECT id, d FROM f WHERE t = ? AND d >= ? ORDER BY i LIMIT ?", []any{g.IntN(3), pick(decs), g.IntN(4)}})
+		case 29:
+			prog = append(prog, stmt{"SELECT SUM(d) AS s FROM f WHERE t = ? AND i = ?", []any{g.IntN(3), pick(ints)}})
+		case 30:
+			prog = append(prog, stmt{"UPDATE j SET v = v + ? WHERE a = ?", []any{small(5), key()}})
+		case 31:
+			prog = append(prog, stmt{"DELETE FROM j WHERE a = ?", []any{key()}})
 		case 13:
 			if g.IntN(2) == 0 {
 				prog = append(prog, stmt{"BEGIN", nil})
@@ -158,7 +171,7 @@ func TestFastPathFuzz(t *testing.T) {
 			}
 			out = append(out, fmt.Sprintf("%s %v => %s", st.q, st.args, r))
 		}
-		out = append(out, "end: "+resultOf(s, "SELECT * FROM f ORDER BY id"))
+		out = append(out, "end: "+resultOf(s, "SELECT * FROM f ORDER BY id"), "end j: "+resultOf(s, "SELECT * FROM j ORDER BY a, b"))
 		hits := fastCounter(t, admin, "hits") - h
 		admin.exec("SET GLOBAL lockstep_fast_path = ON")
 		return out, hits

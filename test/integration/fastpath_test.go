@@ -223,6 +223,9 @@ func TestFastPathSameResults(t *testing.T) {
 			{1, 1, 1, 5, 1, 10}, {1, 1, -5, 9, 1, 100}, {1, 1, 2, 2, 1, 100}, {1, 1, 5, 1, 1, 100}, {1, 1, nil, 5, 1, 10}, {1, 1, 1, 5, 1, nil},
 			{1, 300, 1, 5, 1, 10}, {1, 1, "1", 5, 1, 10}, {1, 1, 1, 5, 2, 1000}, {1, 1, int64(math.MinInt64), int64(math.MaxInt64), 1, 1000},
 			{1, 1, 1, 5, 1, 1.5}, {2, 1, 0, 9, 2, 1000}, {1, 1, 1, 5, -1, 10}}},
+		{"SELECT COUNT(DISTINCT (st.i)) FROM j_ol, j_st st WHERE j_ol.w = ? AND d = ? AND o < ? AND o >= ? AND st.w= ? AND st.i=j_ol.i AND qty < ?", [][]any{
+			{1, 1, 5, 1, 1, 10}, {1, 1, 9, -5, 1, 100}, {1, 1, 5, 1, 1, nil}, {1, 1, 5, 1, 1, "10"}}},
+		{"SELECT COUNT((j_ol.q)) FROM j_ol, j_st WHERE j_ol.w = ? AND j_ol.d = ? AND j_st.w = j_ol.w AND j_st.i = j_ol.i", [][]any{{1, 1}}},
 		{"SELECT COUNT(*) AS n FROM j_st JOIN j_ol ON j_st.i = j_ol.i AND j_st.w = j_ol.w WHERE j_ol.w = ? AND j_ol.d = ?", [][]any{{1, 1}, {1, 2}, {2, 1}, {3, 1}, {1, -129}}},
 		{"SELECT COUNT(j_ol.q) FROM j_ol, j_st WHERE j_ol.w = ? AND j_ol.d = ? AND j_st.w = j_ol.w AND j_st.i = j_ol.i AND j_ol.q BETWEEN ? AND ?", [][]any{{1, 1, 0, 10}, {1, 1, -5, 3}, {1, 1, 5, 1}}},
 		{"SELECT COUNT(qty) FROM j_ol, j_st WHERE j_ol.w = ? AND j_ol.d = ? AND o > ? AND o <= ? AND j_st.w = j_ol.w AND j_st.i = j_ol.i", [][]any{{1, 1, 0, 5}, {1, 1, 1, 2}, {1, 1, -2, -1}}},
@@ -235,7 +238,34 @@ func TestFastPathSameResults(t *testing.T) {
 		{"SELECT SUM(qty) AS s, d FROM g_ol WHERE (w, d) IN ((?, ?), (?, ?)) GROUP BY d", [][]any{{1, 1, 1, 2}, {1, 3, 2, 1}, {1, 2, 1, 1}}},
 		{"SELECT o, SUM(big) FROM g_ol WHERE (w, d, o) IN ((?, ?, ?), (?, ?, ?)) GROUP BY o", [][]any{{1, 1, 1, 1, 2, 1}, {1, 1, 2, 1, 3, 1}}},
 		{"SELECT g_ol.w, SUM(g_ol.amt) FROM g_ol WHERE w IN (?, ?) GROUP BY w", [][]any{{1, 2}, {2, 3}}},
+		// Residual comparisons on columns outside every index (sysbench-
+		// tpcc's Stock-Level: a whole-key count and s_quantity < ?).
+		{"SELECT COUNT(*) FROM j_st WHERE w = ? AND i = ? AND qty < ?", [][]any{
+			{1, 10, 15}, {1, 11, 15}, {1, 13, 15}, {1, 10, 5}, {1, 10, 6}, {1, 12, -2}, {1, 10, nil}, {1, 99, 15}, {1, 10, "15"}, {1, 10, 15.5},
+			{1, 10, int64(3000000000)}, {1, 10, -129}, {1, 10, uint64(math.MaxUint64)}, {1, 10, int64(math.MinInt64)}, {1, 12, 128}, {1, 12, 40000}}},
+		{"SELECT count(*) FROM j_st WHERE ? > qty AND i = ? AND w = ?", [][]any{{15, 10, 1}, {5, 10, 1}, {nil, 10, 1}}},
+		{"SELECT COUNT(*) FROM j_st WHERE w = ? AND i = ? AND qty = ?", [][]any{{1, 10, 5}, {1, 10, 4}, {1, 13, nil}}},
+		{"SELECT COUNT(*) FROM j_st WHERE w = ? AND big >= ?", [][]any{{1, 0}, {1, 2}, {2, uint64(math.MaxUint64)}, {2, int64(math.MaxInt64)}, {2, -1}, {1, nil}}},
+		{"SELECT COUNT(*) FROM g_ol WHERE w = ? AND d = ? AND amt >= ?", [][]any{{1, 1, 0}, {1, 2, 9999}, {1, 2, 10000}, {1, 1, -1}, {1, 1, "10.5"}, {1, 1, 10.5}, {1, 1, nil}, {1, 3, 0}}},
+		{"SELECT COUNT(*) FROM g_ol WHERE w = ? AND d = ? AND o = ? AND qty <= ? AND big > ?", [][]any{{1, 1, 1, 5, 0}, {1, 1, 1, 5, uint64(math.MaxUint64)}, {1, 1, 1, -1, -1}, {1, 1, 2, 7, 1}}},
+		{"SELECT COUNT(qty) FROM g_ol WHERE w = ? AND d = ? AND amt < ?", [][]any{{1, 1, 20}}},
+		{"SELECT n, amt, qty FROM g_ol WHERE w = ? AND d = ? AND qty > ?", [][]any{{1, 1, 0}, {1, 2, -10}, {1, 1, 100}, {1, 1, nil}, {1, 1, "0"}}},
+		{"SELECT n, amt FROM g_ol WHERE w = ? AND d = ? AND o = ? AND n = ? AND amt = ?", [][]any{{1, 2, 1, 1, 9999}, {1, 1, 1, 2, 0}, {1, 1, 3, 1, 0}, {1, 1, 1, 1, 10}}},
+		{"SELECT o, n FROM g_ol WHERE w = ? AND d = ? AND qty >= ? ORDER BY o DESC, n DESC LIMIT 1", [][]any{{1, 1, 0}, {1, 1, 4}, {1, 2, 100}}},
+		{"SELECT v, d FROM t_int WHERE id = ? AND n < ? AND d > ?", [][]any{{0, 1, -1}, {1, 2, 35}, {1, 2, 36}, {2, 5, 0}}},
+		// SUM of a DECIMAL column over an index prefix (sysbench-tpcc's
+		// Delivery: SUM(ol_amount) of an order's lines).
+		{"SELECT SUM(amt) FROM g_ol WHERE w = ? AND d = ? AND o = ?", [][]any{{1, 1, 1}, {1, 1, 2}, {1, 2, 1}, {9, 9, 9}, {nil, 1, 1}, {1, "1", 1}, {1, 300, 1}, {1, 1, 3}, {2, 1, 1}}},
+		{"SELECT SUM(amt) sm FROM g_ol WHERE d = ? AND w = ?", [][]any{{1, 1}, {2, 1}, {3, 1}}},
+		{"SELECT SUM(g_ol.amt) AS s FROM g_ol WHERE o = ? AND d = ? AND w = ? AND qty > ?", [][]any{{1, 1, 1, 0}, {1, 2, 1, -5}, {1, 2, 1, -6}, {1, 1, 1, nil}}},
+		{"SELECT SUM(d) FROM t_int WHERE id = ?", [][]any{{1}, {2}, {7}}},
 		// Not fast shapes: go-mysql-server runs them.
+		{"SELECT SUM(qty) FROM g_ol WHERE w = ? AND d = ?", [][]any{{1, 1}}},
+		{"SELECT SUM(amt) FROM g_ol WHERE w = ? AND d = ? LIMIT 1", [][]any{{1, 1}}},
+		{"SELECT COUNT(*) FROM j_ol WHERE w = ? AND d = ? AND i < ?", [][]any{{1, 1, 12}}},
+		{"SELECT COUNT(*) FROM t_int WHERE id = ? AND v = ?", [][]any{{1, "one"}}},
+		{"SELECT COUNT(*) FROM t_int WHERE id = ? AND f < ?", [][]any{{1, 2}}},
+		{"SELECT MAX(n) FROM g_ol WHERE w = ? AND d = ? AND qty < ?", [][]any{{1, 1, 5}}},
 		{"SELECT d, SUM(amt) FROM g_ol WHERE (w, d, o) IN ((?, ?, ?), (?, ?, ?)) GROUP BY d ORDER BY d DESC", [][]any{{1, 1, 1, 1, 2, 1}}},
 		{"SELECT n, SUM(amt) FROM g_ol WHERE (w, d, o) IN ((?, ?, ?), (?, ?, ?)) GROUP BY n", [][]any{{1, 1, 1, 1, 2, 1}}},
 		{"SELECT COUNT(*) FROM j_ol, j_st WHERE j_ol.w = ? AND j_st.w = j_ol.w AND j_st.i = j_ol.i AND big > ?", [][]any{{1, 0}, {2, 1}}},
@@ -272,6 +302,11 @@ func TestFastPathSameResults(t *testing.T) {
 			out = append(out, fmt.Sprintf("%s => %s", q, resultOf(s, q, 1, 2)))
 			q = "SELECT id FROM t_x WHERE w = ? AND d = ? AND last = ? ORDER BY first " + lock
 			out = append(out, fmt.Sprintf("%s => %s", q, resultOf(s, q, 1, 1, "bar")))
+			q = "SELECT COUNT(*) FROM j_st WHERE w = ? AND i = ? AND qty < ? " + lock
+			out = append(out, fmt.Sprintf("%s => %s", q, resultOf(s, q, 1, 10, 15)))
+			out = append(out, fmt.Sprintf("%s => %s", q, resultOf(s, q, 1, 10, nil)))
+			q = "SELECT n, amt FROM g_ol WHERE w = ? AND d = ? AND qty > ? " + lock
+			out = append(out, fmt.Sprintf("%s => %s", q, resultOf(s, q, 1, 1, 0)))
 		}
 		s.exec("COMMIT")
 		return out

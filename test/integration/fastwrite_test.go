@@ -21,6 +21,8 @@ var writeSchema = []string{
 	"CREATE TABLE w_nopk (a INT, b VARCHAR(5), KEY (b))",
 	"CREATE TABLE w_p (id INT PRIMARY KEY, v INT)",
 	"CREATE TABLE w_ch (id INT PRIMARY KEY, pid INT, FOREIGN KEY (pid) REFERENCES w_p (id) ON DELETE CASCADE)",
+	"CREATE TABLE w_ol (w SMALLINT, d TINYINT, o INT, n TINYINT, dd DATETIME, dts TIMESTAMP NULL, da DATE, amt DECIMAL(6,2), PRIMARY KEY (w, d, o, n))",
+	"INSERT INTO w_ol (w, d, o, n, amt) VALUES (1, 1, 1, 1, 1.00), (1, 1, 1, 2, NULL), (1, 1, 2, 1, 3.50), (1, 2, 1, 1, 9999.00), (2, 1, 1, 1, 0)",
 }
 
 // writeCase is a statement and the argument lists it runs with.
@@ -159,6 +161,20 @@ var writeCorpus = []writeCase{
 	{"UPDATE w_ch SET pid = ? WHERE id = ?", [][]any{{9, 1}, {3, 1}}},
 	{"UPDATE w_p SET v = ? WHERE id = ?", [][]any{{10, 2}}},
 	{"DELETE FROM w_p WHERE id = ?", [][]any{{2}, {3}}},
+	// Writes by equalities on the primary key's leading columns (every
+	// row under the prefix: sysbench-tpcc's Delivery, `UPDATE order_line
+	// SET ol_delivery_d = NOW() WHERE ol_o_id = ? AND ol_d_id = ? AND
+	// ol_w_id = ?`), NOW() into DATETIME and TIMESTAMP columns (a DATE
+	// column's is go-mysql-server's), NULL, out-of-range and string keys.
+	// Each NOW() update changes rows that held no time, so the affected
+	// counts do not depend on when the second turns.
+	{"UPDATE w_ol SET dd = NOW() WHERE o = ? AND d = ? AND w = ?", [][]any{{1, 1, 1}, {9, 9, 9}, {1, 1, nil}, {1, 300, 1}, {2, 1, "1"}}},
+	{"UPDATE w_ol SET dts = NOW(), amt = ? WHERE w = ? AND d = ? AND o = ?", [][]any{{5, 1, 2, 1}, {"1.5", 2, 1, 1}}},
+	{"UPDATE w_ol SET da = NOW() WHERE w = ? AND d = ?", [][]any{{1, 1}}},
+	{"UPDATE w_ol SET amt = amt + ? WHERE w = ? AND d = ?", [][]any{{1.25, 1, 1}, {-1, 2, 1}, {99999, 1, 1}, {1, 1, -1}}},
+	{"UPDATE w_ol SET dd = ? WHERE w = ?", [][]any{{"2024-01-02 03:04:05", 2}, {"not a date", 2}, {nil, 1}}},
+	{"DELETE FROM w_ol WHERE w = ? AND d = ?", [][]any{{1, 2}, {1, 2}, {nil, 1}, {1, 128}}},
+	{"DELETE FROM w_ol WHERE w = ? AND o = ?", [][]any{{2, 1}}},
 	{"DELETE FROM w_int WHERE id = ?", [][]any{{2}, {2}, {nil}, {"3"}, {int64(3000000000)}}},
 	{"DELETE FROM w_c WHERE w = ? AND d = ? AND o = ?", [][]any{{1, 2, 4}, {1, 2, 4}}},
 	{"DELETE FROM w_ci WHERE k = ?", [][]any{{"OTHER"}}},
@@ -202,10 +218,15 @@ func runWriteCorpus(t *testing.T, s *session) []string {
 		}
 		s.exec(end)
 	}
-	for _, tb := range []string{"w_int", "w_ai", "w_c", "w_uk", "w_ci", "w_def", "w_gen", "w_num", "w_money", "w_nopk", "w_p", "w_ch"} {
+	for _, tb := range []string{"w_int", "w_ai", "w_c", "w_uk", "w_ci", "w_def", "w_gen", "w_num", "w_money", "w_nopk", "w_p", "w_ch", "w_ol"} {
 		q := "SELECT * FROM " + tb + " ORDER BY 1"
-		if tb == "w_def" {
+		switch tb {
+		case "w_def":
 			q = "SELECT id, s, ts IS NOT NULL FROM w_def ORDER BY 1"
+		case "w_ol":
+			// NOW()'s values: set, and within the last minutes.
+			q = "SELECT w, d, o, n, dd IS NULL, TIMESTAMPDIFF(SECOND, dd, NOW()) BETWEEN 0 AND 300, dd < '2025-01-01', " +
+				"dts IS NULL, TIMESTAMPDIFF(SECOND, dts, NOW()) BETWEEN 0 AND 300, da IS NULL, amt FROM w_ol ORDER BY w, d, o, n"
 		}
 		out = append(out, tb+": "+resultOf(s, q))
 	}
