@@ -243,11 +243,39 @@ func (c *Cursor) fill() error {
 	if len(c.batch) < c.limit {
 		c.exhausted = true
 	}
+	if c.gap && first && c.uniq && !c.exactIn() && len(c.batch) > 1 {
+		// The range's shape is a unique equality's, but no entry has the
+		// key itself: the range is a prefix of longer keys (`WHERE a = 1`
+		// over PRIMARY KEY (a, b) has the same bounds as a whole key). Read
+		// it as any range, from its first entry, so a LIMIT 1 locks one
+		// entry's gap and not a batch's (128 gaps for Delivery's `ORDER BY
+		// no_o_id LIMIT 1 FOR UPDATE`). A unique equality that misses has
+		// no entry in its range, or only entries of its own key.
+		c.uniq = false
+		c.batch = c.batch[:1]
+		c.last = c.batch[0].ekey
+		c.exhausted, c.past, c.limit = false, nil, 1
+	}
 	if c.gap {
 		c.lockBatchGaps(first)
 		c.limit = min(2*c.limit, scanBatch)
 	}
 	return nil
+}
+
+// exactIn reports whether the batch holds an entry whose key (a secondary
+// index's key part) is the range's low bound itself. Caller holds t.mu.
+func (c *Cursor) exactIn() bool {
+	for i := range c.batch {
+		k := c.batch[i].ekey
+		if c.idx != PrimaryIndex {
+			k = c.batch[i].ikey
+		}
+		if bytes.Equal(k, c.rng.Lo) {
+			return true
+		}
+	}
+	return false
 }
 
 // Scan calls fn for every row of a cursor over the same arguments; fn

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"lockstep/internal/storage/rowenc"
 	"lockstep/internal/txn"
 )
 
@@ -398,4 +399,36 @@ func TestLockingScanSkipsOwnMovedRows(t *testing.T) {
 		}
 		tx.Rollback()
 	}
+}
+
+// TestGapPrefixLimitLocksLittle: a locking read of the first entry under a
+// key prefix (`WHERE a = 1 ORDER BY b LIMIT 1 FOR UPDATE` over PRIMARY KEY
+// (a, b): a range with a unique equality's bounds, [P, PrefixEnd(P)))
+// locks that entry and the gap before it, as InnoDB does, not the gaps of
+// a whole batch of entries after it: inserts between later entries go
+// ahead. (The cursor took the prefix for a unique equality and locked 128
+// gaps; sysbench-tpcc's and TPC-C's Delivery held them while New-Order
+// inserted.)
+func TestGapPrefixLimitLocksLittle(t *testing.T) {
+	e := newTestEngine(t)
+	tb := newKTable(e, false)
+	var ids []int
+	for id := 256; id <= 400; id += 4 {
+		ids = append(ids, id)
+	}
+	seedIDs(t, e, tb, ids...)
+	prefix := tpk(256)[:7] // every id in 256..511
+	tx := e.Begin(txn.RepeatableRead)
+	defer tx.Rollback()
+	before := e.Locks.Stats().GapLockRequests
+	c := tx.Cursor(bg, tb, PrimaryIndex, Range{Lo: prefix, Hi: rowenc.PrefixEnd(prefix)}, false, txn.LockX)
+	pk, _, ok, err := c.Next()
+	if !ok || err != nil || tid(pk) != 256 {
+		t.Fatal(ok, err)
+	}
+	c.Close()
+	if n := e.Locks.Stats().GapLockRequests - before; n != 1 {
+		t.Errorf("%d gap lock requests for one entry, want 1", n)
+	}
+	expectInserts(t, e, tb, []int{255, 258, 262, 398}, []bool{true, false, false, false})
 }
