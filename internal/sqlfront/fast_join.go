@@ -53,8 +53,9 @@ type joinSpec struct {
 	count    countKind
 	countIn  bool // the counted column is the inner table's
 	countOrd int
-	outerN   int // outer columns decoded
-	innerN   int // inner columns decoded
+	outerN   int        // outer columns decoded
+	innerN   int        // inner columns decoded
+	point    *pointJoin // a join of two point reads (fast_joinpoint.go): no count
 }
 
 // joinTable is the inner table of a join plan, checked at EXECUTE as the
@@ -98,7 +99,11 @@ type joinSide struct {
 func (fe *Frontend) recogniseJoin(ctx *sql.Context, query string, sel *ast.Select, fields []*querypb.Field) *fastPlan {
 	if sel.With != nil || sel.GroupBy != nil || sel.Having != nil || sel.Window != nil || sel.Into != nil ||
 		sel.QueryOpts.SQLCalcFoundRows || sel.QueryOpts.Distinct || sel.OrderBy != nil || sel.Limit != nil ||
-		sel.Lock != "" || len(sel.SelectExprs) != 1 {
+		sel.Lock != "" {
+		return nil
+	}
+	point := plainColumns(sel.SelectExprs) // a join of two point reads (fast_joinpoint.go)
+	if !point && len(sel.SelectExprs) != 1 {
 		return nil
 	}
 	left, right, on, ok := joinTables(sel.From)
@@ -134,6 +139,14 @@ func (fe *Frontend) recogniseJoin(ctx *sql.Context, query string, sel *ast.Selec
 	}
 	// Either table may be the outer one: the first order that fits.
 	for _, outer := range []int{0, 1} {
+		if point {
+			if p := recognisePointJoin(sel, sides[outer], sides[1-outer], conds); p != nil {
+				return p
+			}
+			// recognisePointJoin may have filled the side's params.
+			sides[outer].p.params = nil
+			continue
+		}
 		if p := recogniseJoinOrder(sel, sides[outer], sides[1-outer], conds); p != nil {
 			return p
 		}
@@ -616,6 +629,9 @@ func (s *Session) runJoin(ctx context.Context, p *fastPlan, entry *tableEntry, b
 	}
 	if !s.lockFast(in.dbKey, in.tableKey, innerEntry, false) { // mdl.go
 		return nil, false, nil
+	}
+	if js.point != nil {
+		return s.runPointJoin(ctx, p, entry, innerEntry, bind, explicit)
 	}
 	if len(p.fields) != 1 || p.fields[0].Type != querypb.Type_INT64 {
 		return nil, false, nil

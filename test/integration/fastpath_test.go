@@ -134,6 +134,18 @@ func TestFastPathSameResults(t *testing.T) {
 			"(1,2,1,1,10,3), (2,1,1,1,13,4), (1,1,4,1,99,0), (1,1,-1,1,11,9), (1,1,5,1,13,8)",
 		"CREATE TABLE j_st (w INT, i INT, qty INT, big BIGINT UNSIGNED, PRIMARY KEY (w, i))",
 		"INSERT INTO j_st VALUES (1,10,5,1), (1,11,20,2), (1,12,-3,NULL), (2,13,1,18446744073709551615), (2,10,100,0), (1,13,NULL,5)",
+		// Joins of two point reads (sysbench-tpcc's New-Order customer and
+		// warehouse), columns of the same name in both tables.
+		"CREATE TABLE p_w (id SMALLINT PRIMARY KEY, name VARCHAR(10), tax DECIMAL(4,2))",
+		"INSERT INTO p_w VALUES (1,'one',0.10), (2,NULL,NULL), (-5,'neg',1.00), (32767,'max',0.01)",
+		"CREATE TABLE p_c (w SMALLINT, d TINYINT, id INT, name VARCHAR(16) COLLATE utf8mb4_0900_ai_ci, disc DECIMAL(4,2), " +
+			"credit CHAR(2), f DOUBLE, PRIMARY KEY (w, d, id))",
+		"INSERT INTO p_c VALUES (1,2,3,'BARBAR',0.05,'GC',1.5), (1,2,4,NULL,NULL,NULL,NULL), (2,2,3,'OUGHT',0.40,'BC',-0), (-5,-128,-1,'low',0,'x',1e100), " +
+			"(32767,127,2147483647,'top',9.99,'TT',2), (3,2,3,'orphan',0.5,'OR',0)",
+		"CREATE TABLE p_u (id INT UNSIGNED PRIMARY KEY, name VARCHAR(10))",
+		"INSERT INTO p_u VALUES (0,'zero'), (1,'one'), (4294967295,'max')",
+		"CREATE TABLE p_uc (u INT UNSIGNED, k INT, v VARCHAR(10), PRIMARY KEY (u, k))",
+		"INSERT INTO p_uc VALUES (0,1,'a'), (1,1,'b'), (4294967295,1,'c')",
 		// Sums grouped by a key column over an IN list (TPC-C's Delivery).
 		"CREATE TABLE g_ol (w INT, d TINYINT, o INT, n INT, amt DECIMAL(6,2), qty SMALLINT, big BIGINT UNSIGNED, PRIMARY KEY (w, d, o, n))",
 		"INSERT INTO g_ol VALUES (1,1,1,1,10.50,3,1), (1,1,1,2,-0.25,NULL,18446744073709551615), (1,1,2,1,NULL,7,2), (1,2,1,1,9999.99,-5,3), " +
@@ -231,6 +243,20 @@ func TestFastPathSameResults(t *testing.T) {
 		{"SELECT COUNT(qty) FROM j_ol, j_st WHERE j_ol.w = ? AND j_ol.d = ? AND o > ? AND o <= ? AND j_st.w = j_ol.w AND j_st.i = j_ol.i", [][]any{{1, 1, 0, 5}, {1, 1, 1, 2}, {1, 1, -2, -1}}},
 		{"SELECT COUNT(*) FROM j_ol, j_st WHERE j_ol.i = ? AND j_st.w = ? AND j_st.i = j_ol.i", [][]any{{10, 1}, {10, 2}, {nil, 1}, {11, 1}, {13, 2}}},
 		{"SELECT COUNT(DISTINCT j_ol.o) FROM j_st, j_ol WHERE j_ol.w = ? AND j_ol.d = ? AND j_st.w = ? AND j_st.i = j_ol.i AND j_ol.q > ? AND j_st.qty <= ?", [][]any{{1, 1, 1, -1, 100}, {1, 1, 1, 4, 5}}},
+		// Joins of two point reads by primary key.
+		{"SELECT disc, p_c.name, credit, tax FROM p_c, p_w WHERE p_w.id = ? AND w = p_w.id AND d = ? AND p_c.id = ?", [][]any{
+			{1, 2, 3}, {1, 2, 4}, {2, 2, 3}, {1, 2, 99}, {9, 2, 3}, {3, 2, 3}, {-5, -128, -1}, {32767, 127, 2147483647}, {nil, 2, 3}, {1, nil, 3}, {1, 2, nil},
+			{1, 300, 3}, {1, -129, 3}, {32768, 2, 3}, {int64(3000000000), 2, 3}, {1, 2, int64(3000000000)}, {uint64(math.MaxUint64), 2, 3},
+			{"1", 2, 3}, {1, "2", 3}, {1, 2, "3"}, {1, 2, 3.0}, {1.5, 2, 3}, {"1abc", 2, 3}}},
+		{"SELECT p_c.id, p_w.id, p_c.name, p_w.name, f, w, d FROM p_c, p_w WHERE p_w.id = ? AND p_c.w = p_w.id AND p_c.d = ? AND p_c.id = ?", [][]any{{1, 2, 3}, {2, 2, 3}, {-5, -128, -1}, {1, 2, 4}}},
+		{"SELECT c.disc AS discount, w.name AS wname, c.name, w.tax t FROM p_c AS c, p_w w WHERE w.id = ? AND c.w = w.id AND c.d = ? AND c.id = ?", [][]any{{1, 2, 3}, {2, 2, 3}, {1, 2, 5}}},
+		{"SELECT c.name, w.tax FROM p_w w JOIN p_c c ON c.w = w.id WHERE w.id = ? AND c.d = ? AND c.id = ?", [][]any{{1, 2, 3}, {2, 2, 3}, {8, 2, 3}}},
+		{"SELECT c.name, w.tax FROM p_w AS w INNER JOIN p_c AS c ON w.id = c.w AND c.d = ? AND c.id = ? AND w.id = ?", [][]any{{2, 3, 1}, {2, 4, 1}, {2, 3, nil}}},
+		{"SELECT tax, disc FROM p_w, p_c WHERE ? = p_c.id AND p_c.d = ? AND p_c.w = ? AND p_w.id = p_c.w", [][]any{{3, 2, 1}, {3, 2, 3}, {3, 2, "1"}}},
+		{"SELECT p_w.name, p_w.name, tax FROM p_c, p_w WHERE p_w.id = ? AND w = p_w.id AND d = ? AND p_c.id = ?", [][]any{{1, 2, 3}}},
+		{"SELECT p_c.name FROM p_c, p_w WHERE p_w.id = ? AND p_c.w = ? AND d = ? AND p_c.id = ?", [][]any{{1, 1, 2, 3}, {1, 2, 2, 3}, {9, 1, 2, 3}}},
+		{"SELECT v, name FROM p_uc, p_u WHERE p_u.id = ? AND u = p_u.id AND k = ?", [][]any{{0, 1}, {4294967295, 1}, {-1, 1}, {int64(4294967296), 1}, {uint64(math.MaxUint64), 1}}},
+		{"SELECT name FROM p_c, p_w WHERE p_w.id = ? AND w = p_w.id AND d = ? AND p_c.id = ?", [][]any{{1, 2, 3}}},
 		// SUM grouped by a key column over an IN list.
 		{"SELECT d, SUM(amt) FROM g_ol WHERE (w, d, o) IN ((?, ?, ?), (?, ?, ?), (?, ?, ?)) GROUP BY d", [][]any{
 			{1, 1, 1, 1, 2, 1, 1, 1, 2}, {1, 2, 1, 1, 1, 1, 9, 9, 9}, {nil, 1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 1, 1, 1, 1, 1, 1, 1},
@@ -278,6 +304,14 @@ func TestFastPathSameResults(t *testing.T) {
 		{"SELECT id FROM t_x WHERE w = ? AND d = ? ORDER BY o LIMIT 1, 2", [][]any{{1, 1}}},
 		{"SELECT v FROM t_int WHERE id = ? AND n = 1", [][]any{{1}}},
 		{"SELECT COUNT(*) FROM t_int WHERE id = ?", [][]any{{1}, {99}}},
+		{"SELECT disc, tax FROM p_c, p_w WHERE p_w.id = ? AND w = p_w.id AND d = ? AND p_c.id = ? AND tax > ?", [][]any{{1, 2, 3, 0}}},
+		{"SELECT disc, tax FROM p_c, p_w WHERE p_w.id = ? AND w = p_w.id AND d = ?", [][]any{{1, 2}}},
+		{"SELECT disc, tax FROM p_c, p_w WHERE p_w.id = ? AND d = p_w.id AND w = ? AND p_c.id = ?", [][]any{{2, 1, 3}}},
+		{"SELECT disc + 1, tax FROM p_c, p_w WHERE p_w.id = ? AND w = p_w.id AND d = ? AND p_c.id = ?", [][]any{{1, 2, 3}}},
+		{"SELECT * FROM p_c, p_w WHERE p_w.id = ? AND w = p_w.id AND d = ? AND p_c.id = ?", [][]any{{1, 2, 3}}},
+		{"SELECT DISTINCT disc FROM p_c, p_w WHERE p_w.id = ? AND w = p_w.id AND d = ? AND p_c.id = ?", [][]any{{1, 2, 3}}},
+		{"SELECT disc FROM p_c, p_w WHERE p_w.id = ? AND w = p_w.id AND d = ? AND p_c.id = ? ORDER BY tax LIMIT 1", [][]any{{1, 2, 3}}},
+		{"SELECT disc FROM p_c LEFT JOIN p_w ON w = p_w.id WHERE p_w.id = ? AND d = ? AND p_c.id = ?", [][]any{{1, 2, 3}}},
 	}
 	run := func(s *session) []string {
 		var out []string
@@ -321,8 +355,8 @@ func TestFastPathSameResults(t *testing.T) {
 		s       *session
 		minHits int64
 	}{
-		{"prepared", s, 140},
-		{"text", newSession(t, e.ctx, e.openDB("interpolateParams=true"), "text"), 55},
+		{"prepared", s, 320},
+		{"text", newSession(t, e.ctx, e.openDB("interpolateParams=true"), "text"), 175},
 	}
 	for _, pr := range protocols {
 		t.Run(pr.name, func(t *testing.T) {

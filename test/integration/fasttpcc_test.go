@@ -60,6 +60,12 @@ func TestFastPathSysbenchTPCC(t *testing.T) {
 		// Stock-Level, case 1.
 		"SELECT COUNT(DISTINCT (s_i_id)) FROM order_line1, stock1 WHERE ol_w_id = 1 AND ol_d_id = 2 AND ol_o_id < 3001 AND ol_o_id >= 2981 AND s_w_id= 1 AND s_i_id=ol_i_id AND s_quantity < 15",
 		"SELECT COUNT(DISTINCT (s_i_id)) FROM order_line1, stock1 WHERE ol_w_id = 1 AND ol_d_id = 2 AND ol_o_id < 3002 AND ol_o_id >= 2900 AND s_w_id= 1 AND s_i_id=ol_i_id AND s_quantity < 25",
+		// New-Order: the customer's discount and the warehouse's tax.
+		"SELECT c_discount, c_last, c_credit, w_tax FROM customer1, warehouse1 WHERE w_id = 1 AND c_w_id = w_id AND c_d_id = 2 AND c_id = 3",
+		"SELECT c_discount, c_last, c_credit, w_tax FROM customer1, warehouse1 WHERE w_id = 1 AND c_w_id = w_id AND c_d_id = 2 AND c_id = 4",
+		"SELECT c_discount, c_last, c_credit, w_tax FROM customer1, warehouse1 WHERE w_id = 2 AND c_w_id = w_id AND c_d_id = 2 AND c_id = 3",
+		"SELECT c_discount, c_last, c_credit, w_tax FROM customer1, warehouse1 WHERE w_id = 1 AND c_w_id = w_id AND c_d_id = 2 AND c_id = 5",
+		"SELECT c_discount, c_last, c_credit, w_tax FROM customer1, warehouse1 WHERE w_id = 3 AND c_w_id = w_id AND c_d_id = 2 AND c_id = 3",
 	}
 	run := func() (out []string, hits []int64) {
 		for _, q := range stmts {
