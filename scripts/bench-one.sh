@@ -9,7 +9,9 @@
 # Starts BINARY on a fresh data directory (/tmp/rexp-NAME, port $PORT or
 # 3470), prepares 4 x $TABLE_SIZE rows (100,000), warms up $WARMUP s (5),
 # runs SECONDS, stops the server and prints one line: NAME WORKLOAD threads
-# TPS p95 commits/group.
+# TPS p95 commits/group and the server's CPU time (user + system, from
+# /proc) per transaction over the measured window — steadier than TPS on
+# this shared machine when two builds are compared.
 #
 # For an A/B pair, `lockstep bench compare --client sysbench` does the
 # alternation (ABBA rounds, quiet waits, medians and paired ratios), e.g.
@@ -28,9 +30,14 @@ mysql -h127.0.0.1 -P$PORT -uroot -e 'create database sbtest'
 SB="--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$PORT --mysql-user=root --mysql-db=sbtest --tables=4 --table-size=${TABLE_SIZE:-100000}"
 sysbench oltp_read_write $SB --threads=4 prepare >/dev/null 2>&1
 sysbench $wl $SB --threads=$th --time=${WARMUP:-5} run >/dev/null 2>&1
+cpu() { awk '{print $14 + $15}' /proc/$pid/stat; } # utime + stime, clock ticks
+c0=$(cpu)
 sysbench $wl $SB --threads=$th --time=$t --percentile=95 run > $D/sb.log 2>&1
+c1=$(cpu)
 gc=$(mysql -h127.0.0.1 -P$PORT -uroot -N -e "show global status like 'Binlog_%commits'" 2>/dev/null | awk '{v[$1]=$2} END {if (v["Binlog_group_commits"]>0) printf "%.2f", v["Binlog_commits"]/v["Binlog_group_commits"]}')
 kill $pid; wait $pid 2>/dev/null || true
 tps=$(awk '/transactions:/ {gsub(/[()]/,"",$3); print $3}' $D/sb.log)
 p95=$(awk '/95th percentile:/ {print $3}' $D/sb.log)
-echo "$name $wl th=$th tps=$tps p95=$p95 commits/group=$gc"
+txns=$(awk '/transactions:/ {print $2}' $D/sb.log)
+cpums=$(awk -v d=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v n="$txns" 'BEGIN {if (n > 0) printf "%.3f", d * 1000 / hz / n}')
+echo "$name $wl th=$th tps=$tps p95=$p95 commits/group=$gc server_cpu_ms_per_txn=$cpums"
