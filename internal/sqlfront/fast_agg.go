@@ -144,20 +144,12 @@ func (p *fastPlan) aggregate(ctx *sql.Context, cur *storage.Cursor, filter *resi
 	if p.agg == aggCount {
 		var n int64
 		for {
-			_, stored, ok, err := cur.Next()
+			_, ok, err := filter.next(ctx, cur)
 			if err != nil {
 				return nil, err
 			}
 			if !ok {
 				return [][]sqltypes.Value{{sqltypes.NewInt64(n)}}, nil
-			}
-			if filter != nil {
-				if pass, err := filter.passes(ctx, stored); err != nil || !pass {
-					if err != nil {
-						return nil, err
-					}
-					continue
-				}
 			}
 			n++
 		}
@@ -219,21 +211,12 @@ func (p *fastPlan) sumRows(ctx *sql.Context, cur *storage.Cursor, filter *residu
 		nonNulls bool
 	)
 	for {
-		_, stored, ok, err := cur.Next()
+		stored, ok, err := filter.next(ctx, cur)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			break
-		}
-		if filter != nil {
-			pass, err := filter.passes(ctx, stored)
-			if err != nil {
-				return nil, err
-			}
-			if !pass {
-				continue
-			}
 		}
 		row, err := decodeRow(stored, ord+1)
 		if err != nil {

@@ -236,28 +236,32 @@ func flipOp(op string) string {
 	return op
 }
 
-// recogniseJoinOrder returns the plan with outer read by an index prefix
-// and inner by primary key, or nil.
-func recogniseJoinOrder(sel *ast.Select, outer, inner joinSide, conds []ast.Expr) *fastPlan {
-	om, im := outer.p.meta, inner.p.meta
-	type colRef struct{ side, ord int }
-	type cmp struct {
-		col   colRef
-		op    string
-		param string
-	}
-	var cmps []cmp
-	var joins [][2]colRef // [outer, inner]
+// joinColRef names a column of a join: side 0 is the outer table, 1 the
+// inner one; ord the column's ordinal.
+type joinColRef struct{ side, ord int }
+
+// joinCmp is `column op marker` in a join's WHERE.
+type joinCmp struct {
+	col   joinColRef
+	op    string
+	param string
+}
+
+// splitJoinConds reads a join's conjuncts: comparisons of a column of
+// either table with a marker (=, <, <=, >, >=; BETWEEN as >= and <=), and
+// equalities between an outer and an inner column ([outer, inner]). ok is
+// false for any other conjunct.
+func splitJoinConds(conds []ast.Expr, outer, inner joinSide) (cmps []joinCmp, joins [][2]joinColRef, ok bool) {
 	for _, c := range conds {
 		switch x := c.(type) {
 		case *ast.ComparisonExpr:
 			if x.Escape != nil {
-				return nil
+				return nil, nil, false
 			}
 			switch x.Operator {
 			case ast.EqualStr, ast.LessThanStr, ast.LessEqualStr, ast.GreaterThanStr, ast.GreaterEqualStr:
 			default:
-				return nil
+				return nil, nil, false
 			}
 			lc, lIsCol := x.Left.(*ast.ColName)
 			rc, rIsCol := x.Right.(*ast.ColName)
@@ -266,12 +270,12 @@ func recogniseJoinOrder(sel *ast.Select, outer, inner joinSide, conds []ast.Expr
 				ls, lo, ok1 := joinColumn(lc, outer, inner)
 				rs, ro, ok2 := joinColumn(rc, outer, inner)
 				if !ok1 || !ok2 || ls == rs || x.Operator != ast.EqualStr {
-					return nil
+					return nil, nil, false
 				}
 				if ls == 1 {
 					lo, ro = ro, lo
 				}
-				joins = append(joins, [2]colRef{{0, lo}, {1, ro}})
+				joins = append(joins, [2]joinColRef{{0, lo}, {1, ro}})
 			case lIsCol || rIsCol:
 				col, other, op := lc, x.Right, x.Operator
 				if rIsCol {
@@ -279,31 +283,64 @@ func recogniseJoinOrder(sel *ast.Select, outer, inner joinSide, conds []ast.Expr
 				}
 				name, ok := paramName(other)
 				if !ok {
-					return nil
+					return nil, nil, false
 				}
 				side, ord, ok := joinColumn(col, outer, inner)
 				if !ok {
-					return nil
+					return nil, nil, false
 				}
-				cmps = append(cmps, cmp{colRef{side, ord}, op, name})
+				cmps = append(cmps, joinCmp{joinColRef{side, ord}, op, name})
 			default:
-				return nil
+				return nil, nil, false
 			}
 		case *ast.RangeCond:
 			col, isCol := x.Left.(*ast.ColName)
 			from, ok1 := paramName(x.From)
 			to, ok2 := paramName(x.To)
 			if x.Operator != ast.BetweenStr || !isCol || !ok1 || !ok2 {
-				return nil
+				return nil, nil, false
 			}
 			side, ord, ok := joinColumn(col, outer, inner)
 			if !ok {
-				return nil
+				return nil, nil, false
 			}
-			cmps = append(cmps, cmp{colRef{side, ord}, ast.GreaterEqualStr, from}, cmp{colRef{side, ord}, ast.LessEqualStr, to})
+			cmps = append(cmps, joinCmp{joinColRef{side, ord}, ast.GreaterEqualStr, from}, joinCmp{joinColRef{side, ord}, ast.LessEqualStr, to})
 		default:
-			return nil
+			return nil, nil, false
 		}
+	}
+	return cmps, joins, true
+}
+
+// bindInnerParts encodes the inner key columns bound by markers (nil for
+// those taken from the outer row); none is true when no inner row can
+// match, ok false for a value the fast path does not bind.
+func (js *joinSpec) bindInnerParts(bind map[string]*querypb.BindVariable) (parts [][]byte, none, ok bool) {
+	parts = make([][]byte, len(js.innerKey))
+	for i, src := range js.innerKey {
+		if src.param == "" {
+			continue
+		}
+		kc, bv := &js.inner.meta.pk.cols[i], bind[src.param]
+		if negativeForUnsigned(kc, bv) {
+			return nil, false, false
+		}
+		var n bool
+		if parts[i], n, ok = appendBoundKey(nil, kc, bv); !ok {
+			return nil, false, false
+		}
+		none = none || n
+	}
+	return parts, none, true
+}
+
+// recogniseJoinOrder returns the plan with outer read by an index prefix
+// and inner by primary key, or nil.
+func recogniseJoinOrder(sel *ast.Select, outer, inner joinSide, conds []ast.Expr) *fastPlan {
+	om, im := outer.p.meta, inner.p.meta
+	cmps, joins, ok := splitJoinConds(conds, outer, inner)
+	if !ok {
+		return nil
 	}
 	metaOf := func(side int) *tableMeta {
 		if side == 0 {
@@ -659,21 +696,11 @@ func (s *Session) runJoin(ctx context.Context, p *fastPlan, entry *tableEntry, b
 		none = none || n
 	}
 	// The inner key's parameter parts, bound once.
-	innerParts := make([][]byte, len(js.innerKey))
-	for i, src := range js.innerKey {
-		if src.param == "" {
-			continue
-		}
-		kc, bv := &in.meta.pk.cols[i], bind[src.param]
-		if negativeForUnsigned(kc, bv) {
-			return nil, false, nil
-		}
-		var n bool
-		if innerParts[i], n, ok = appendBoundKey(nil, kc, bv); !ok {
-			return nil, false, nil
-		}
-		none = none || n
+	innerParts, innerNone, ok := js.bindInnerParts(bind)
+	if !ok {
+		return nil, false, nil
 	}
+	none = none || innerNone
 	return s.runRead(p, explicit, none, []sqltypes.Value{sqltypes.NewInt64(0)}, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
 		count, err := js.countRows(sctx, tx, entry.store, spec.idx, js.narrow(spec, lo, params), innerEntry.store, innerParts, params, mode)
 		return [][]sqltypes.Value{{sqltypes.NewInt64(count)}}, err

@@ -60,49 +60,23 @@ func plainColumns(exprs ast.SelectExprs) bool {
 // key and inner by its whole primary key, or nil.
 func recognisePointJoin(sel *ast.Select, outer, inner joinSide, conds []ast.Expr) *fastPlan {
 	om, im := outer.p.meta, inner.p.meta
+	cmps, joinList, ok := splitJoinConds(conds, outer, inner)
+	if !ok {
+		return nil
+	}
 	eqs := [2]map[int]string{{}, {}} // per side: column ordinal -> marker
-	joins := map[int]int{}           // inner column ordinal -> outer column ordinal
-	for _, c := range conds {
-		x, ok := c.(*ast.ComparisonExpr)
-		if !ok || x.Operator != ast.EqualStr || x.Escape != nil {
+	for _, c := range cmps {
+		if _, dup := eqs[c.col.side][c.col.ord]; dup || c.op != ast.EqualStr {
 			return nil
 		}
-		lc, lIsCol := x.Left.(*ast.ColName)
-		rc, rIsCol := x.Right.(*ast.ColName)
-		switch {
-		case lIsCol && rIsCol:
-			ls, lo, ok1 := joinColumn(lc, outer, inner)
-			rs, ro, ok2 := joinColumn(rc, outer, inner)
-			if !ok1 || !ok2 || ls == rs {
-				return nil
-			}
-			if ls == 1 {
-				lo, ro = ro, lo
-			}
-			if _, dup := joins[ro]; dup {
-				return nil
-			}
-			joins[ro] = lo
-		case lIsCol || rIsCol:
-			col, other := lc, x.Right
-			if rIsCol {
-				col, other = rc, x.Left
-			}
-			name, ok := paramName(other)
-			if !ok {
-				return nil
-			}
-			side, ord, ok := joinColumn(col, outer, inner)
-			if !ok {
-				return nil
-			}
-			if _, dup := eqs[side][ord]; dup {
-				return nil
-			}
-			eqs[side][ord] = name
-		default:
+		eqs[c.col.side][c.col.ord] = c.param
+	}
+	joins := map[int]int{} // inner column ordinal -> outer column ordinal
+	for _, j := range joinList {
+		if _, dup := joins[j[1].ord]; dup {
 			return nil
 		}
+		joins[j[1].ord] = j[0].ord
 	}
 	// The outer key: every column from a marker, and nothing else.
 	p := outer.p
@@ -189,21 +163,11 @@ func (s *Session) runPointJoin(ctx context.Context, p *fastPlan, entry, innerEnt
 	if !ok {
 		return nil, false, nil
 	}
-	innerParts := make([][]byte, len(js.innerKey))
-	for i, src := range js.innerKey {
-		if src.param == "" {
-			continue
-		}
-		kc, bv := &js.inner.meta.pk.cols[i], bind[src.param]
-		if negativeForUnsigned(kc, bv) {
-			return nil, false, nil
-		}
-		var n bool
-		if innerParts[i], n, ok = appendBoundKey(nil, kc, bv); !ok {
-			return nil, false, nil
-		}
-		none = none || n
+	innerParts, innerNone, ok := js.bindInnerParts(bind)
+	if !ok {
+		return nil, false, nil
 	}
+	none = none || innerNone
 	return s.runRead(p, explicit, none, nil, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
 		ostored, found, err := tx.Get(ctx, entry.store, outerKey, mode)
 		if err != nil || !found {

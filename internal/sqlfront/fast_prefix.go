@@ -241,16 +241,12 @@ func (s *Session) runPrefix(ctx context.Context, p *fastPlan, entry *tableEntry,
 		var rows [][]sqltypes.Value
 		w := p.newRowWriter(sctx)
 		for limit < 0 || int64(len(rows)) < limit {
-			_, row, ok, err := cur.Next()
-			if err != nil || !ok {
-				return rows, err
+			row, ok, err := filter.next(sctx, cur)
+			if err != nil {
+				return nil, err
 			}
-			if filter != nil {
-				if pass, err := filter.passes(sctx, row); err != nil {
-					return nil, err
-				} else if !pass {
-					continue
-				}
+			if !ok {
+				return rows, nil
 			}
 			vals, err := w.row(row)
 			if err != nil {

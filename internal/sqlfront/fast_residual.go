@@ -11,6 +11,8 @@ import (
 	"github.com/dolthub/vitess/go/sqltypes"
 	querypb "github.com/dolthub/vitess/go/vt/proto/query"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
+
+	"lockstep/internal/storage"
 )
 
 // Residual filters: conditions of a prefix read (fast_prefix.go) or an
@@ -217,6 +219,24 @@ func intLiteral(s string) (*expression.Literal, bool) {
 		return expression.NewLiteral(n, types.Uint64), true
 	}
 	return nil, false
+}
+
+// next returns the next row of cur that passes f — every row when f is
+// nil — with ok false at the end.
+func (f *residualFilter) next(ctx *sql.Context, cur *storage.Cursor) (stored []byte, ok bool, err error) {
+	for {
+		_, stored, ok, err := cur.Next()
+		if err != nil || !ok || f == nil {
+			return stored, ok, err
+		}
+		pass, err := f.passes(ctx, stored)
+		if err != nil {
+			return nil, false, err
+		}
+		if pass {
+			return stored, true, nil
+		}
+	}
 }
 
 // passes decodes a stored row's leading columns and evaluates the filter

@@ -245,26 +245,10 @@ func longerPrefixAccess(ctx *sql.Context, a *indexAccess) (sql.Node, bool, error
 	if len(eqs) == 0 {
 		return nil, false, nil
 	}
-	best, bestLen, bestUnique := (*index)(nil), fixed, false
-	for _, si := range cur.t.indexList() {
-		ix, ok := si.(*index)
-		if !ok || ix == cur || ix.Order() == sql.IndexOrderNone {
-			continue
-		}
-		n := 0
-		for _, c := range ix.codec.cols {
-			if _, ok := eqs[c.ord]; !ok {
-				break
-			}
-			n++
-		}
-		unique := ix.unique && n == len(ix.codec.cols)
-		// Longer wins; with equal length, a unique key fixed entirely
-		// (one row) wins over one that is not.
-		if n > bestLen || n == bestLen && n > 0 && unique && !bestUnique {
-			best, bestLen, bestUnique = ix, n, unique
-		}
-	}
+	best, bestLen := mostFixedIndex(cur.t, cur, fixed, func(c *keyColumn) bool {
+		_, ok := eqs[c.ord]
+		return ok
+	})
 	if best == nil {
 		return nil, false, nil
 	}
@@ -281,6 +265,33 @@ func longerPrefixAccess(ctx *sql.Context, a *indexAccess) (sql.Node, bool, error
 		return nil, false, nil
 	}
 	return out, true, nil
+}
+
+// mostFixedIndex returns the ordered index of m, other than skip, whose
+// leading columns fixed accepts furthest, and how many it accepts, when
+// that beats atLeast columns: longer wins; with equal lengths, a unique
+// index fixed entirely (one row) wins over one that is not. nil when none
+// beats it.
+func mostFixedIndex(m *tableMeta, skip *index, atLeast int, fixed func(c *keyColumn) bool) (*index, int) {
+	best, bestLen, bestUnique := (*index)(nil), atLeast, false
+	for _, si := range m.indexList() {
+		ix, ok := si.(*index)
+		if !ok || ix == skip || ix.Order() == sql.IndexOrderNone {
+			continue
+		}
+		n := 0
+		for i := range ix.codec.cols {
+			if !fixed(&ix.codec.cols[i]) {
+				break
+			}
+			n++
+		}
+		unique := ix.unique && n == len(ix.codec.cols)
+		if n > bestLen || n == bestLen && n > 0 && unique && !bestUnique {
+			best, bestLen, bestUnique = ix, n, unique
+		}
+	}
+	return best, bestLen
 }
 
 // constantEqualities returns column ordinal -> value for the conjuncts of

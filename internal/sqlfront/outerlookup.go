@@ -139,12 +139,7 @@ func scanOf(ctx *sql.Context, n sql.Node) (*tableScan, bool) {
 		return &tableScan{filter: a.filter, alias: a.alias, table: a.ita.TableNode, meta: a.ix.t, name: a.name}, true
 	}
 	s := &tableScan{}
-	if f, ok := n.(*plan.Filter); ok {
-		s.filter, n = f, f.Child
-	}
-	if ta, ok := n.(*plan.TableAlias); ok {
-		s.alias, n = ta, ta.Child
-	}
+	s.filter, s.alias, n = peelAccess(n)
 	rt, ok := n.(*plan.ResolvedTable)
 	if !ok {
 		return nil, false
@@ -168,20 +163,11 @@ func (s *tableScan) names(name string) bool {
 // lookupBy returns the scan replaced by a lookup of ix by keys (one per
 // leading column), under the same alias and filter.
 func (s *tableScan) lookupBy(ctx *sql.Context, ix *index, keys []sql.Expression) (sql.Node, error) {
-	var n sql.Node
 	n, err := plan.NewIndexedAccessForTableNode(ctx, s.table, plan.NewLookupBuilder(ix, keys, make([]bool, len(keys))))
 	if err != nil {
 		return nil, err
 	}
-	if s.alias != nil {
-		if n, err = s.alias.WithChildren(n); err != nil {
-			return nil, err
-		}
-	}
-	if s.filter != nil {
-		return s.filter.WithChildren(n)
-	}
-	return n, nil
+	return rewrap(s.alias, s.filter, n)
 }
 
 // correlatedValue reports whether e is a value fixed for one run of the
@@ -255,25 +241,10 @@ func longestKeyPrefix(t *tableMeta, keys map[int]sql.Expression) (*index, []sql.
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	var best *index
-	bestLen, bestUnique := 0, false
-	for _, si := range t.indexList() {
-		ix, ok := si.(*index)
-		if !ok || ix.Order() == sql.IndexOrderNone {
-			continue
-		}
-		n := 0
-		for _, c := range ix.codec.cols {
-			if _, ok := keys[c.ord]; !ok || c.prefix != 0 {
-				break
-			}
-			n++
-		}
-		unique := ix.unique && n == len(ix.codec.cols)
-		if n > bestLen || n == bestLen && n > 0 && unique && !bestUnique {
-			best, bestLen, bestUnique = ix, n, unique
-		}
-	}
+	best, bestLen := mostFixedIndex(t, nil, 0, func(c *keyColumn) bool {
+		_, ok := keys[c.ord]
+		return ok && c.prefix == 0
+	})
 	if best == nil {
 		return nil, nil
 	}

@@ -22,12 +22,7 @@ type indexAccess struct {
 // shape.
 func staticAccess(ctx *sql.Context, n sql.Node) (*indexAccess, bool) {
 	a := &indexAccess{}
-	if f, ok := n.(*plan.Filter); ok {
-		a.filter, n = f, f.Child
-	}
-	if ta, ok := n.(*plan.TableAlias); ok {
-		a.alias, n = ta, ta.Child
-	}
+	a.filter, a.alias, n = peelAccess(n)
 	ita, ok := n.(*plan.IndexedTableAccess)
 	if !ok || !ita.IsStatic() {
 		return nil, false
@@ -51,6 +46,20 @@ func staticAccess(ctx *sql.Context, n sql.Node) (*indexAccess, bool) {
 	return a, true
 }
 
+// peelAccess splits a table access into its optional filter and alias
+// and what lies under them.
+func peelAccess(n sql.Node) (*plan.Filter, *plan.TableAlias, sql.Node) {
+	var f *plan.Filter
+	var ta *plan.TableAlias
+	if x, ok := n.(*plan.Filter); ok {
+		f, n = x, x.Child
+	}
+	if x, ok := n.(*plan.TableAlias); ok {
+		ta, n = x, x.Child
+	}
+	return f, ta, n
+}
+
 // withStatic returns the node with the access replaced by a static one
 // over lookup.
 func (a *indexAccess) withStatic(ctx *sql.Context, lookup sql.IndexLookup) (sql.Node, error) {
@@ -64,14 +73,20 @@ func (a *indexAccess) withStatic(ctx *sql.Context, lookup sql.IndexLookup) (sql.
 // with returns the node with the access replaced by access, under the same
 // alias and filter.
 func (a *indexAccess) with(access sql.Node) (sql.Node, error) {
+	return rewrap(a.alias, a.filter, access)
+}
+
+// rewrap puts access under alias and then filter, either of them nil when
+// absent: a table access replaced where the old one stood.
+func rewrap(alias *plan.TableAlias, filter *plan.Filter, access sql.Node) (sql.Node, error) {
 	var err error
-	if a.alias != nil {
-		if access, err = a.alias.WithChildren(access); err != nil {
+	if alias != nil {
+		if access, err = alias.WithChildren(access); err != nil {
 			return nil, err
 		}
 	}
-	if a.filter != nil {
-		return a.filter.WithChildren(access)
+	if filter != nil {
+		return filter.WithChildren(access)
 	}
 	return access, nil
 }
