@@ -100,20 +100,28 @@ func (e *editor) writeError(ctx *sql.Context, err error, row sql.Row) error {
 	if err == nil {
 		return nil
 	}
-	var dup *storage.DuplicateKeyError
-	if errors.As(err, &dup) {
-		m := e.t.meta
-		existing, derr := decodeRow(dup.Existing, len(m.schema.Schema))
-		if derr != nil {
-			existing = nil
-		}
-		codec, name := m.pk, "PRIMARY"
-		if dup.Index != storage.PrimaryIndex && dup.Index < len(m.indexes) {
-			codec, name = m.indexes[dup.Index].codec, m.indexes[dup.Index].name
-		}
-		return duplicateEntry(m, codec, name, row, existing)
+	if dupErr := duplicateError(e.t.meta, err, row); dupErr != err {
+		return dupErr
 	}
 	return e.s.handleTxError(ctx, err)
+}
+
+// duplicateError turns storage's duplicate key error for row into MySQL's
+// (1062, with the row found); any other error is returned as it is.
+func duplicateError(m *tableMeta, err error, row sql.Row) error {
+	var dup *storage.DuplicateKeyError
+	if !errors.As(err, &dup) {
+		return err
+	}
+	existing, derr := decodeRow(dup.Existing, len(m.schema.Schema))
+	if derr != nil {
+		existing = nil
+	}
+	codec, name := m.pk, "PRIMARY"
+	if dup.Index != storage.PrimaryIndex && dup.Index < len(m.indexes) {
+		codec, name = m.indexes[dup.Index].codec, m.indexes[dup.Index].name
+	}
+	return duplicateEntry(m, codec, name, row, existing)
 }
 
 // locate finds the primary key of a stored row equal to row; enc is row

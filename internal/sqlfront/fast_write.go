@@ -69,6 +69,9 @@ type writeSpec struct {
 	cols    []int
 	rows    [][]valueSource
 	omitted []int
+	// autoOmitted: the AUTO_INCREMENT column is not listed, so every row
+	// takes a generated value (fastInsert).
+	autoOmitted bool
 	// upsert is what an INSERT does with a row whose primary key exists
 	// (fast_upsert.go): fail (upsertNone), update it (ON DUPLICATE KEY
 	// UPDATE, with onDup), or replace it (REPLACE).
@@ -367,10 +370,18 @@ func (fe *Frontend) recogniseInsert(ctx *sql.Context, query string, ins *ast.Ins
 		if listed[ord] {
 			continue
 		}
-		// An omitted column takes its default: NULL or a literal.
-		// A generated AUTO_INCREMENT value, an expression default or a
-		// NOT NULL column without one is left to go-mysql-server.
-		if col.AutoIncrement || (col.Default == nil && !col.Nullable) || (col.Default != nil && !col.Default.IsLiteral()) {
+		// An omitted column takes its default: NULL or a literal; an
+		// omitted AUTO_INCREMENT column a generated value (a plain
+		// INSERT only). An expression default or a NOT NULL column
+		// without one is left to go-mysql-server.
+		if col.AutoIncrement {
+			if upsert != upsertNone {
+				return nil
+			}
+			w.autoOmitted = true
+			continue
+		}
+		if (col.Default == nil && !col.Nullable) || (col.Default != nil && !col.Default.IsLiteral()) {
 			return nil
 		}
 		w.omitted = append(w.omitted, ord)
@@ -1060,13 +1071,27 @@ func (s *Session) fastInsert(ctx context.Context, sctx *sql.Context, p *fastPlan
 	if err != nil {
 		return nil, err
 	}
-	var insertID uint64
-	affected := 0
-	for _, src := range w.rows {
+	// Values first, every row: a statement that falls back has used no
+	// AUTO_INCREMENT value. Then the counter, row by row in order, so that
+	// an explicit value moves it before the next row's generated one.
+	rows := make([]sql.Row, len(w.rows))
+	auto := make([]autoIncUse, len(w.rows))
+	for r, src := range w.rows {
 		row := make(sql.Row, len(sch))
 		copy(row, defaults)
+		if w.autoOmitted {
+			auto[r].generate = true
+		}
 		for i, ord := range w.cols {
 			col := sch[ord]
+			if col.AutoIncrement {
+				use, err := autoIncValue(sctx, src[i], bind, col, w.upsert)
+				if err != nil {
+					return nil, err
+				}
+				auto[r] = use
+				continue
+			}
 			v, err := sourceValue(src[i], bind, col)
 			if err != nil {
 				return nil, err
@@ -1074,18 +1099,16 @@ func (s *Session) fastInsert(ctx context.Context, sctx *sql.Context, p *fastPlan
 			if v, err = convertForColumn(sctx, col, v); err != nil {
 				return nil, err
 			}
-			if col.AutoIncrement {
-				n, ok := asInt64(v)
-				if !ok || n == 0 {
-					return nil, errFastFallback // generated, or beyond int64
-				}
-				if n > 0 {
-					entry.store.NextAutoIncrement(uint64(n))
-				}
-				insertID = uint64(n) // the last row's (insertid.go)
-			}
 			row[ord] = v
 		}
+		rows[r] = row
+	}
+	insertID, generated, err := assignAutoInc(sctx, m, entry, rows, auto)
+	if err != nil {
+		return nil, err
+	}
+	affected := 0
+	for _, row := range rows {
 		pk, err := m.pkOf(entry, row, true)
 		if err != nil {
 			return nil, errFastFallback
@@ -1103,9 +1126,19 @@ func (s *Session) fastInsert(ctx context.Context, sctx *sql.Context, p *fastPlan
 			continue
 		}
 		if err := tx.Insert(ctx, entry.store, m.version, pk, enc); err != nil {
+			if generated != 0 {
+				// Not a fallback: go-mysql-server would use up new
+				// values for the same error (fast_autoinc.go).
+				if dupErr := duplicateError(m, err, row); dupErr != err {
+					err = sql.CastSQLError(dupErr)
+				}
+			}
 			return nil, err
 		}
 		affected++
+	}
+	if generated != 0 {
+		s.SetLastQueryInfoInt(sql.LastInsertId, int64(generated))
 	}
 	mode := infoPlain
 	if w.upsert == upsertReplace {

@@ -11,6 +11,8 @@ import (
 var writeSchema = []string{
 	"CREATE TABLE w_int (id INT PRIMARY KEY, k INT NOT NULL DEFAULT 0, u INT UNSIGNED, t TINYINT, c CHAR(10) NOT NULL DEFAULT '', v VARCHAR(5), n INT NULL, d DECIMAL(10,2), KEY (k))",
 	"CREATE TABLE w_ai (id BIGINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10))",
+	"CREATE TABLE w_ai8 (id TINYINT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(10) NOT NULL)",
+	"CREATE TABLE w_aik (p INT PRIMARY KEY, a INT UNSIGNED AUTO_INCREMENT, v INT, KEY (a))",
 	"CREATE TABLE w_c (w INT, d TINYINT UNSIGNED, o BIGINT, v TEXT, PRIMARY KEY (w, d, o))",
 	"CREATE TABLE w_uk (id INT PRIMARY KEY, e VARCHAR(20), UNIQUE KEY (e))",
 	"CREATE TABLE w_ci (k VARCHAR(10) COLLATE utf8mb4_0900_ai_ci PRIMARY KEY, v VARCHAR(10) COLLATE utf8mb4_0900_ai_ci)",
@@ -50,6 +52,16 @@ var writeCorpus = []writeCase{
 	{"INSERT INTO w_int (id) VALUES (?)", [][]any{{31}}},
 	{"INSERT INTO w_ai (id, v) VALUES (?, ?)", [][]any{{5, "a"}, {0, "zero"}, {nil, "null"}, {3, "three"}, {-2, "neg"}, {100, "hundred"}}},
 	{"INSERT INTO w_ai (v) VALUES (?)", [][]any{{"gen"}}},
+	// Generated values (sysbench's oltp_insert sends id 0): several rows,
+	// explicit values between generated ones, a column too small for the
+	// next value (the statement fails without using a value), a failed
+	// row after a generated one, AUTO_INCREMENT outside the primary key.
+	{"INSERT INTO w_ai (id, v) VALUES (?, ?), (?, ?), (?, ?)", [][]any{{0, "m1", 300, "m2", nil, "m3"}, {nil, "n1", nil, "n2", 0, "n3"}, {0, "o1", 0, "toolongvalue", 0, "o3"}, {-5, "p1", 0, "p2", 3, "p3"}}},
+	{"INSERT INTO w_ai (v) VALUES (?), (?)", [][]any{{"g1", "g2"}, {"g3", nil}}},
+	{"INSERT INTO w_ai8 (id, v) VALUES (?, ?)", [][]any{{125, "a"}, {0, "b"}, {nil, "c"}, {0, "d"}, {nil, "e"}, {0, nil}}},
+	{"INSERT INTO w_ai8 (v) VALUES (?)", [][]any{{"f"}}},
+	{"INSERT INTO w_aik (p, v) VALUES (?, ?)", [][]any{{1, 1}, {2, 2}, {1, 3}}},
+	{"INSERT INTO w_aik (p, a, v) VALUES (?, ?, ?)", [][]any{{3, 0, 3}, {4, 50, 4}, {5, nil, 5}, {6, -1, 6}}},
 	{"INSERT INTO w_c VALUES (?, ?, ?, ?)", [][]any{{1, 2, 3, "x"}, {1, 2, 4, nil}, {1, 256, 3, "y"}, {1, 2, 3, "dup"}}},
 	{"INSERT INTO w_uk VALUES (?, ?)", [][]any{{1, "a"}, {2, "a"}, {3, nil}, {4, nil}, {5, "A"}}},
 	{"INSERT INTO w_ci VALUES (?, ?)", [][]any{{"key", "abc"}, {"KEY", "dup"}, {"other", "x"}}},
@@ -218,7 +230,7 @@ func runWriteCorpus(t *testing.T, s *session) []string {
 		}
 		s.exec(end)
 	}
-	for _, tb := range []string{"w_int", "w_ai", "w_c", "w_uk", "w_ci", "w_def", "w_gen", "w_num", "w_money", "w_nopk", "w_p", "w_ch", "w_ol"} {
+	for _, tb := range []string{"w_int", "w_ai", "w_ai8", "w_aik", "w_c", "w_uk", "w_ci", "w_def", "w_gen", "w_num", "w_money", "w_nopk", "w_p", "w_ch", "w_ol"} {
 		q := "SELECT * FROM " + tb + " ORDER BY 1"
 		switch tb {
 		case "w_def":
@@ -230,7 +242,7 @@ func runWriteCorpus(t *testing.T, s *session) []string {
 		}
 		out = append(out, tb+": "+resultOf(s, q))
 	}
-	out = append(out, "next auto_increment: "+resultOf(s, "SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'w_ai'"))
+	out = append(out, "next auto_increment: "+resultOf(s, "SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME IN ('w_ai', 'w_ai8', 'w_aik') ORDER BY TABLE_NAME"))
 	return out
 }
 
@@ -409,4 +421,35 @@ func TestFastPathWritesRunTriggers(t *testing.T) {
 	if got := fastCounter(t, admin, "hits") - h; got != 1 {
 		t.Errorf("the write after DROP TRIGGER: %d fast path runs, want 1", got)
 	}
+}
+
+// TestFastPathAutoIncrement: sysbench's oltp_insert statement (id 0 into
+// an AUTO_INCREMENT primary key, as text) and an INSERT leaving the column
+// out run on the fast path with generated values; LAST_INSERT_ID() is the
+// statement's first generated value and stays when none is generated;
+// with NO_AUTO_VALUE_ON_ZERO a 0 is stored as given.
+func TestFastPathAutoIncrement(t *testing.T) {
+	srv := startServer(t)
+	e := newDatabase(t, srv)
+	admin := e.session("admin")
+	s := e.session("client")
+	s.exec("CREATE TABLE sb (id INT NOT NULL AUTO_INCREMENT, k INT NOT NULL DEFAULT 0, c CHAR(120) NOT NULL DEFAULT '', PRIMARY KEY (id))")
+	h := fastCounter(t, admin, "hits")
+	s.exec("INSERT INTO sb (id, k, c) VALUES (0, 5, 'a')")
+	s.exec("INSERT INTO sb (id, k, c) VALUES (0, 6, 'b')")
+	s.exec("INSERT INTO sb (k) VALUES (7), (8)")
+	if got := fastCounter(t, admin, "hits") - h; got != 3 {
+		t.Errorf("fast path ran %d of the 3 inserts", got)
+	}
+	s.wantInt(3, "SELECT LAST_INSERT_ID()")
+	s.wantInts([]int64{1, 2, 3, 4}, "SELECT id FROM sb ORDER BY id")
+	s.exec("INSERT INTO sb (id, k) VALUES (10, 9)")
+	s.wantInt(3, "SELECT LAST_INSERT_ID()")
+	s.exec("INSERT INTO sb (id, k) VALUES (NULL, 10)")
+	s.wantInt(11, "SELECT LAST_INSERT_ID()")
+	s.exec("SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_AUTO_VALUE_ON_ZERO')")
+	s.exec("INSERT INTO sb (id, k) VALUES (0, 11)")
+	s.wantInt(11, "SELECT k FROM sb WHERE id = 0")
+	s.wantInt(11, "SELECT LAST_INSERT_ID()")
+	s.wantInt(12, "SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'sb'")
 }
