@@ -95,14 +95,11 @@ func lockedSetOf(fe *Frontend, n *plan.LockTables, views []viewSeen) *lockedSet 
 	if len(written) == 0 {
 		return ls
 	}
+	// A table also locked READ explicitly that a trigger (or a cascade)
+	// writes keeps its READ entries (used under their alias, 1099 for a
+	// write, as MariaDB 10.11 checks them) and may be written by its own
+	// name: MySQL's "explicit read lock request converted to a write lock".
 	ls.pre = fe.prelock(written)
-	for i := range ls.entries {
-		// An explicit READ request for a table a trigger (or a cascade)
-		// writes becomes a write request, as MySQL converts it.
-		if pl := ls.pre[ls.entries[i].key]; pl != nil && pl.write {
-			ls.entries[i].write = true
-		}
-	}
 	return ls
 }
 

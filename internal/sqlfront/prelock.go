@@ -17,8 +17,10 @@ import (
 //
 //   - the tables its triggers use: SHARED_WRITE for one a trigger body
 //     writes, SHARED_READ for one it only reads; a table locked READ
-//     explicitly that a trigger writes becomes writable (MySQL: "an
-//     explicit read lock request ... converted to a write lock request");
+//     explicitly that a trigger writes may be written by its own name
+//     (MySQL: "an explicit read lock request ... converted to a write lock
+//     request"; its metadata locks are then SRO and SW), while its READ
+//     entries stay READ (an alias of one is 1099 for a write, as MariaDB);
 //   - its foreign key relatives (MySQL 8.0's "LOCK TABLES and Foreign
 //     Keys"): its parents SHARED_READ_ONLY, its children
 //     SHARED_NO_READ_WRITE when an ON DELETE/ON UPDATE action changes

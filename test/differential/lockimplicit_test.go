@@ -103,6 +103,22 @@ func TestLockTablesImplicitAgainstMariaDB(t *testing.T) {
 			A("UNLOCK TABLES", 0),
 			B("INSERT INTO lg (v) VALUES (1)", 0),
 			B("ALTER TABLE lg2 ADD COLUMN z INT", 0),
+			// Under an alias, the READ entry stays READ.
+			A("LOCK TABLES t WRITE, lg AS x READ", 0),
+			A("UPDATE lg AS x SET v = 0", readLocked),
+			A("SELECT * FROM lg AS x", 0),
+			A("UPDATE lg SET v = 0", 0),
+			A("UPDATE lg AS y SET v = 0", notLocked),
+			A("UNLOCK TABLES", 0),
+		}},
+		{"a WRITE-locked view's tables' triggers", []step{
+			A("CREATE VIEW vt AS SELECT * FROM t", 0),
+			A("LOCK TABLES vt WRITE", 0),
+			B("ALTER TABLE lg ADD COLUMN z INT", timeout),
+			B("SELECT * FROM lg", 0),
+			A("SELECT * FROM lg", 0),
+			A("UNLOCK TABLES", 0),
+			B("ALTER TABLE lg ADD COLUMN z INT", 0),
 		}},
 		{"a WRITE-locked parent's children", []step{
 			A("LOCK TABLES p WRITE", 0),
