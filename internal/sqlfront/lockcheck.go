@@ -27,7 +27,9 @@ import (
 //     with the view's mode and may be used by any name (MariaDB 10.11);
 //   - temporary tables, information_schema and performance_schema need no
 //     lock, nor do the tables of the triggers and foreign keys a write
-//     reaches (MySQL locks those implicitly).
+//     reaches; LOCK TABLES locked those implicitly (prelock.go), and the
+//     statement may also name them, by their own names: to read them, and
+//     to write those locked for a write (1099 otherwise).
 //
 // The check runs in mdlRule on the final plan, so it covers every
 // statement go-mysql-server plans (text and prepared alike); the fast path
@@ -49,11 +51,15 @@ type lockedSet struct {
 	implicit map[mdl.Key]bool
 	// views: the locked views and the views under them.
 	views map[mdl.Key]bool
+	// pre: the tables locked implicitly for the triggers and foreign keys
+	// of the tables it may write (prelock.go); used by their own names.
+	pre map[mdl.Key]*preLock
 }
 
 // lockedSetOf collects a LOCK TABLES statement's entries; views are the
-// views its planning read (the locked ones and those under them).
-func lockedSetOf(n *plan.LockTables, views []viewSeen) *lockedSet {
+// views its planning read (the locked ones and those under them). With fe
+// set, it adds what the tables locked WRITE lock implicitly (prelock.go).
+func lockedSetOf(fe *Frontend, n *plan.LockTables, views []viewSeen) *lockedSet {
 	ls := &lockedSet{implicit: map[mdl.Key]bool{}, views: map[mdl.Key]bool{}}
 	for _, v := range views {
 		ls.views[mdlKey(v.db.name, v.key)] = true
@@ -72,6 +78,28 @@ func lockedSetOf(n *plan.LockTables, views []viewSeen) *lockedSet {
 			ls.implicit[key] = ls.implicit[key] || l.Write
 		}
 	}
+	if fe == nil {
+		return ls
+	}
+	written := map[mdl.Key]int{}
+	for _, e := range ls.entries {
+		if e.write {
+			written[e.key] = evAll
+		}
+	}
+	for key, w := range ls.implicit {
+		if w {
+			written[key] = evAll
+		}
+	}
+	if len(written) == 0 {
+		return ls
+	}
+	// A table also locked READ explicitly that a trigger (or a cascade)
+	// writes keeps its READ entries (used under their alias, 1099 for a
+	// write, as MariaDB 10.11 checks them) and may be written by its own
+	// name: MySQL's "explicit read lock request converted to a write lock".
+	ls.pre = fe.prelock(written)
 	return ls
 }
 
@@ -276,7 +304,7 @@ func errNotLockedForWrite(name string) error {
 // (lockddl.go), the others by their table references.
 func (s *Session) lockTablesRule(ctx *sql.Context, n sql.Node) error {
 	if lt, ok := n.(*plan.LockTables); ok {
-		s.pendingLocked = lockedSetOf(lt, s.viewsSeen)
+		s.pendingLocked = lockedSetOf(s.fe, lt, s.viewsSeen)
 		return nil
 	}
 	if s.locked == nil {
@@ -326,6 +354,12 @@ func (ls *lockedSet) check(n sql.Node, views []viewSeen) error {
 		if w, ok := ls.implicit[x.key]; ok {
 			if w || !x.write {
 				continue // under a locked view
+			}
+			readOnly = true
+		}
+		if pl := ls.pre[x.key]; pl != nil && strings.ToLower(x.name) == x.key.Table {
+			if pl.write || !x.write {
+				continue // locked for a trigger or a foreign key, by its own name
 			}
 			readOnly = true
 		}

@@ -176,17 +176,34 @@ type mdlPlan struct {
 	reqs  []mdl.Request
 	uses  []mdlUse
 	index map[mdl.Key]int
+	// explicit: every lock is LOCK TABLES' (held to UNLOCK TABLES), the
+	// shared ones of its triggers' tables too.
+	explicit bool
+	// fkRelated: the foreign key relatives of the tables a RENAME or DROP
+	// TABLE changes (exclusive; not checked against LOCK TABLES).
+	fkRelated []mdl.Key
 }
 
 func (p *mdlPlan) add(key mdl.Key, mode mdl.Mode) {
 	d := mdl.Transaction
-	switch mode {
-	case mdl.Exclusive:
+	switch {
+	case mode == mdl.Exclusive:
 		d = mdl.Statement
-	case mdl.SharedReadOnly, mdl.SharedNoReadWrite:
+	case p.explicit, mode == mdl.SharedReadOnly, mode == mdl.SharedNoReadWrite:
 		d = mdl.Explicit // LOCK TABLES
 	}
 	if i, ok := p.index[key]; ok {
+		if old := p.reqs[i].Mode; (old == mdl.SharedWrite && mode == mdl.SharedReadOnly) || (old == mdl.SharedReadOnly && mode == mdl.SharedWrite) {
+			// Neither includes the other: both, as MySQL holds two
+			// tickets (LOCK TABLES t READ of a table a trigger writes).
+			for _, r := range p.reqs[i+1:] {
+				if r.Key == key && r.Mode == mode {
+					return
+				}
+			}
+			p.reqs = append(p.reqs, mdl.Request{Key: key, Mode: mode, Duration: d})
+			return
+		}
 		if p.reqs[i].Mode < mode {
 			p.reqs[i].Mode, p.reqs[i].Duration = mode, d
 		}
@@ -357,6 +374,11 @@ func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
 	case *plan.DropTable:
 		for _, c := range n.Tables {
 			change(c)
+			if t := tableOf(c); t != nil {
+				if lt := asLockstepTable(t); lt != nil && !lt.entry.temp {
+					p.related(lt.db.name, lt.meta.name)
+				}
+			}
 		}
 		return
 	case *plan.LockTables:
@@ -416,10 +438,12 @@ func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
 			for _, r := range pairs {
 				named(r.fromDB, r.from, mdl.Exclusive)
 				named(r.toDB, r.to, mdl.Exclusive)
+				p.related(r.fromDB, r.from)
 			}
 		} else if db := n.Db; db != nil {
 			for i := range n.OldNames {
 				named(db.Name(), n.OldNames[i], mdl.Exclusive)
+				p.related(db.Name(), n.OldNames[i])
 				if i < len(n.NewNames) {
 					named(db.Name(), n.NewNames[i], mdl.Exclusive)
 				}
@@ -496,6 +520,21 @@ func (p *mdlPlan) walk(ctx *sql.Context, n sql.Node, ddl bool) {
 	}
 }
 
+// related notes the foreign key relatives of table db.name, which a
+// RENAME or DROP TABLE locks exclusively, as MySQL 8 does (their keys'
+// definitions name it): its parents and the tables whose keys reference
+// it.
+func (p *mdlPlan) related(db, name string) {
+	if p.fe == nil || !p.fe.anyFK.Load() {
+		return
+	}
+	parents, children := p.fe.fkRelatives(db, name)
+	p.fkRelated = append(p.fkRelated, parents...)
+	for _, c := range children {
+		p.fkRelated = append(p.fkRelated, c.key)
+	}
+}
+
 // foreignKeys adds the tables of a foreign key editor: the parents its
 // references check, the children its referential actions reach, and
 // theirs in turn.
@@ -567,10 +606,22 @@ func mdlRule(ctx *sql.Context, _ *analyzer.Analyzer, n sql.Node, scope *plan.Sco
 			s.unlockTables() // LOCK TABLES first gives back the tables locked before
 		}
 	}
-	p := mdlPlan{fe: s.fe}
+	_, lockTables := n.(*plan.LockTables)
+	p := mdlPlan{fe: s.fe, explicit: lockTables}
 	p.walk(ctx, n, false)
 	for _, v := range s.viewsSeen { // the views the statement read
 		p.add(mdlKey(v.db.name, v.key), viewMode(n, v.key))
+	}
+	for _, k := range p.fkRelated { // RENAME, DROP TABLE
+		p.add(k, mdl.Exclusive)
+	}
+	if lockTables && scope == nil && s.pendingLocked != nil {
+		// What the tables locked WRITE lock implicitly (prelock.go).
+		for k, pl := range s.pendingLocked.pre {
+			for _, m := range pl.modes {
+				p.add(k, m)
+			}
+		}
 	}
 	if scope == nil {
 		defer func() { s.trigSeen, s.viewsSeen = s.trigSeen[:0], s.viewsSeen[:0] }()
