@@ -50,6 +50,9 @@ type Session struct {
 	// viewChecks: the CHECK OPTION conditions of a write through a view
 	// (viewwrite.go), for this statement
 	viewChecks []viewCheck
+	// preparedViewChecks: the same, by the text of the statement parsed
+	// (a prepared statement's EXECUTE is not parsed again)
+	preparedViewChecks map[string][]viewCheck
 	// ddlSeen: the count of DDL statements granted exclusive metadata
 	// locks when the statement began (ddlBusy: not all ended); planned: the statement's plan began
 	// to run (serverplan.go; mdl.go's RetryAfterDDL); holdsX: it holds an

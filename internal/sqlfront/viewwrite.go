@@ -3,6 +3,7 @@ package sqlfront
 import (
 	"context"
 	"fmt"
+	"net"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -32,10 +33,11 @@ import (
 //     constraint of the base table for this statement only (Table.GetChecks
 //     adds the session's viewChecks), whose 3819 the server maps to 1369.
 //
-// Privileges: the invoker needs the statement's privilege on the view
-// (checked here, 1142) and, because the planned statement names the base
-// table, on the base table too (go-mysql-server's check). MySQL asks the
-// definer for the latter; lockstep is stricter.
+// Privileges: the invoker needs the statement's privilege on the view and
+// on each view and table under it (checked here, 1142 naming the
+// statement's view), and go-mysql-server checks the planned statement
+// against the base table. MySQL asks the definer for what is under the
+// view; lockstep is stricter.
 //
 // Metadata locks and LOCK TABLES: each view is looked up through
 // Database.GetViewDefinition, which notes it in the session's viewsSeen,
@@ -362,7 +364,7 @@ type pendingCheck struct {
 
 // writeThroughView rewrites stmt (INSERT, UPDATE, DELETE) when its target
 // is a view; see the top of this file.
-func writeThroughView(ctx context.Context, stmt ast.Statement) error {
+func writeThroughView(ctx context.Context, query string, stmt ast.Statement) error {
 	sctx, s := parsingSession(ctx)
 	if s == nil || s.fe == nil {
 		return nil
@@ -405,7 +407,7 @@ func writeThroughView(ctx context.Context, stmt ast.Statement) error {
 	if db == nil {
 		return nil
 	}
-	if err := s.viewWritePriv(sctx, op, db.name, tn.Name.String()); err != nil {
+	if err := s.viewWritePriv(sctx, op, db.name, tn.Name.String(), tn.Name.String()); err != nil {
 		return err
 	}
 	goesBy := tn.Name.String()
@@ -490,6 +492,12 @@ func writeThroughView(ctx context.Context, stmt ast.Statement) error {
 			ate.As = ast.NewTableIdent(v.alias)
 			ate.Auth.TargetNames = []string{v.baseDB, v.base}
 		}
+		// The invoker's privilege on what the view reads (the base
+		// table, or the view under it): named by the statement's view,
+		// whose definition the refusal does not show.
+		if err := s.viewWritePriv(sctx, op, v.baseDB, v.base, tn.Name.String()); err != nil {
+			return err
+		}
 		next := s.viewOf(v.baseDB, v.base)
 		if next == nil {
 			te = s.fe.lookupEntry(strings.ToLower(v.baseDB), strings.ToLower(v.base))
@@ -503,12 +511,20 @@ func writeThroughView(ctx context.Context, stmt ast.Statement) error {
 	case *ast.Delete:
 		st.Where = ast.NewWhere(ast.WhereStr, where)
 	}
-	if te != nil {
-		for _, c := range checks {
-			s.viewChecks = append(s.viewChecks, viewCheck{te: te, name: c.name,
-				expr: "(" + ast.String(c.expr) + ") IS TRUE"})
-		}
+	if te == nil || len(checks) == 0 {
+		return nil
 	}
+	var vcs []viewCheck
+	for _, c := range checks {
+		vcs = append(vcs, viewCheck{te: te, name: c.name, expr: "(" + ast.String(c.expr) + ") IS TRUE"})
+	}
+	s.viewChecks = append(s.viewChecks, vcs...)
+	// A prepared statement is parsed once, at PREPARE: its EXECUTEs find
+	// the conditions by the statement's text (the query of their context).
+	if s.preparedViewChecks == nil || len(s.preparedViewChecks) >= 256 {
+		s.preparedViewChecks = map[string][]viewCheck{}
+	}
+	s.preparedViewChecks[query] = vcs
 	return nil
 }
 
@@ -543,9 +559,9 @@ func (v *updatableView) mapInsert(st *ast.Insert) error {
 	return nil
 }
 
-// viewWritePriv is the invoker's privilege check on the view itself
-// (1142), as MySQL's.
-func (s *Session) viewWritePriv(ctx *sql.Context, op, db, view string) error {
+// viewWritePriv is the invoker's privilege check for op on db.table, 1142
+// naming view without it.
+func (s *Session) viewWritePriv(ctx *sql.Context, op, db, table, view string) error {
 	priv := map[string]sql.PrivilegeType{"INSERT": sql.PrivilegeType_Insert, "UPDATE": sql.PrivilegeType_Update,
 		"DELETE": sql.PrivilegeType_Delete}[op]
 	mdb := s.fe.Engine.Analyzer.Catalog.MySQLDb
@@ -553,18 +569,30 @@ func (s *Session) viewWritePriv(ctx *sql.Context, op, db, view string) error {
 		return nil
 	}
 	if mdb.UserHasPrivileges(ctx, sql.NewPrivilegedOperation(
-		sql.PrivilegeCheckSubject{Database: db, Table: view}, priv)) {
+		sql.PrivilegeCheckSubject{Database: db, Table: table}, priv)) {
 		return nil
 	}
 	c := ctx.Session.Client()
-	return mysql.NewSQLError(1142, "42000", "%s command denied to user '%s'@'%s' for table '%s'", op, c.User, c.Address, view)
+	host := c.Address
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return mysql.NewSQLError(1142, "42000", "%s command denied to user '%s'@'%s' for table '%s'", op, c.User, host, view)
 }
 
 // viewChecksFor are the CHECK OPTION conditions of this statement on the
 // table te (Table.GetChecks).
-func (s *Session) viewChecksFor(te *tableEntry) []sql.CheckDefinition {
+func (s *Session) viewChecksFor(ctx *sql.Context, te *tableEntry) []sql.CheckDefinition {
 	var out []sql.CheckDefinition
 	for _, c := range s.viewChecks {
+		if c.te == te {
+			out = append(out, sql.CheckDefinition{Name: ViewCheckPrefix + c.name, CheckExpression: c.expr, Enforced: true})
+		}
+	}
+	if len(s.viewChecks) > 0 || ctx == nil {
+		return out
+	}
+	for _, c := range s.preparedViewChecks[ctx.Query()] {
 		if c.te == te {
 			out = append(out, sql.CheckDefinition{Name: ViewCheckPrefix + c.name, CheckExpression: c.expr, Enforced: true})
 		}
