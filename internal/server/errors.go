@@ -57,6 +57,9 @@ var errRules = []errRule{
 	// Bytes that are not text in the column's character set.
 	{invalidString, 1366, "HY000"},
 	{generatedValue, 3105, "HY000"},
+	// A view's CHECK OPTION (sqlfront/viewwrite.go) is a CHECK constraint
+	// named with this prefix: MySQL's ER_VIEW_CHECK_FAILED.
+	{regexp.MustCompile(`^Check constraint "` + sqlfront.ViewCheckPrefix + `.*" violated$`), 1369, "HY000"},
 	{regexp.MustCompile(`^Check constraint ".*" violated$`), 3819, "HY000"},
 	{regexp.MustCompile(`^no database selected$`), mysql.ERNoDb, "3D000"},
 	{regexp.MustCompile(`^Result consisted of more than one row$`), 1172, "42000"},
@@ -142,6 +145,8 @@ var wordingRules = []msgRule{
 		}},
 	{mysql.ERBadDb, regexp.MustCompile(`^database not found: (.*)$`),
 		func(m []string, _ errContext) string { return fmt.Sprintf("Unknown database '%s'", m[1]) }},
+	{1369, regexp.MustCompile(`^Check constraint "` + sqlfront.ViewCheckPrefix + `(.*)" violated$`),
+		func(m []string, _ errContext) string { return fmt.Sprintf("CHECK OPTION failed '%s'", m[1]) }},
 	{3819, regexp.MustCompile(`^Check constraint "(.*)" violated$`),
 		func(m []string, _ errContext) string { return fmt.Sprintf("Check constraint '%s' is violated.", m[1]) }},
 	{mysql.ERWrongAutoKey, regexp.MustCompile(`^error: incorrect table definition: there can be only one auto column`),

@@ -22,9 +22,15 @@ var (
 )
 
 // GetChecks implements sql.CheckTable.
-func (t *Table) GetChecks(*sql.Context) ([]sql.CheckDefinition, error) {
+func (t *Table) GetChecks(ctx *sql.Context) ([]sql.CheckDefinition, error) {
 	m := t.entry.load()
-	return append([]sql.CheckDefinition(nil), m.checks...), nil
+	out := append([]sql.CheckDefinition(nil), m.checks...)
+	if ctx != nil {
+		if s, ok := ctx.Session.(*Session); ok && (len(s.viewChecks) > 0 || len(s.preparedViewChecks) > 0) {
+			out = append(out, s.viewChecksFor(ctx, t.entry)...) // viewwrite.go
+		}
+	}
+	return out, nil
 }
 
 // CreateCheck implements sql.CheckAlterableTable. Check names are unique

@@ -71,8 +71,18 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) err
 		processAuth(st)       // procpriv.go
 		replicaStatusAuth(st) // replicastatus.go
 	case *ast.Delete:
-		deleteDatabase(ctx, st) // deletedb.go
+		deleteDatabase(ctx, st)                                  // deletedb.go
+		if err := writeThroughView(ctx, query, st); err != nil { // viewwrite.go
+			return err
+		}
+	case *ast.Update:
+		if err := writeThroughView(ctx, query, st); err != nil {
+			return err
+		}
 	case *ast.Insert:
+		if err := writeThroughView(ctx, query, st); err != nil {
+			return err
+		}
 		if mayHaveGenerated(query) {
 			generatedValues(ctx, st) // genvalues.go
 		}

@@ -47,6 +47,12 @@ type Session struct {
 	// viewBound: a view's stored CREATE VIEW was bound for the statement
 	// (routinedb.go's viewDatabase; mdlviews.go's notDDL).
 	viewBound bool
+	// viewChecks: the CHECK OPTION conditions of a write through a view
+	// (viewwrite.go), for this statement
+	viewChecks []viewCheck
+	// preparedViewChecks: the same, by the text of the statement parsed
+	// (a prepared statement's EXECUTE is not parsed again)
+	preparedViewChecks map[string][]viewCheck
 	// ddlSeen: the count of DDL statements granted exclusive metadata
 	// locks when the statement began (ddlBusy: not all ended); planned: the statement's plan began
 	// to run (serverplan.go; mdl.go's RetryAfterDDL); holdsX: it holds an
@@ -356,6 +362,7 @@ func (s *Session) ReleaseSavepoint(ctx *sql.Context, _ sql.Transaction, name str
 func (s *Session) CommandBegin() error {
 	s.reopen = false
 	s.trigSeen, s.viewsSeen, s.viewBound = s.trigSeen[:0], s.viewsSeen[:0], false
+	s.viewChecks = s.viewChecks[:0]
 	if s.fe != nil {
 		ended := s.fe.ddlEnded.Load() // first: ended <= granted
 		s.ddlSeen, s.planned = s.fe.ddlGranted.Load(), false
