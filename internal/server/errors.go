@@ -31,6 +31,7 @@ var errRules = []errRule{
 	{regexp.MustCompile(`^Field '.*' doesn't have a default value`), 1364, "HY000"},
 	{regexp.MustCompile(`out of range for|^Out of range value`), mysql.ERWarnDataOutOfRange, mysql.SSDataOutOfRange},
 	{regexp.MustCompile(`could not be found in any table in scope`), mysql.ERBadFieldError, mysql.SSBadFieldError},
+	{regexp.MustCompile(`^ambiguous column name ".*", it's present in all these tables`), mysql.ERNonUniq, "23000"},
 	{regexp.MustCompile(`^table with name .* already exists`), mysql.ERTableExists, "42S01"},
 	// DROP TEMPORARY TABLE of a name no temporary table has.
 	{regexp.MustCompile(`^Unknown table '.*'$`), mysql.ERBadTable, "42S02"},

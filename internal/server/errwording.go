@@ -59,8 +59,30 @@ func columnClause(query, col string) string {
 	if loc == nil {
 		return "field list"
 	}
+	return clauseAt(query, loc[0])
+}
+
+// unqualifiedWord matches name as an identifier neither qualified (t.name)
+// nor a qualifier (name.col).
+func unqualifiedWord(name string) *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|[^\w$.])` + "`?" + regexp.QuoteMeta(name) + "`?" + `($|[^\w$.])`)
+}
+
+// ambiguousMessage is MySQL's 1052 text: the column, named without its
+// table, and the clause of its first unqualified use.
+func ambiguousMessage(query, name string) string {
 	clause := "field list"
-	for _, m := range clauseWords.FindAllStringIndex(query[:loc[0]+1], -1) {
+	if loc := unqualifiedWord(name).FindStringIndex(query); loc != nil {
+		clause = clauseAt(query, loc[0])
+	}
+	return fmt.Sprintf("Column '%s' in %s is ambiguous", name, clause)
+}
+
+// clauseAt names the clause of the statement text at byte offset pos, as
+// MySQL's messages do.
+func clauseAt(query string, pos int) string {
+	clause := "field list"
+	for _, m := range clauseWords.FindAllStringIndex(query[:pos+1], -1) {
 		switch w := strings.ToLower(strings.Join(strings.Fields(query[m[0]:m[1]]), " ")); w {
 		case "where":
 			clause = "where clause"
@@ -151,6 +173,11 @@ var statementRules = []msgRule{
 				col = m[2] + "." + m[3]
 			}
 			return unknownColumnMessage(ec.query, col)
+		}},
+	// A column two tables of the statement have, named without its table.
+	{1052, regexp.MustCompile(`^ambiguous column name "(.*)", it's present in all these tables: .*$`),
+		func(m []string, ec errContext) string {
+			return ambiguousMessage(ec.query, m[1])
 		}},
 	{1055, regexp.MustCompile(`^expression '(.*)' doesn't appear in the group by expressions$`),
 		func(m []string, ec errContext) string { return groupByMessage(ec.query, ec.db, m[1]) }},

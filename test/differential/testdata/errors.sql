@@ -71,3 +71,26 @@ SHOW ERRORS;
 DROP TABLE missing_two;
 SHOW ERRORS;
 SHOW ERRORS LIMIT 0;
+# A column two tables have, named without its table: 1052 with the clause.
+CREATE TABLE amb1 (id INT, k INT);
+CREATE TABLE amb2 (id INT, k INT);
+-- mysql8: MySQL 8 names the clause as 'field list'; MariaDB 10.11 says 'SELECT'
+-- expect: error 1052 (23000): Column 'id' in field list is ambiguous
+-- expect: status: 
+SELECT id FROM amb1, amb2;
+-- mysql8: MySQL 8 says 'where clause'; MariaDB 10.11 'WHERE'
+-- expect: error 1052 (23000): Column 'k' in where clause is ambiguous
+-- expect: status: 
+SELECT amb1.id FROM amb1 JOIN amb2 ON amb1.id = amb2.id WHERE k = 1;
+-- mysql8: MySQL 8 says 'order clause'; MariaDB 10.11 'ORDER BY'
+-- expect: error 1052 (23000): Column 'k' in order clause is ambiguous
+-- expect: status: 
+SELECT amb1.id FROM amb1 JOIN amb2 ON amb1.id = amb2.id ORDER BY k;
+-- mysql8: MySQL 8 says 'on clause'; MariaDB 10.11 'ON'
+-- expect: error 1052 (23000): Column 'id' in on clause is ambiguous
+-- expect: status: 
+SELECT amb1.id, amb2.k FROM amb1 JOIN amb2 ON id = amb2.id;
+-- lockstep: go-mysql-server checks ONLY_FULL_GROUP_BY before it finds the GROUP BY column ambiguous (MySQL 8 and MariaDB: 1052)
+-- expect: error 1055 (42000): Expression #1 of SELECT list is not in GROUP BY clause and contains nonaggregated column 'diff_errors.amb1.id' which is not functionally dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by
+-- expect: status: 
+SELECT amb1.id FROM amb1 JOIN amb2 ON amb1.id = amb2.id GROUP BY k;
