@@ -295,3 +295,27 @@ func TestConcurrentExclusion(t *testing.T) {
 		t.Fatalf("left behind: %+v", st)
 	}
 }
+
+// TestModeIncludes: which mode's lock gives all another's does.
+func TestModeIncludes(t *testing.T) {
+	for _, c := range []struct {
+		m, o Mode
+		want bool
+	}{
+		{SharedRead, SharedRead, true},
+		{SharedWrite, SharedRead, true},
+		{SharedRead, SharedWrite, false},
+		{SharedReadOnly, SharedRead, true},
+		{SharedWrite, SharedReadOnly, false},
+		{SharedReadOnly, SharedWrite, false},
+		{SharedNoReadWrite, SharedWrite, true},
+		{SharedNoReadWrite, SharedReadOnly, true},
+		{SharedReadOnly, SharedNoReadWrite, false},
+		{Exclusive, SharedNoReadWrite, true},
+		{SharedNoReadWrite, Exclusive, false},
+	} {
+		if got := c.m.Includes(c.o); got != c.want {
+			t.Errorf("%v.Includes(%v) = %v, want %v", c.m, c.o, got, c.want)
+		}
+	}
+}

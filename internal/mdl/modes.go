@@ -43,14 +43,25 @@ func (m Mode) String() string {
 	return "NONE"
 }
 
+// Includes reports whether holding m gives all that holding o gives. The
+// modes are ordered by strength, except that neither SharedWrite nor
+// SharedReadOnly includes the other: an owner that needs both holds both
+// (LOCK TABLES t READ of a table one of its triggers writes).
+func (m Mode) Includes(o Mode) bool {
+	if (m == SharedWrite && o == SharedReadOnly) || (m == SharedReadOnly && o == SharedWrite) {
+		return false
+	}
+	return m >= o
+}
+
 // modeSet is a set of modes, bit 1<<m for mode m.
 type modeSet uint8
 
 func bit(m Mode) modeSet { return 1 << m }
 
 // strongest is the set's strongest mode (by the order of the constants;
-// SharedWrite and SharedReadOnly are not ordered: neither includes the
-// other, and an owner never needs both).
+// SharedWrite and SharedReadOnly are not ordered — see Includes — and a set
+// holding both names SharedReadOnly).
 func (s modeSet) strongest() Mode {
 	if s == 0 {
 		return None

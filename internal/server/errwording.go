@@ -64,9 +64,7 @@ func columnClause(query, col string) string {
 
 // unqualifiedWord matches name as an identifier neither qualified (t.name)
 // nor a qualifier (name.col).
-func unqualifiedWord(name string) *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(^|[^\w$.])` + "`?" + regexp.QuoteMeta(name) + "`?" + `($|[^\w$.])`)
-}
+func unqualifiedWord(name string) *regexp.Regexp { return identifier(name, `\w$.`) }
 
 // ambiguousMessage is MySQL's 1052 text: the column, named without its
 // table, and the clause of its first unqualified use.
@@ -155,8 +153,12 @@ func isWordByte(b byte) bool {
 }
 
 // wordOf matches name as a whole identifier, backquoted or not.
-func wordOf(name string) *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(^|[^\w$])` + "`?" + regexp.QuoteMeta(name) + "`?" + `($|[^\w$])`)
+func wordOf(name string) *regexp.Regexp { return identifier(name, `\w$`) }
+
+// identifier matches name, backquoted or not, between characters of none
+// of the class notAround (a regexp character class's contents).
+func identifier(name, notAround string) *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|[^` + notAround + `])` + "`?" + regexp.QuoteMeta(name) + "`?" + `($|[^` + notAround + `])`)
 }
 
 // statementRules are msgRules whose MySQL text needs the statement.

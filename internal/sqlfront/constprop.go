@@ -118,7 +118,7 @@ func impliedConstants(where, on []sql.Expression) []sql.Expression {
 	for _, e := range where {
 		note(e, true)
 	}
-	if len(pairs) == 0 && len(on) == 0 || len(consts) == 0 {
+	if len(consts) == 0 || (len(pairs) == 0 && len(on) == 0) {
 		return nil
 	}
 	for _, e := range on {

@@ -55,14 +55,7 @@ type lockView struct {
 // tableNames maps the storage tables of the catalog to (schema, name).
 func (fe *Frontend) tableNames() map[*storage.Table][2]string {
 	out := map[*storage.Table][2]string{}
-	p := fe.provider
-	p.mu.RLock()
-	dbs := make([]*Database, 0, len(p.dbs))
-	for _, d := range p.dbs {
-		dbs = append(dbs, d)
-	}
-	p.mu.RUnlock()
-	for _, d := range dbs {
+	for _, d := range fe.provider.databases() {
 		d.mu.RLock()
 		for _, te := range d.tables {
 			if m := te.load(); m != nil {

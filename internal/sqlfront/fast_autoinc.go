@@ -31,7 +31,7 @@ type autoIncUse struct {
 
 // autoIncValue reads the AUTO_INCREMENT column's value of one row.
 func autoIncValue(sctx *sql.Context, src valueSource, bind map[string]*querypb.BindVariable, col *sql.Column, upsert upsertKind) (autoIncUse, error) {
-	v, err := bindValue(src, bind)
+	v, err := sourceValue(src, bind, col)
 	if err != nil {
 		return autoIncUse{}, err
 	}
@@ -46,9 +46,6 @@ func autoIncValue(sctx *sql.Context, src valueSource, bind map[string]*querypb.B
 			return autoIncUse{}, errFastFallback
 		}
 		return autoIncUse{generate: true}, nil
-	}
-	if !valueKindFits(col.Type, v) {
-		return autoIncUse{}, errFastFallback
 	}
 	c, err := convertForColumn(sctx, col, v)
 	if err != nil {

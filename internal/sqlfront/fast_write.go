@@ -1075,7 +1075,10 @@ func (s *Session) fastInsert(ctx context.Context, sctx *sql.Context, p *fastPlan
 	// AUTO_INCREMENT value. Then the counter, row by row in order, so that
 	// an explicit value moves it before the next row's generated one.
 	rows := make([]sql.Row, len(w.rows))
-	auto := make([]autoIncUse, len(w.rows))
+	var auto []autoIncUse // a table with an AUTO_INCREMENT column only
+	if m.autoIncCol >= 0 {
+		auto = make([]autoIncUse, len(w.rows))
+	}
 	for r, src := range w.rows {
 		row := make(sql.Row, len(sch))
 		copy(row, defaults)

@@ -102,10 +102,7 @@ func errCantOpen(name string, write bool, err error) error {
 // YES)", YES when the account has a password (a login to it gave one).
 func (fe *Frontend) accessDeniedHere(ctx *sql.Context) error {
 	client := ctx.Session.Client()
-	host := client.Address
-	if s, ok := ctx.Session.(*Session); ok && s.clientHost != "" {
-		host = s.clientHost
-	}
+	host := sessionHost(ctx)
 	using := "NO"
 	mdb := fe.Engine.Analyzer.Catalog.MySQLDb
 	rd := mdb.Reader()

@@ -393,13 +393,7 @@ func (fe *Frontend) fkParents() map[string]bool {
 		return c.set
 	}
 	set := map[string]bool{}
-	fe.provider.mu.RLock()
-	dbs := make([]*Database, 0, len(fe.provider.dbs))
-	for _, d := range fe.provider.dbs {
-		dbs = append(dbs, d)
-	}
-	fe.provider.mu.RUnlock()
-	for _, d := range dbs {
+	for _, d := range fe.provider.databases() {
 		for _, te := range d.entries() {
 			for _, fk := range te.load().fks {
 				pdb := fk.parentDB

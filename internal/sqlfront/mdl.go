@@ -193,20 +193,21 @@ func (p *mdlPlan) add(key mdl.Key, mode mdl.Mode) {
 		d = mdl.Explicit // LOCK TABLES
 	}
 	if i, ok := p.index[key]; ok {
-		if old := p.reqs[i].Mode; (old == mdl.SharedWrite && mode == mdl.SharedReadOnly) || (old == mdl.SharedReadOnly && mode == mdl.SharedWrite) {
-			// Neither includes the other: both, as MySQL holds two
-			// tickets (LOCK TABLES t READ of a table a trigger writes).
-			for _, r := range p.reqs[i+1:] {
-				if r.Key == key && r.Mode == mode {
-					return
-				}
+		// The key's requests: the first, and a second when their modes
+		// do not include each other (mdl.Mode.Includes: MySQL holds two
+		// tickets for LOCK TABLES t READ of a table a trigger writes).
+		for j := i; j < len(p.reqs); j++ {
+			r := &p.reqs[j]
+			switch {
+			case r.Key != key:
+			case r.Mode.Includes(mode):
+				return
+			case mode.Includes(r.Mode):
+				r.Mode, r.Duration = mode, d
+				return
 			}
-			p.reqs = append(p.reqs, mdl.Request{Key: key, Mode: mode, Duration: d})
-			return
 		}
-		if p.reqs[i].Mode < mode {
-			p.reqs[i].Mode, p.reqs[i].Duration = mode, d
-		}
+		p.reqs = append(p.reqs, mdl.Request{Key: key, Mode: mode, Duration: d})
 		return
 	}
 	if p.index == nil {
@@ -816,6 +817,18 @@ func (s *Session) lockFast(dbKey, tableKey string, entry *tableEntry, write bool
 		return false
 	}
 	return s.fe.lookupEntry(dbKey, tableKey) == entry && entry.load() == meta
+}
+
+// databases returns the catalog's databases, in no order (a snapshot:
+// the provider's lock is not held while the caller reads them).
+func (p *provider) databases() []*Database {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	out := make([]*Database, 0, len(p.dbs))
+	for _, d := range p.dbs {
+		out = append(out, d)
+	}
+	return out
 }
 
 // database returns the database named name (folded), nil if none.

@@ -50,17 +50,14 @@ type preLock struct {
 }
 
 // addMode adds metadata lock mode m, keeping only the modes no other one
-// includes (SNRW includes the rest, any of them SR).
+// includes (mdl.Mode.Includes).
 func (pl *preLock) addMode(m mdl.Mode) {
-	includes := func(a, b mdl.Mode) bool {
-		return a == b || b == mdl.SharedRead || a == mdl.SharedNoReadWrite
-	}
 	kept := pl.modes[:0]
 	for _, x := range pl.modes {
-		if includes(x, m) {
+		if x.Includes(m) {
 			return
 		}
-		if !includes(m, x) {
+		if !m.Includes(x) {
 			kept = append(kept, x)
 		}
 	}
@@ -202,13 +199,7 @@ func (fe *Frontend) fkRelatives(db, name string) (parents []mdl.Key, children []
 			}
 		}
 	}
-	fe.provider.mu.RLock()
-	dbs := make([]*Database, 0, len(fe.provider.dbs))
-	for _, d := range fe.provider.dbs {
-		dbs = append(dbs, d)
-	}
-	fe.provider.mu.RUnlock()
-	for _, d := range dbs {
+	for _, d := range fe.provider.databases() {
 		for _, te := range d.entries() {
 			m := te.load()
 			k := mdlKey(d.name, m.name)

@@ -68,14 +68,20 @@ func (u *userFunc) WithChildren(children ...sql.Expression) (sql.Expression, err
 
 func (u *userFunc) Eval(ctx *sql.Context, _ sql.Row) (interface{}, error) {
 	c := ctx.Client()
-	host := c.Address
-	if s, ok := ctx.Session.(*Session); ok && s.clientHost != "" {
-		host = s.clientHost
-	}
+	host := sessionHost(ctx)
 	if c.User == "" && host == "" {
 		return "", nil
 	}
 	return c.User + "@" + host, nil
+}
+
+// sessionHost is the host MySQL names ctx's client by (ClientHost of its
+// connection), its address for a session without one.
+func sessionHost(ctx *sql.Context) string {
+	if s, ok := ctx.Session.(*Session); ok && s.clientHost != "" {
+		return s.clientHost
+	}
+	return ctx.Session.Client().Address
 }
 
 // ClientHost is the host MySQL names a client at addr by, in USER() and

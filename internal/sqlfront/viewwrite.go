@@ -3,7 +3,6 @@ package sqlfront
 import (
 	"context"
 	"fmt"
-	"net"
 	"strings"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -110,9 +109,7 @@ func errNonUpdatableColumn(name string) error {
 // temporary table of the session, nothing).
 func (s *Session) viewOf(dbName, name string) *Database {
 	dbKey, key := strings.ToLower(dbName), strings.ToLower(name)
-	s.fe.provider.mu.RLock()
-	db := s.fe.provider.dbs[dbKey]
-	s.fe.provider.mu.RUnlock()
+	db := s.fe.provider.database(dbKey)
 	if db == nil {
 		return nil
 	}
@@ -572,27 +569,18 @@ func (s *Session) viewWritePriv(ctx *sql.Context, op, db, table, view string) er
 		sql.PrivilegeCheckSubject{Database: db, Table: table}, priv)) {
 		return nil
 	}
-	c := ctx.Session.Client()
-	host := c.Address
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	return mysql.NewSQLError(1142, "42000", "%s command denied to user '%s'@'%s' for table '%s'", op, c.User, host, view)
+	return mysql.NewSQLError(1142, "42000", "%s command denied to user '%s'@'%s' for table '%s'", op, ctx.Session.Client().User, sessionHost(ctx), view)
 }
 
 // viewChecksFor are the CHECK OPTION conditions of this statement on the
 // table te (Table.GetChecks).
 func (s *Session) viewChecksFor(ctx *sql.Context, te *tableEntry) []sql.CheckDefinition {
+	checks := s.viewChecks
+	if len(checks) == 0 && ctx != nil {
+		checks = s.preparedViewChecks[ctx.Query()] // an EXECUTE, not parsed again
+	}
 	var out []sql.CheckDefinition
-	for _, c := range s.viewChecks {
-		if c.te == te {
-			out = append(out, sql.CheckDefinition{Name: ViewCheckPrefix + c.name, CheckExpression: c.expr, Enforced: true})
-		}
-	}
-	if len(s.viewChecks) > 0 || ctx == nil {
-		return out
-	}
-	for _, c := range s.preparedViewChecks[ctx.Query()] {
+	for _, c := range checks {
 		if c.te == te {
 			out = append(out, sql.CheckDefinition{Name: ViewCheckPrefix + c.name, CheckExpression: c.expr, Enforced: true})
 		}

@@ -1,7 +1,6 @@
 package differential
 
 import (
-	"fmt"
 	"testing"
 
 	"lockstep/internal/testutil"
@@ -25,15 +24,7 @@ func TestLockTablesDDLAgainstMariaDB(t *testing.T) {
 		{name: "mariadb", addr: mdb.addr, user: "diff"},
 	}
 	const notLocked, readLocked, lockedOrActive, timeout, noTable = 1100, 1099, 1192, 1205, 1146
-	type step struct {
-		b       bool // on the second session (lock_wait_timeout=1)
-		sql     string
-		want    int // MySQL 8's answer, lockstep's
-		mariadb int // MariaDB 10.11's when it differs, else -1
-	}
-	A := func(q string, want int) step { return step{sql: q, want: want, mariadb: -1} }
-	B := func(q string, want int) step { return step{b: true, sql: q, want: want, mariadb: -1} }
-	differs := func(s step, mariadb int) step { s.mariadb = mariadb; return s }
+	A, B, differs := lockA, lockB, lockDiffers
 	setup := []string{
 		"CREATE TABLE u (id INT PRIMARY KEY, k INT)",
 		"CREATE TABLE w (id INT PRIMARY KEY, k INT)",
@@ -41,11 +32,8 @@ func TestLockTablesDDLAgainstMariaDB(t *testing.T) {
 		"CREATE TRIGGER tr2 BEFORE INSERT ON t FOR EACH ROW SET NEW.k = 1",
 		"CREATE TEMPORARY TABLE tmp (a INT)",
 	}
-	scenarios := []struct {
-		name  string
-		steps []step
-	}{
-		{"DDL of tables not locked and locked READ", []step{
+	scenarios := []lockScenario{
+		{"DDL of tables not locked and locked READ", []lockStep{
 			A("LOCK TABLES t READ, u WRITE", 0),
 			A("ALTER TABLE w ADD COLUMN c INT", notLocked),
 			A("ALTER TABLE t ADD COLUMN c INT", readLocked),
@@ -95,7 +83,7 @@ func TestLockTablesDDLAgainstMariaDB(t *testing.T) {
 			A("ALTER TABLE w ADD COLUMN c INT", 0),
 			A("DROP TRIGGER tr", 0),
 		}},
-		{"DROP TABLE of a WRITE-locked table drops its lock", []step{
+		{"DROP TABLE of a WRITE-locked table drops its lock", []lockStep{
 			A("LOCK TABLES u WRITE, u AS b READ, t READ", 0),
 			B("SELECT * FROM u", timeout),
 			A("DROP TABLE u", 0),
@@ -108,7 +96,7 @@ func TestLockTablesDDLAgainstMariaDB(t *testing.T) {
 			A("UNLOCK TABLES", 0),
 			B("INSERT INTO t VALUES (1, 1)", 0),
 		}},
-		{"a renamed table stays locked under its new name", []step{
+		{"a renamed table stays locked under its new name", []lockStep{
 			A("LOCK TABLES u WRITE, t READ", 0),
 			A("ALTER TABLE u RENAME TO u2", 0),
 			differs(A("SELECT * FROM u2", 0), notLocked),
@@ -127,36 +115,5 @@ func TestLockTablesDDLAgainstMariaDB(t *testing.T) {
 			differs(B("SELECT COUNT(*) FROM u2", noTable), 0),
 		}},
 	}
-	for _, side := range sides {
-		for i, sc := range scenarios {
-			t.Run(side.name+"/"+sc.name, func(t *testing.T) {
-				db := fmt.Sprintf("ltddl_%d", i)
-				a, b := gapSessions(t, side, db)
-				for _, q := range setup {
-					if code := gapExec(t, a, q); code != 0 {
-						t.Fatalf("%s: error %d", q, code)
-					}
-				}
-				gapExec(t, b, "SET SESSION lock_wait_timeout = 1")
-				for _, st := range sc.steps {
-					q := st.sql
-					if q == "DROP DATABASE %s" {
-						q = "DROP DATABASE " + db
-					}
-					c := a
-					if st.b {
-						c = b
-					}
-					want := st.want
-					if side.name == "mariadb" && st.mariadb >= 0 {
-						want = st.mariadb
-					}
-					if code := gapExec(t, c, q); code != want {
-						t.Errorf("%s: error %d, want %d", q, code, want)
-					}
-				}
-				gapExec(t, a, "UNLOCK TABLES")
-			})
-		}
-	}
+	runLockScenarios(t, sides, "ltddl", setup, scenarios)
 }

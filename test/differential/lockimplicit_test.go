@@ -1,7 +1,6 @@
 package differential
 
 import (
-	"fmt"
 	"testing"
 
 	"lockstep/internal/testutil"
@@ -29,15 +28,7 @@ func TestLockTablesImplicitAgainstMariaDB(t *testing.T) {
 		{name: "mariadb", addr: mdb.addr, user: "diff"},
 	}
 	const notLocked, readLocked, timeout, noTable, unknownTable = 1100, 1099, 1205, 1146, 1051
-	type step struct {
-		b       bool // on the second session (lock_wait_timeout=1)
-		sql     string
-		want    int // MySQL 8's answer, lockstep's
-		mariadb int // MariaDB 10.11's when it differs, else -1
-	}
-	A := func(q string, want int) step { return step{sql: q, want: want, mariadb: -1} }
-	B := func(q string, want int) step { return step{b: true, sql: q, want: want, mariadb: -1} }
-	differs := func(s step, mariadb int) step { s.mariadb = mariadb; return s }
+	A, B, differs := lockA, lockB, lockDiffers
 	setup := []string{
 		"CREATE TABLE lg (id INT AUTO_INCREMENT PRIMARY KEY, v INT)",
 		"CREATE TABLE lg2 (id INT AUTO_INCREMENT PRIMARY KEY, v INT)",
@@ -55,11 +46,8 @@ func TestLockTablesImplicitAgainstMariaDB(t *testing.T) {
 		"INSERT INTO r VALUES (1, 1)",
 		"INSERT INTO c2 VALUES (1, 2)",
 	}
-	scenarios := []struct {
-		name  string
-		steps []step
-	}{
-		{"the tables of a WRITE-locked table's triggers", []step{
+	scenarios := []lockScenario{
+		{"the tables of a WRITE-locked table's triggers", []lockStep{
 			A("LOCK TABLES t WRITE", 0),
 			B("SELECT * FROM lg", 0),
 			B("INSERT INTO lg (v) VALUES (1)", 0),
@@ -83,7 +71,7 @@ func TestLockTablesImplicitAgainstMariaDB(t *testing.T) {
 			B("ALTER TABLE rd ADD COLUMN z INT", 0),
 			B("ALTER TABLE lg2 ADD COLUMN z INT", 0),
 		}},
-		{"a READ-locked table locks nothing more", []step{
+		{"a READ-locked table locks nothing more", []lockStep{
 			A("LOCK TABLES t READ, lg READ, lg2 READ", 0),
 			B("ALTER TABLE rd ADD COLUMN z INT", 0),
 			A("SELECT * FROM rd", notLocked),
@@ -91,7 +79,7 @@ func TestLockTablesImplicitAgainstMariaDB(t *testing.T) {
 			A("INSERT INTO t VALUES (51, 51)", readLocked),
 			A("UNLOCK TABLES", 0),
 		}},
-		{"a READ lock of a table a trigger writes becomes a write lock", []step{
+		{"a READ lock of a table a trigger writes becomes a write lock", []lockStep{
 			A("LOCK TABLES t WRITE, lg READ", 0),
 			A("INSERT INTO lg (v) VALUES (1)", 0),
 			A("INSERT INTO t VALUES (52, 52)", 0),
@@ -111,7 +99,7 @@ func TestLockTablesImplicitAgainstMariaDB(t *testing.T) {
 			A("UPDATE lg AS y SET v = 0", notLocked),
 			A("UNLOCK TABLES", 0),
 		}},
-		{"a WRITE-locked view's tables' triggers", []step{
+		{"a WRITE-locked view's tables' triggers", []lockStep{
 			A("CREATE VIEW vt AS SELECT * FROM t", 0),
 			A("LOCK TABLES vt WRITE", 0),
 			B("ALTER TABLE lg ADD COLUMN z INT", timeout),
@@ -120,7 +108,7 @@ func TestLockTablesImplicitAgainstMariaDB(t *testing.T) {
 			A("UNLOCK TABLES", 0),
 			B("ALTER TABLE lg ADD COLUMN z INT", 0),
 		}},
-		{"a WRITE-locked parent's children", []step{
+		{"a WRITE-locked parent's children", []lockStep{
 			A("LOCK TABLES p WRITE", 0),
 			differs(B("SELECT * FROM c", timeout), 0),
 			differs(B("INSERT INTO c VALUES (9, 1)", timeout), 0),
@@ -141,7 +129,7 @@ func TestLockTablesImplicitAgainstMariaDB(t *testing.T) {
 			B("ALTER TABLE c ADD COLUMN z INT", 0),
 			B("INSERT INTO r VALUES (10, 1)", 0),
 		}},
-		{"a WRITE-locked child's parent (MySQL 8)", []step{
+		{"a WRITE-locked child's parent (MySQL 8)", []lockStep{
 			A("LOCK TABLES c WRITE", 0),
 			B("INSERT INTO p VALUES (9, 9)", timeout),
 			differs(B("ALTER TABLE p ADD COLUMN z INT", timeout), 0),
@@ -152,7 +140,7 @@ func TestLockTablesImplicitAgainstMariaDB(t *testing.T) {
 			A("UNLOCK TABLES", 0),
 			B("ALTER TABLE p ADD COLUMN z2 INT", 0),
 		}},
-		{"RENAME of a parent waits for a transaction that read the child", []step{
+		{"RENAME of a parent waits for a transaction that read the child", []lockStep{
 			A("BEGIN", 0),
 			A("SELECT * FROM c", 0),
 			differs(B("RENAME TABLE p TO p2, p2 TO p", timeout), 0),
@@ -161,7 +149,7 @@ func TestLockTablesImplicitAgainstMariaDB(t *testing.T) {
 			A("COMMIT", 0),
 			differs(B("ALTER TABLE p RENAME TO p3", 0), noTable),
 		}},
-		{"RENAME of a child waits for a transaction that read the parent", []step{
+		{"RENAME of a child waits for a transaction that read the parent", []lockStep{
 			A("BEGIN", 0),
 			A("SELECT * FROM p", 0),
 			differs(B("RENAME TABLE c TO cx, cx TO c", timeout), 0),
@@ -170,7 +158,7 @@ func TestLockTablesImplicitAgainstMariaDB(t *testing.T) {
 			A("COMMIT", 0),
 			differs(B("RENAME TABLE r TO r2", 0), noTable),
 		}},
-		{"DROP TABLE of a parent with foreign_key_checks=0 waits for a transaction that read the child", []step{
+		{"DROP TABLE of a parent with foreign_key_checks=0 waits for a transaction that read the child", []lockStep{
 			A("BEGIN", 0),
 			A("SELECT * FROM r", 0),
 			B("SET foreign_key_checks = 0", 0),
@@ -179,7 +167,7 @@ func TestLockTablesImplicitAgainstMariaDB(t *testing.T) {
 			A("COMMIT", 0),
 			differs(B("DROP TABLE p", 0), unknownTable),
 		}},
-		{"DROP TABLE of a child waits for a transaction that read the parent", []step{
+		{"DROP TABLE of a child waits for a transaction that read the parent", []lockStep{
 			A("BEGIN", 0),
 			A("SELECT * FROM p", 0),
 			differs(B("DROP TABLE r", timeout), 0),
@@ -187,33 +175,5 @@ func TestLockTablesImplicitAgainstMariaDB(t *testing.T) {
 			differs(B("DROP TABLE r", 0), unknownTable),
 		}},
 	}
-	for _, side := range sides {
-		for i, sc := range scenarios {
-			t.Run(side.name+"/"+sc.name, func(t *testing.T) {
-				db := fmt.Sprintf("ltimpl_%d", i)
-				a, b := gapSessions(t, side, db)
-				for _, q := range setup {
-					if code := gapExec(t, a, q); code != 0 {
-						t.Fatalf("%s: error %d", q, code)
-					}
-				}
-				gapExec(t, b, "SET SESSION lock_wait_timeout = 1")
-				for _, st := range sc.steps {
-					c := a
-					if st.b {
-						c = b
-					}
-					want := st.want
-					if side.name == "mariadb" && st.mariadb >= 0 {
-						want = st.mariadb
-					}
-					if code := gapExec(t, c, st.sql); code != want {
-						t.Errorf("%s: error %d, want %d", st.sql, code, want)
-					}
-				}
-				gapExec(t, a, "UNLOCK TABLES")
-				gapExec(t, a, "ROLLBACK")
-			})
-		}
-	}
+	runLockScenarios(t, sides, "ltimpl", setup, scenarios)
 }
