@@ -17,6 +17,12 @@
 #
 #   ROUNDS (2)  TIME (30)  THREADS (16)  TABLE_SIZE (100000)  WARMUP (5)
 #   WORKLOADS ("oltp_point_select oltp_write_only")  OUT (/tmp/bench-counters)
+#
+# Each cell also records the server's CPU time per transaction
+# (/proc/PID/stat over the measured run), and the summary gives its
+# per-round on/off ratio beside the TPS one: CPU per transaction moves less
+# than TPS when the two cores are shared. SUMMARY_ONLY=1 re-prints the
+# summary of an existing $OUT/cells.txt without running anything.
 set -e
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-2}; TIME=${TIME:-30}; THREADS=${THREADS:-16}
@@ -24,10 +30,12 @@ WORKLOADS=${WORKLOADS:-"oltp_point_select oltp_write_only"}
 OUT=${OUT:-/tmp/bench-counters}
 export TABLE_SIZE=${TABLE_SIZE:-100000} WARMUP=${WARMUP:-5} PORT=${PORT:-3490}
 mkdir -p "$OUT"
+res=$OUT/cells.txt
+if [ -z "${SUMMARY_ONLY:-}" ]; then
 ON=$OUT/lockstep-on; OFF=$OUT/lockstep-off
 go build -o "$ON" ./cmd/lockstep
 go build -tags nocounters -o "$OFF" ./cmd/lockstep
-res=$OUT/cells.txt; : > "$res"
+: > "$res"
 echo "commit $(git rev-parse --short HEAD); rounds=$ROUNDS time=${TIME}s threads=$THREADS rows=4x$TABLE_SIZE warmup=${WARMUP}s" | tee "$OUT/header.txt"
 echo "load before: $(uptime)" | tee -a "$OUT/header.txt"
 
@@ -44,6 +52,7 @@ for r in $(seq "$ROUNDS"); do
   done
 done
 echo "load after: $(uptime)" | tee -a "$OUT/header.txt"
+fi
 
 # tps of round r, side s, workload w -> mean; then per-round ratios and medians
 awk -v rounds="$ROUNDS" -v wls="$WORKLOADS" '
@@ -55,6 +64,7 @@ awk -v rounds="$ROUNDS" -v wls="$WORKLOADS" '
     for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
     r = f["round"]; s = f["side"]; w = $4; tps = f["tps"]
     sum[r, s, w] += tps; cnt[r, s, w]++
+    if (f["server_cpu_us_per_txn"] != "") { csum[r, s, w] += f["server_cpu_us_per_txn"]; ccnt[r, s, w]++ }
     all[s, w, ++n[s, w]] = tps
   }
   END {
@@ -66,13 +76,21 @@ awk -v rounds="$ROUNDS" -v wls="$WORKLOADS" '
         on = sum[r, "on", w] / cnt[r, "on", w]; off = sum[r, "off", w] / cnt[r, "off", w]
         if (off <= 0) continue
         ratio[++m] = on / off
-        printf "round %d %s: on %.1f off %.1f on/off %.3f\n", r, w, on, off, on / off
+        cpu = ""
+        if (ccnt[r, "on", w] && ccnt[r, "off", w] && csum[r, "off", w] > 0) {
+          con = csum[r, "on", w] / ccnt[r, "on", w]; coff = csum[r, "off", w] / ccnt[r, "off", w]
+          cratio[++mc] = con / coff
+          cpu = sprintf("; server CPU/txn on %.2f off %.2f us, on/off %.3f", con, coff, con / coff)
+        }
+        printf "round %d %s: on %.1f off %.1f on/off %.3f%s\n", r, w, on, off, on / off, cpu
       }
       for (i = 1; i <= n["on", w]; i++) a[i] = all["on", w, i]
       mon = median(a, n["on", w])
       for (i = 1; i <= n["off", w]; i++) b[i] = all["off", w, i]
       moff = median(b, n["off", w])
-      printf "median %s: on %.1f (n=%d) off %.1f (n=%d); median per-round on/off %.3f\n", w, mon, n["on", w], moff, n["off", w], median(ratio, m)
-      delete a; delete b; delete ratio
+      printf "median %s: on %.1f (n=%d) off %.1f (n=%d); median per-round on/off %.3f", w, mon, n["on", w], moff, n["off", w], median(ratio, m)
+      if (mc > 0) printf "; server CPU/txn median per-round on/off %.3f", median(cratio, mc)
+      printf "\n"
+      delete a; delete b; delete ratio; delete cratio; mc = 0
     }
   }' "$res" | tee "$OUT/summary.txt"
