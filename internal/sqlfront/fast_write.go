@@ -83,7 +83,7 @@ type writeSpec struct {
 type valueSource struct {
 	param string      // bind variable name; "" for a literal
 	lit   interface{} // the literal (int64, uint64, string or nil)
-	now   bool        // NOW() (UPDATE SET only): the statement's time
+	now   bool        // NOW() (UPDATE SET, INSERT VALUES): the statement's time
 }
 
 // assignment is one `col = v` or `col = col ± v` of an UPDATE.
@@ -225,6 +225,14 @@ func isNow(e ast.Expr) bool {
 	return ok && strings.EqualFold(f.Name.String(), "now") && f.Qualifier.IsEmpty() && len(f.Exprs) == 0 && !f.Distinct && f.Over == nil
 }
 
+// nowColumn reports whether the fast path stores NOW() into col: DATETIME
+// and TIMESTAMP columns only (a DATE column truncates it, a string or
+// number column converts it; go-mysql-server does those).
+func nowColumn(col *sql.Column) bool {
+	tt := col.Type.Type()
+	return !col.AutoIncrement && (tt == sqltypes.Datetime || tt == sqltypes.Timestamp)
+}
+
 // nowValue is NOW() as go-mysql-server evaluates it for a statement that
 // starts now: its own Now function over a query time taken at the
 // statement's start (go-mysql-server's handler takes it when it creates
@@ -282,9 +290,7 @@ func recogniseAssignments(m *tableMeta, list ast.AssignmentExprs, qualifierOK fu
 			}
 			as.fromRow = true
 		} else if !values && !as.delta && isNow(e) {
-			// Into DATETIME and TIMESTAMP columns only (a DATE column
-			// truncates it, a string or number column converts it).
-			if tt := sch[ord].Type.Type(); tt != sqltypes.Datetime && tt != sqltypes.Timestamp {
+			if !nowColumn(sch[ord]) {
 				return nil
 			}
 			as.src.now = true
@@ -392,6 +398,10 @@ func (fe *Frontend) recogniseInsert(ctx *sql.Context, query string, ins *ast.Ins
 		}
 		row := make([]valueSource, len(tuple))
 		for i, e := range tuple {
+			if isNow(e) && nowColumn(m.schema.Schema[w.cols[i]]) {
+				row[i].now = true
+				continue
+			}
 			if row[i], ok = valueSourceOf(e); !ok {
 				return nil
 			}
@@ -1079,6 +1089,9 @@ func (s *Session) fastInsert(ctx context.Context, sctx *sql.Context, p *fastPlan
 	if m.autoIncCol >= 0 {
 		auto = make([]autoIncUse, len(w.rows))
 	}
+	// NOW() is one value for the whole statement, as in MySQL: taken at
+	// the first use, shared by every row and column.
+	var now interface{}
 	for r, src := range w.rows {
 		row := make(sql.Row, len(sch))
 		copy(row, defaults)
@@ -1095,8 +1108,16 @@ func (s *Session) fastInsert(ctx context.Context, sctx *sql.Context, p *fastPlan
 				auto[r] = use
 				continue
 			}
-			v, err := sourceValue(src[i], bind, col)
-			if err != nil {
+			var v interface{}
+			var err error
+			if src[i].now {
+				if now == nil {
+					if now, err = nowValue(sctx); err != nil {
+						return nil, err
+					}
+				}
+				v = now
+			} else if v, err = sourceValue(src[i], bind, col); err != nil {
 				return nil, err
 			}
 			if v, err = convertForColumn(sctx, col, v); err != nil {
