@@ -1,0 +1,146 @@
+package sqlfront
+
+import (
+	"context"
+	"math/rand"
+	"strconv"
+	"testing"
+
+	"github.com/dolthub/go-mysql-server/sql"
+	"github.com/dolthub/vitess/go/mysql"
+	querypb "github.com/dolthub/vitess/go/vt/proto/query"
+)
+
+// Allocations per fast-path statement (issue 35): each sysbench statement
+// oltp_point_select, oltp_read_only and oltp_write_only send, prepared and
+// executed in process (no network, no packet encoding). allocs/op is the
+// figure to compare (docs/benchmarks/notes.md, 2026-11-28).
+
+// fastBench is a session with sysbench's table and statements prepared on
+// the fast path.
+type fastBench struct {
+	tb   testing.TB
+	fe   *Frontend
+	s    *Session
+	next uint32
+}
+
+const fastBenchConn = 78
+
+func newFastBench(tb testing.TB, n int) *fastBench {
+	f := newTestFE(tb)
+	loadSbtest(tb, f, n)
+	conn := &mysql.Conn{ConnectionID: fastBenchConn, UserData: sql.MysqlConnectionUser{User: "root", Host: "localhost"}}
+	s, err := f.fe.NewSession(context.Background(), conn, "127.0.0.1:3306")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s.(*Session).SetCurrentDatabase("sbtest")
+	return &fastBench{tb: tb, fe: f.fe, s: s.(*Session)}
+}
+
+// prepare prepares q (fields: the result metadata go-mysql-server would
+// give) and returns a function executing it with the bound values, failing
+// unless the fast path ran it and returned rows rows (-1: any number).
+func (b *fastBench) prepare(q string, fields []*querypb.Field, types []querypb.Type, rows int) func(vals ...[]byte) {
+	b.next++
+	id := b.next
+	b.fe.FastPrepare(fastBenchConn, id, q, fields)
+	bvs := make([]*querypb.BindVariable, len(types))
+	bind := map[string]*querypb.BindVariable{}
+	for i, t := range types {
+		bvs[i] = &querypb.BindVariable{Type: t}
+		bind["v"+strconv.Itoa(i+1)] = bvs[i]
+	}
+	return func(vals ...[]byte) {
+		for i, v := range vals {
+			bvs[i].Value = v
+		}
+		res, ok, err := b.fe.FastExecute(context.Background(), fastBenchConn, id, q, bind)
+		if err != nil || !ok {
+			b.tb.Fatalf("%s %q: handled %v, err %v", q, vals, ok, err)
+		}
+		if rows >= 0 && len(res.Rows) != rows {
+			b.tb.Fatalf("%s %q: %d rows, want %d", q, vals, len(res.Rows), rows)
+		}
+	}
+}
+
+var (
+	charField = []*querypb.Field{{Name: "c", Type: querypb.Type_CHAR}}
+	sumField  = []*querypb.Field{{Name: "SUM(k)", Type: querypb.Type_FLOAT64}}
+	intT      = []querypb.Type{querypb.Type_INT32}
+	twoIntT   = []querypb.Type{querypb.Type_INT32, querypb.Type_INT32}
+)
+
+// BenchmarkFastSysbench runs each sysbench statement on the fast path.
+// Every sub-benchmark's op is one statement, except txn_* (one
+// transaction: BEGIN, the statements, COMMIT).
+func BenchmarkFastSysbench(b *testing.B) {
+	const n = 10000
+	fb := newFastBench(b, n)
+	point := fb.prepare("SELECT c FROM sbtest1 WHERE id=?", charField, intT, 1)
+	simple := fb.prepare("SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ?", charField, twoIntT, 100)
+	sum := fb.prepare("SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN ? AND ?", sumField, twoIntT, 1)
+	order := fb.prepare("SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c", charField, twoIntT, 100)
+	distinct := fb.prepare("SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c", charField, twoIntT, -1)
+	updIndex := fb.prepare("UPDATE sbtest1 SET k=k+1 WHERE id=?", nil, intT, 0)
+	updNonIndex := fb.prepare("UPDATE sbtest1 SET c=? WHERE id=?", nil, []querypb.Type{querypb.Type_CHAR, querypb.Type_INT32}, 0)
+	del := fb.prepare("DELETE FROM sbtest1 WHERE id=?", nil, intT, 0)
+	ins := fb.prepare("INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)", nil,
+		[]querypb.Type{querypb.Type_INT32, querypb.Type_INT32, querypb.Type_CHAR, querypb.Type_CHAR}, 0)
+	begin := fb.prepare("BEGIN", nil, nil, 0)
+	commit := fb.prepare("COMMIT", nil, nil, 0)
+
+	ids := make([][]byte, 1024)
+	his := make([][]byte, len(ids))
+	for i := range ids {
+		id := rand.Intn(n-100) + 1
+		ids[i], his[i] = []byte(strconv.Itoa(id)), []byte(strconv.Itoa(id+99))
+	}
+	cval := []byte("99999999999-99999999999-99999999999-99999999999-99999999999-99999999999-99999999999-99999999999-99999999999-99999999999")
+	pad := []byte("88888888888-88888888888-88888888888-88888888888-88888888888")
+	kval := []byte("4242")
+
+	run := func(name string, op func(i int)) {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				op(i)
+			}
+		})
+	}
+	run("point_select", func(i int) { point(ids[i%len(ids)]) })
+	run("simple_range", func(i int) { simple(ids[i%len(ids)], his[i%len(ids)]) })
+	run("sum_range", func(i int) { sum(ids[i%len(ids)], his[i%len(ids)]) })
+	run("order_range", func(i int) { order(ids[i%len(ids)], his[i%len(ids)]) })
+	run("distinct_range", func(i int) { distinct(ids[i%len(ids)], his[i%len(ids)]) })
+	run("update_index", func(i int) { updIndex(ids[i%len(ids)]) })
+	run("update_non_index", func(i int) { updNonIndex(cval, ids[i%len(ids)]) })
+	run("delete_insert", func(i int) {
+		id := ids[i%len(ids)]
+		del(id)
+		ins(id, kval, cval, pad)
+	})
+	run("txn_begin_point_commit", func(i int) {
+		begin()
+		point(ids[i%len(ids)])
+		commit()
+	})
+	run("txn_10_point", func(i int) {
+		begin()
+		for j := 0; j < 10; j++ {
+			point(ids[(i*10+j)%len(ids)])
+		}
+		commit()
+	})
+	run("txn_write_only", func(i int) {
+		id := ids[i%len(ids)]
+		begin()
+		updIndex(id)
+		updNonIndex(cval, id)
+		del(id)
+		ins(id, kval, cval, pad)
+		commit()
+	})
+}
