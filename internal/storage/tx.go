@@ -51,11 +51,19 @@ type Tx struct {
 		t   *Table
 		key []byte
 	}
+
+	// trxMem is the memory of trx (and of its first read view): a
+	// transaction is one allocation, not three (issue 35). A Tx is never
+	// reused, so neither is the Trx others may still point at.
+	trxMem txn.Trx
 }
 
 // Begin starts a transaction at isolation level iso.
 func (e *Engine) Begin(iso txn.Isolation) *Tx {
-	return &Tx{e: e, trx: e.Sys.Begin(), iso: iso, LockWait: 50 * time.Second}
+	tx := &Tx{e: e, iso: iso, LockWait: 50 * time.Second}
+	e.Sys.BeginIn(&tx.trxMem)
+	tx.trx = &tx.trxMem
+	return tx
 }
 
 // Isolation returns the transaction's isolation level.
