@@ -154,7 +154,7 @@ func (s *Session) runRange(ctx context.Context, p *fastPlan, entry *tableEntry, 
 		empty = []sqltypes.Value{sqltypes.NULL} // an empty range sums to NULL
 	}
 	skip := emptyLo || emptyHi || (lo != nil && hi != nil && string(lo) >= string(hi))
-	return s.runRead(p, explicit, skip, empty, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
+	return s.runRead(p, nil, explicit, skip, empty, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
 		rng := storage.Range{Lo: lo, Hi: hi}
 		if p.sum {
 			return sumRange(sctx, tx, entry.store, p, rng, mode)
