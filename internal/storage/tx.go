@@ -35,6 +35,9 @@ type Tx struct {
 	// seeStmt makes locking reads see the current statement's own writes
 	// (finding a row to change, rather than reading rows to change).
 	seeStmt bool
+	// published is set by Commit's callback when the committer published
+	// the transaction (a field, so the callback captures only tx).
+	published bool
 
 	// LockWait is how long a row lock request waits (innodb_lock_wait_timeout).
 	LockWait time.Duration
@@ -614,12 +617,11 @@ func (tx *Tx) Commit() error {
 	} else {
 		// Counters rollbacks moved since a record last carried them.
 		taken := tx.e.counters.take(rec)
-		published := false
 		err = tx.e.committer.Load().c.Commit(rec, func() {
-			published = true
+			tx.published = true
 			tx.finish()
 		})
-		if err != nil && !published {
+		if err != nil && !tx.published {
 			tx.e.counters.put(taken) // not in the log: the next record
 			return tx.failCommit(err)
 		}
