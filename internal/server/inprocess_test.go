@@ -24,7 +24,7 @@ type procServer struct {
 // startInProcess runs a server with a fresh datadir on a free port in this
 // process. edit, if set, adjusts the configuration. The server is stopped
 // when the test ends (or earlier with stop, which reports Run's error).
-func startInProcess(t *testing.T, edit func(*config.Config)) *procServer {
+func startInProcess(t testing.TB, edit func(*config.Config)) *procServer {
 	t.Helper()
 	cfg := config.Default()
 	cfg.Datadir = t.TempDir()

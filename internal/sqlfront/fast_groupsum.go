@@ -158,7 +158,7 @@ func (s *Session) runGroupSum(ctx context.Context, p *fastPlan, entry *tableEntr
 	if !ok {
 		return nil, false, nil
 	}
-	return s.runRead(p, explicit, len(keys) == 0, nil, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
+	return s.runRead(p, nil, explicit, len(keys) == 0, nil, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
 		groups, err := g.sum(sctx, tx, entry, keys, mode)
 		if err != nil {
 			return nil, err

@@ -701,7 +701,7 @@ func (s *Session) runJoin(ctx context.Context, p *fastPlan, entry *tableEntry, b
 		return nil, false, nil
 	}
 	none = none || innerNone
-	return s.runRead(p, explicit, none, []sqltypes.Value{sqltypes.NewInt64(0)}, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
+	return s.runRead(p, nil, explicit, none, []sqltypes.Value{sqltypes.NewInt64(0)}, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
 		count, err := js.countRows(sctx, tx, entry.store, spec.idx, js.narrow(spec, lo, params), innerEntry.store, innerParts, params, mode)
 		return [][]sqltypes.Value{{sqltypes.NewInt64(count)}}, err
 	})

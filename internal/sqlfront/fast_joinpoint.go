@@ -168,7 +168,7 @@ func (s *Session) runPointJoin(ctx context.Context, p *fastPlan, entry, innerEnt
 		return nil, false, nil
 	}
 	none = none || innerNone
-	return s.runRead(p, explicit, none, nil, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
+	return s.runRead(p, nil, explicit, none, nil, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
 		ostored, found, err := tx.Get(ctx, entry.store, outerKey, mode)
 		if err != nil || !found {
 			return nil, err

@@ -232,7 +232,7 @@ func (s *Session) runPrefix(ctx context.Context, p *fastPlan, entry *tableEntry,
 	if p.agg != 0 {
 		empty = []sqltypes.Value{p.agg.empty()}
 	}
-	return s.runRead(p, explicit, none || limit == 0, empty, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
+	return s.runRead(p, nil, explicit, none || limit == 0, empty, func(sctx *sql.Context, tx *storage.Tx, mode txn.LockMode) ([][]sqltypes.Value, error) {
 		cur := tx.Cursor(sctx, entry.store, spec.idx, storage.Range{Lo: lo, Hi: prefixEnd(lo)}, spec.reverse, mode)
 		defer cur.Close()
 		if p.agg != 0 {

@@ -2,7 +2,9 @@ package sqlfront
 
 import (
 	"fmt"
+	"math"
 	"math/big"
+	"strconv"
 	"unicode/utf8"
 	"unsafe"
 
@@ -38,8 +40,9 @@ func (r *rangeSpec) directOrder(p *fastPlan) bool {
 // scanRangeDirect reads the rows of rng in key order as output values.
 // width is the range's width when both bounds are known (0 if not): the
 // most rows it can hold, to size the result.
-func scanRangeDirect(ctx *sql.Context, tx *storage.Tx, t *storage.Table, p *fastPlan, rng storage.Range, mode txn.LockMode, width int) ([][]sqltypes.Value, error) {
-	cur := tx.Cursor(ctx, t, storage.PrimaryIndex, rng, false, mode)
+// cur is the memory for its cursor.
+func scanRangeDirect(ctx *sql.Context, tx *storage.Tx, t *storage.Table, p *fastPlan, rng storage.Range, mode txn.LockMode, width int, cur *storage.Cursor) ([][]sqltypes.Value, error) {
+	tx.CursorIn(cur, ctx, t, storage.PrimaryIndex, rng, false, mode)
 	defer cur.Close()
 	w := p.newRowWriter(ctx)
 	w.expect(width)
@@ -124,12 +127,14 @@ func rawString(v sqltypes.Value) string {
 // without Go values, NULLs skipped: NULL when no value, else the exact sum
 // as MySQL's DECIMAL with scale 0 (sumrule.go gives go-mysql-server's plan
 // the same type; sumFields the metadata).
-func sumRange(ctx *sql.Context, tx *storage.Tx, t *storage.Table, p *fastPlan, rng storage.Range, mode txn.LockMode) ([][]sqltypes.Value, error) {
-	cur := tx.Cursor(ctx, t, storage.PrimaryIndex, rng, false, mode)
+// mem holds the cursor and the result row. The sum is kept in an int64
+// while it fits and in a big.Int from the first overflow on.
+func sumRange(ctx *sql.Context, tx *storage.Tx, t *storage.Table, p *fastPlan, rng storage.Range, mode txn.LockMode, mem *rangeResult) ([][]sqltypes.Value, error) {
+	cur := &mem.cur
+	tx.CursorIn(cur, ctx, t, storage.PrimaryIndex, rng, false, mode)
 	defer cur.Close()
 	ord := p.cols[0]
-	var sum, v big.Int
-	any := false
+	var acc sumAcc
 	for {
 		_, stored, ok, err := cur.Next()
 		if err != nil {
@@ -152,9 +157,9 @@ func sumRange(ctx *sql.Context, tx *storage.Tx, t *storage.Table, p *fastPlan, r
 		case rowenc.RawNull:
 			continue
 		case rowenc.RawInt:
-			sum.Add(&sum, v.SetInt64(int64(num)))
+			acc.addInt(int64(num))
 		case rowenc.RawUint:
-			sum.Add(&sum, v.SetUint64(num))
+			acc.addUint(num)
 		default:
 			x, _, err := rowenc.DecodeValue(b)
 			if err != nil {
@@ -162,10 +167,53 @@ func sumRange(ctx *sql.Context, tx *storage.Tx, t *storage.Table, p *fastPlan, r
 			}
 			return nil, fmt.Errorf("lockstep: SUM over %T", x)
 		}
-		any = true
 	}
-	if !any {
-		return [][]sqltypes.Value{{sqltypes.NULL}}, nil
+	mem.vals[0] = sqltypes.NULL
+	if acc.any {
+		mem.vals[0] = sqltypes.MakeTrusted(querypb.Type_DECIMAL, acc.appendText(mem.text[:0]))
 	}
-	return [][]sqltypes.Value{{sqltypes.MakeTrusted(querypb.Type_DECIMAL, sum.Append(nil, 10))}}, nil
+	mem.rows[0] = mem.vals[:1:1]
+	return mem.rows[:1:1], nil
+}
+
+// sumAcc is an exact integer sum: an int64 while it fits (no allocation),
+// a big.Int once it does not.
+type sumAcc struct {
+	any   bool
+	small int64
+	big   *big.Int // non-nil from the first overflow on
+}
+
+func (a *sumAcc) addInt(x int64) {
+	a.any = true
+	if a.big == nil {
+		if r := a.small + x; (x >= 0) == (r >= a.small) {
+			a.small = r
+			return
+		}
+		a.big = big.NewInt(a.small)
+	}
+	var v big.Int
+	a.big.Add(a.big, v.SetInt64(x))
+}
+
+func (a *sumAcc) addUint(x uint64) {
+	if x <= math.MaxInt64 {
+		a.addInt(int64(x))
+		return
+	}
+	a.any = true
+	if a.big == nil {
+		a.big = big.NewInt(a.small)
+	}
+	var v big.Int
+	a.big.Add(a.big, v.SetUint64(x))
+}
+
+// appendText appends the sum's decimal text.
+func (a *sumAcc) appendText(b []byte) []byte {
+	if a.big != nil {
+		return a.big.Append(b, 10)
+	}
+	return strconv.AppendInt(b, a.small, 10)
 }

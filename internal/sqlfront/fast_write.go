@@ -678,6 +678,12 @@ func (fe *Frontend) fastWriteBlocked(dbKey string) bool {
 	return n > 0
 }
 
+// writeKey is a one-row write's key and the slice naming it.
+type writeKey struct {
+	one [1][]byte
+	key [32]byte
+}
+
 // runWrite executes a write plan. handled false means go-mysql-server must
 // run the statement; nothing the fast path did remains.
 func (s *Session) runWrite(ctx context.Context, p *fastPlan, entry *tableEntry, bind map[string]*querypb.BindVariable, explicit bool) (*sqltypes.Result, bool, error) {
@@ -685,11 +691,7 @@ func (s *Session) runWrite(ctx context.Context, p *fastPlan, entry *tableEntry, 
 		return nil, false, nil
 	}
 	sctx := s.fastContext()
-	var (
-		keyBuf  [64]byte
-		one     [1][]byte
-		targets [][]byte // the keys (or key prefixes) an UPDATE or DELETE names
-	)
+	var targets [][]byte // the keys (or key prefixes) an UPDATE or DELETE names
 	if p.write.kind != writeInsert {
 		if p.multi != nil {
 			var ok bool
@@ -697,11 +699,14 @@ func (s *Session) runWrite(ctx context.Context, p *fastPlan, entry *tableEntry, 
 				return nil, false, nil
 			}
 		} else {
-			key, none, ok := p.boundKey(keyBuf[:0], p.params, bind, false)
+			// The key escapes (locks, the undo log), so it and the slice
+			// holding it are one allocation, not three.
+			wk := new(writeKey)
+			key, none, ok := p.boundKey(wk.key[:0], p.params, bind, false)
 			if !ok {
 				return nil, false, nil
 			}
-			if targets = one[:0]; !none {
+			if targets = wk.one[:0]; !none {
 				targets = append(targets, key)
 			}
 		}

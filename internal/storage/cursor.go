@@ -56,7 +56,17 @@ type cand struct {
 // number) for keys in rng. mode 0 is a consistent read; LockS/LockX lock each
 // row's primary key before reading its latest committed version.
 func (tx *Tx) Cursor(ctx context.Context, t *Table, idx int, rng Range, reverse bool, mode txn.LockMode) *Cursor {
-	c := &Cursor{ctx: ctx, tx: tx, t: t, idx: idx, rng: rng, reverse: reverse, mode: mode, limit: scanBatch}
+	c := new(Cursor)
+	tx.CursorIn(c, ctx, t, idx, rng, reverse, mode)
+	return c
+}
+
+// CursorIn is Cursor in the caller's memory: c is a Cursor nothing else
+// uses (a field of an object the caller allocates once per statement, so
+// the cursor costs no allocation of its own). A cursor keeps nothing
+// after Close, and nothing outside it points at it.
+func (tx *Tx) CursorIn(c *Cursor, ctx context.Context, t *Table, idx int, rng Range, reverse bool, mode txn.LockMode) {
+	*c = Cursor{ctx: ctx, tx: tx, t: t, idx: idx, rng: rng, reverse: reverse, mode: mode, limit: scanBatch}
 	if tx.gapLocking(mode) {
 		c.gap, c.limit = true, 1
 	}
@@ -68,7 +78,6 @@ func (tx *Tx) Cursor(ctx context.Context, t *Table, idx int, rng Range, reverse 
 	// ahead of its own scan must not reach the row again, even when a
 	// trigger's statement has started a new statement number meanwhile.
 	c.epoch = tx.readEpoch()
-	return c
 }
 
 // Next returns the next row's primary key and row; ok is false at the end.

@@ -35,6 +35,9 @@ type Tx struct {
 	// seeStmt makes locking reads see the current statement's own writes
 	// (finding a row to change, rather than reading rows to change).
 	seeStmt bool
+	// published is set by Commit's callback when the committer published
+	// the transaction (a field, so the callback captures only tx).
+	published bool
 
 	// LockWait is how long a row lock request waits (innodb_lock_wait_timeout).
 	LockWait time.Duration
@@ -51,11 +54,19 @@ type Tx struct {
 		t   *Table
 		key []byte
 	}
+
+	// trxMem is the memory of trx (and of its first read view): a
+	// transaction is one allocation, not three (issue 35). A Tx is never
+	// reused, so neither is the Trx others may still point at.
+	trxMem txn.Trx
 }
 
 // Begin starts a transaction at isolation level iso.
 func (e *Engine) Begin(iso txn.Isolation) *Tx {
-	return &Tx{e: e, trx: e.Sys.Begin(), iso: iso, LockWait: 50 * time.Second}
+	tx := &Tx{e: e, iso: iso, LockWait: 50 * time.Second}
+	e.Sys.BeginIn(&tx.trxMem)
+	tx.trx = &tx.trxMem
+	return tx
 }
 
 // Isolation returns the transaction's isolation level.
@@ -606,12 +617,11 @@ func (tx *Tx) Commit() error {
 	} else {
 		// Counters rollbacks moved since a record last carried them.
 		taken := tx.e.counters.take(rec)
-		published := false
 		err = tx.e.committer.Load().c.Commit(rec, func() {
-			published = true
+			tx.published = true
 			tx.finish()
 		})
-		if err != nil && !published {
+		if err != nil && !tx.published {
 			tx.e.counters.put(taken) // not in the log: the next record
 			return tx.failCommit(err)
 		}

@@ -52,8 +52,18 @@ type Trx struct {
 	slotHint int
 	stripe   uint64 // picks stripedCounter cells
 	finished bool
-	thread   uint64 // the owning session, for data_locks (SetThread)
-	lk       trxLockState
+	// firstViewUsed: firstView was handed out (see firstView).
+	firstViewUsed bool
+	thread        uint64 // the owning session, for data_locks (SetThread)
+	lk            trxLockState
+
+	// firstView is the memory of t's first read view, allocated with t
+	// (most transactions open one view: an autocommit statement, a
+	// REPEATABLE READ transaction). It is handed out once and never
+	// reused: a later view (READ COMMITTED's next statement) is a new
+	// allocation, so a view pointer someone kept still reads the snapshot
+	// it was given (TestFirstViewNotReused).
+	firstView ReadView
 }
 
 // ReadView is a consistent snapshot of which transactions had finished when
@@ -64,6 +74,13 @@ type ReadView struct {
 	base ID       // bits[0] bit 0 is id base; base is a multiple of 64
 	bits []uint64 // finished bits for ids [base, up)
 	long []ID     // sorted active ids below base
+
+	// inl backs bits when the window is one word (under 64 ids allocated
+	// since the oldest active one's word: always for read-only loads), so
+	// taking a snapshot allocates nothing beyond the view. One word keeps
+	// storage.Tx, which embeds the Trx and its first view, in the 352-byte
+	// size class.
+	inl [1]uint64
 }
 
 // NewSys returns an empty transaction system. The first id is 1.
@@ -78,9 +95,19 @@ func NewSys() *Sys {
 // Begin starts a transaction without an id. It takes no latch and touches
 // no shared state except a striped counter.
 func (s *Sys) Begin() *Trx {
-	t := &Trx{sys: s, slot: -1, slotHint: -1, stripe: uint64(rand.Uint32())}
-	s.started.addStat(t.stripe, 1)
+	t := &Trx{}
+	s.BeginIn(t)
 	return t
+}
+
+// BeginIn is Begin with the caller's memory for the transaction (a
+// zero Trx nothing else references, typically a field of the caller's own
+// per-transaction object, so one allocation holds both). t must not be
+// reused for another transaction: locks, lock waiters and views of other
+// goroutines may still point at it after it finished.
+func (s *Sys) BeginIn(t *Trx) {
+	*t = Trx{sys: s, slot: -1, slotHint: -1, stripe: uint64(rand.Uint32())}
+	s.started.addStat(t.stripe, 1)
 }
 
 // AssignID gives t an id on its first call: one atomic add on the id counter.
@@ -112,7 +139,14 @@ func (t *Trx) ReadView() *ReadView {
 	// minimum only grows.
 	t.slot = s.views.acquire(t.slotHint, s.purge.Load())
 	t.slotHint = t.slot
-	v := &ReadView{}
+	var v *ReadView
+	if !t.firstViewUsed {
+		t.firstViewUsed = true
+		v = &t.firstView
+	} else {
+		v = &ReadView{}
+	}
+	v.bits = v.inl[:0]
 	s.as.snapshot(v)
 	s.views.set(t.slot, v.low)
 	s.viewsOpened.addStat(t.stripe, 1)
