@@ -166,6 +166,37 @@ func TestCompact(t *testing.T) {
 	}
 }
 
+// TestCompactMovesOnce: the chunk that is current when Compact starts
+// receives moved items and then stops being current; it is not compacted
+// in the same pass, so no item moves twice.
+func TestCompactMovesOnce(t *testing.T) {
+	a := New(64) // 4 items of 12 bytes per chunk
+	var ls []Loc
+	for range 10 { // chunks 1 and 2 full, chunk 3 holds 2
+		l, _ := a.Alloc(12)
+		ls = append(ls, l)
+	}
+	a.Free(ls[8]) // chunk 3: 50% dead
+	a.Free(ls[0]) // chunk 1: 25%
+	a.Free(ls[4]) // chunk 2: 25%
+	live := map[Loc]bool{}
+	for i, l := range ls {
+		if i != 0 && i != 4 && i != 8 {
+			live[l] = true
+		}
+	}
+	moves := 0
+	a.Compact(0.2, func(old, nw Loc) {
+		if !live[old] {
+			t.Fatalf("move of %#x, not an item from before the pass", old)
+		}
+		moves++
+	})
+	if moves != 6 {
+		t.Fatalf("%d moves, want 6", moves)
+	}
+}
+
 // TestRandom runs random Alloc/Free/Compact against a map of what every
 // live item holds.
 func TestRandom(t *testing.T) {
