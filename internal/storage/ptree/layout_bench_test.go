@@ -72,13 +72,17 @@ func benchLayout(b *testing.B, rows int, layout string) {
 	after := heapNow()
 	gc := gcCPU()
 	n := float64(rows)
-	b.ReportMetric(float64(after.alloc-before.alloc)/n, "heap-B/row")
-	b.ReportMetric(float64(after.objects-before.objects)/n, "objs/row")
-	b.ReportMetric(float64(after.scan-before.scan)/n, "scan-B/row")
-	b.ReportMetric(gc.Seconds()*1000, "gc-cpu-ms")
-	b.ReportMetric(baseGC.Seconds()*1000, "base-gc-cpu-ms")
+	// Reported after the loop: b.Loop's first call resets the timer, which
+	// deletes metrics reported before it.
+	ms := map[string]float64{
+		"heap-B/row":     float64(after.alloc-before.alloc) / n,
+		"objs/row":       float64(after.objects-before.objects) / n,
+		"scan-B/row":     float64(after.scan-before.scan) / n,
+		"gc-cpu-ms":      gc.Seconds() * 1000,
+		"base-gc-cpu-ms": baseGC.Seconds() * 1000,
+	}
 	for k, v := range tb.stats() {
-		b.ReportMetric(v, k)
+		ms[k] = v
 	}
 
 	rng := rand.New(rand.NewPCG(11, 12))
@@ -98,13 +102,16 @@ func benchLayout(b *testing.B, rows int, layout string) {
 			sink += int(r[0])
 		}
 	}
-	b.ReportMetric(float64(time.Since(t0).Nanoseconds())/kGets, "k-get-ns")
+	ms["k-get-ns"] = float64(time.Since(t0).Nanoseconds()) / kGets
 	for i := 0; b.Loop(); i++ {
 		j := i & (probes - 1)
 		r := tb.get(pks[9*j : 9*j+9])
 		sink += int(r[0]) + int(r[len(r)-1])
 	}
 	b.StopTimer()
+	for k, v := range ms {
+		b.ReportMetric(v, k)
+	}
 	if sink == 0 {
 		b.Log("all rows start with 0")
 	}
