@@ -532,6 +532,11 @@ func (s *Session) rewriteViewWrite(sctx *sql.Context, stmt ast.Statement, invoke
 		default:
 			ate.Expr = base
 			ate.As = ast.NewTableIdent(v.alias)
+			if strings.EqualFold(v.alias, v.base) {
+				// No alias: go-mysql-server's BEFORE DELETE trigger
+				// finds no columns of a table aliased by its own name.
+				ate.As = ast.TableIdent{}
+			}
 			ate.Auth.TargetNames = []string{v.baseDB, v.base}
 		}
 		// The invoker's privilege on what the view reads (the base
