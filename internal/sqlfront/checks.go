@@ -26,7 +26,7 @@ func (t *Table) GetChecks(ctx *sql.Context) ([]sql.CheckDefinition, error) {
 	m := t.entry.load()
 	out := append([]sql.CheckDefinition(nil), m.checks...)
 	if ctx != nil {
-		if s, ok := ctx.Session.(*Session); ok && (len(s.viewChecks) > 0 || len(s.preparedViewChecks) > 0) {
+		if s, ok := ctx.Session.(*Session); ok && (len(s.viewChecks) > 0 || len(s.preparedViewChecks) > 0 || len(s.routineViewChecks) > 0) {
 			out = append(out, s.viewChecksFor(ctx, t.entry)...) // viewwrite.go
 		}
 	}

@@ -121,7 +121,9 @@ func New(opts Options) (*Frontend, error) {
 		fe.vars.setGlobal("collation_connection", c)
 	}
 	a := analyzer.NewBuilder(dbAccess{fe.provider}).AddPreAnalyzeRule(viewDatabaseRuleID, viewDatabaseRule).AddPreAnalyzeRule(globalVarsRuleID, globalVarsRule).AddPreAnalyzeRule(replicaStatusRuleID, replicaStatusRule).AddPreAnalyzeRule(constPropRuleID, constPropRule).AddPostAnalyzeRule(longerPrefixRuleID, longerPrefixRule).AddPostAnalyzeRule(idxSortRuleID, idxSortRule).AddPostAnalyzeRule(explainRowsRuleID, explainRowsRule).AddPostAnalyzeRule(lookupJoinRuleID, lookupJoinRule).AddPostAnalyzeRule(sumDecimalRuleID, sumDecimalRule).AddPostAnalyzeRule(collationHashRuleID, collationHashRule).AddPostAnalyzeRule(intArithRuleID, intArithRule).AddPostAnalyzeRule(castIntRuleID, castIntRule).AddPostAnalyzeRule(warningOrderRuleID, warningOrderRule).AddPostAnalyzeRule(nullableDivRuleID, nullableDivRule).Build()
-	if !withRuleWrapped(a, "applyTriggers", func(r analyzer.RuleFunc) analyzer.RuleFunc { return planTriggersOnly(inTargetDatabase(r)) }) {
+	if !withRuleWrapped(a, "applyTriggers", func(r analyzer.RuleFunc) analyzer.RuleFunc {
+		return planTriggersOnly(inTargetDatabase(viewWritesInTriggers(r)))
+	}) {
 		return nil, fmt.Errorf("go-mysql-server's analyzer has no applyTriggers rule to wrap (routinedb.go)")
 	}
 	if !withRuleWrapped(a, "validateDropTables", droppableAccountTables) {
@@ -137,7 +139,8 @@ func New(opts Options) (*Frontend, error) {
 	a.ExecBuilder = newExecOverride(fe, nil)
 	fe.exec = a.ExecBuilder
 	fe.Engine = sqle.New(a, &sqle.Config{})
-	fe.Engine.Parser = &parser{Parser: sql.GlobalParser, fe: fe}
+	fe.Engine.Parser = &parser{Parser: mysqlParser, fe: fe}
+	a.Runner = viewRunner{inner: fe.Engine} // viewroutine.go
 	a.Catalog.MySQLDb.SetPersister(accountsPersister{fe: fe})
 	a.Catalog.RegisterFunction(sql.NewEmptyContext(), sql.Function2{Name: "truncate", Fn: newTruncate})
 	a.Catalog.RegisterFunction(sql.NewEmptyContext(), sql.Function1{Name: bitNotName, Fn: newBitNot})

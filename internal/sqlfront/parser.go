@@ -51,6 +51,9 @@ func (p *parser) note(ctx context.Context, query string, stmt ast.Statement) err
 		if st.Action == ast.CreateStr && st.TableSpec != nil {
 			noteCreateComment(ctx, st)
 		}
+		if st.TriggerSpec != nil {
+			createTriggerViews(ctx, st) // viewroutine.go
+		}
 		if err := lockedDDLParsed(ctx, st); err != nil { // lockddl.go
 			return err
 		}

@@ -53,6 +53,12 @@ type Session struct {
 	// preparedViewChecks: the same, by the text of the statement parsed
 	// (a prepared statement's EXECUTE is not parsed again)
 	preparedViewChecks map[string][]viewCheck
+	// routineViewChecks: those of the trigger body or routine statement
+	// being planned (viewroutine.go); triggerRule: go-mysql-server's
+	// trigger rule is running (its parses of CREATE TRIGGER texts are
+	// rewritten)
+	routineViewChecks []viewCheck
+	triggerRule       int
 	// ddlSeen: the count of DDL statements granted exclusive metadata
 	// locks when the statement began (ddlBusy: not all ended); planned: the statement's plan began
 	// to run (serverplan.go; mdl.go's RetryAfterDDL); holdsX: it holds an
@@ -363,6 +369,7 @@ func (s *Session) CommandBegin() error {
 	s.reopen = false
 	s.trigSeen, s.viewsSeen, s.viewBound = s.trigSeen[:0], s.viewsSeen[:0], false
 	s.viewChecks = s.viewChecks[:0]
+	s.routineViewChecks, s.triggerRule = nil, 0
 	if s.fe != nil {
 		ended := s.fe.ddlEnded.Load() // first: ended <= granted
 		s.ddlSeen, s.planned = s.fe.ddlGranted.Load(), false

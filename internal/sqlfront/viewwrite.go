@@ -360,41 +360,80 @@ type pendingCheck struct {
 }
 
 // writeThroughView rewrites stmt (INSERT, UPDATE, DELETE) when its target
-// is a view; see the top of this file.
+// is a view; see the top of this file. The statement's CHECK OPTION
+// conditions are kept on the session for this command.
 func writeThroughView(ctx context.Context, query string, stmt ast.Statement) error {
 	sctx, s := parsingSession(ctx)
 	if s == nil || s.fe == nil {
 		return nil
 	}
-	var tn ast.TableName
-	var ate *ast.AliasedTableExpr
-	op := "INSERT"
+	vcs, err := s.rewriteViewWrite(sctx, stmt, true)
+	if err != nil || len(vcs) == 0 {
+		return err
+	}
+	s.viewChecks = append(s.viewChecks, vcs...)
+	// A prepared statement is parsed once, at PREPARE: its EXECUTEs find
+	// the conditions by the statement's text (the query of their context).
+	if s.preparedViewChecks == nil || len(s.preparedViewChecks) >= 256 {
+		s.preparedViewChecks = map[string][]viewCheck{}
+	}
+	s.preparedViewChecks[query] = vcs
+	return nil
+}
+
+// viewWriteTarget is the single table an INSERT, UPDATE or DELETE writes
+// (ate: its FROM entry for UPDATE and DELETE) and the statement's name,
+// or ok false for other statements and multi-table writes.
+func viewWriteTarget(stmt ast.Statement) (tn ast.TableName, ate *ast.AliasedTableExpr, op string, ok bool) {
+	op = "INSERT"
 	switch st := stmt.(type) {
 	case *ast.Insert:
-		tn = st.Table
+		return st.Table, nil, op, true
 	case *ast.Update:
 		op = "UPDATE"
 		if len(st.TableExprs) != 1 {
-			return nil
+			return tn, nil, op, false
 		}
 		ate, _ = st.TableExprs[0].(*ast.AliasedTableExpr)
 	case *ast.Delete:
 		op = "DELETE"
 		if len(st.TableExprs) != 1 || len(st.Targets) > 0 {
-			return nil
+			return tn, nil, op, false
 		}
 		ate, _ = st.TableExprs[0].(*ast.AliasedTableExpr)
 	default:
+		return tn, nil, op, false
+	}
+	if ate == nil {
+		return tn, nil, op, false
+	}
+	tn, ok = ate.Expr.(ast.TableName)
+	return tn, ate, op, ok
+}
+
+// writtenView is the database of the view stmt writes, or nil when stmt
+// is no single-table write to a view.
+func (s *Session) writtenView(sctx *sql.Context, stmt ast.Statement) *Database {
+	tn, _, _, ok := viewWriteTarget(stmt)
+	if !ok {
 		return nil
 	}
-	if op != "INSERT" {
-		if ate == nil {
-			return nil
-		}
-		var ok bool
-		if tn, ok = ate.Expr.(ast.TableName); !ok {
-			return nil
-		}
+	dbName := tn.DbQualifier.String()
+	if dbName == "" {
+		dbName = sctx.GetCurrentDatabase()
+	}
+	return s.viewOf(dbName, tn.Name.String())
+}
+
+// rewriteViewWrite rewrites stmt in place onto the view's base table when
+// it writes a view, and returns its CHECK OPTION conditions. invoker: check
+// the session user's privileges (a top-level statement; a routine's or
+// trigger's statement runs with its definer's, which go-mysql-server does
+// not model: not checked here).
+func (s *Session) rewriteViewWrite(sctx *sql.Context, stmt ast.Statement, invoker bool) ([]viewCheck, error) {
+	tn, ate, op, ok := viewWriteTarget(stmt)
+	if !ok {
+		return nil, nil
 	}
 	dbName := tn.DbQualifier.String()
 	if dbName == "" {
@@ -402,10 +441,16 @@ func writeThroughView(ctx context.Context, query string, stmt ast.Statement) err
 	}
 	db := s.viewOf(dbName, tn.Name.String())
 	if db == nil {
-		return nil
+		return nil, nil
 	}
-	if err := s.viewWritePriv(sctx, op, db.name, tn.Name.String(), tn.Name.String()); err != nil {
-		return err
+	priv := func(op, db, table, view string) error {
+		if !invoker {
+			return nil
+		}
+		return s.viewWritePriv(sctx, op, db, table, view)
+	}
+	if err := priv(op, db.name, tn.Name.String(), tn.Name.String()); err != nil {
+		return nil, err
 	}
 	goesBy := tn.Name.String()
 	if ate != nil && !ate.As.IsEmpty() {
@@ -431,13 +476,13 @@ func writeThroughView(ctx context.Context, query string, stmt ast.Statement) err
 	for depth := 0; ; depth++ {
 		v, err := analyseView(sctx, s, db, name, op, depth)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		// Statement parts: over the view's columns, into the base's.
 		switch st := stmt.(type) {
 		case *ast.Insert:
 			if err := v.mapInsert(st); err != nil {
-				return err
+				return nil, err
 			}
 		case *ast.Update:
 			for _, a := range st.Exprs {
@@ -449,7 +494,7 @@ func writeThroughView(ctx context.Context, query string, stmt ast.Statement) err
 					continue // go-mysql-server's unknown column
 				}
 				if c.base == "" {
-					return errNonUpdatableColumn(c.name)
+					return nil, errNonUpdatableColumn(c.name)
 				}
 				a.Name.Name, a.Name.Qualifier = ast.NewColIdent(c.base), ast.TableName{}
 				a.Expr = v.mapExpr(a.Expr, goesBy, true)
@@ -487,13 +532,18 @@ func writeThroughView(ctx context.Context, query string, stmt ast.Statement) err
 		default:
 			ate.Expr = base
 			ate.As = ast.NewTableIdent(v.alias)
+			if strings.EqualFold(v.alias, v.base) {
+				// No alias: go-mysql-server's BEFORE DELETE trigger
+				// finds no columns of a table aliased by its own name.
+				ate.As = ast.TableIdent{}
+			}
 			ate.Auth.TargetNames = []string{v.baseDB, v.base}
 		}
 		// The invoker's privilege on what the view reads (the base
 		// table, or the view under it): named by the statement's view,
 		// whose definition the refusal does not show.
-		if err := s.viewWritePriv(sctx, op, v.baseDB, v.base, tn.Name.String()); err != nil {
-			return err
+		if err := priv(op, v.baseDB, v.base, tn.Name.String()); err != nil {
+			return nil, err
 		}
 		next := s.viewOf(v.baseDB, v.base)
 		if next == nil {
@@ -509,20 +559,13 @@ func writeThroughView(ctx context.Context, query string, stmt ast.Statement) err
 		st.Where = ast.NewWhere(ast.WhereStr, where)
 	}
 	if te == nil || len(checks) == 0 {
-		return nil
+		return nil, nil
 	}
 	var vcs []viewCheck
 	for _, c := range checks {
 		vcs = append(vcs, viewCheck{te: te, name: c.name, expr: "(" + ast.String(c.expr) + ") IS TRUE"})
 	}
-	s.viewChecks = append(s.viewChecks, vcs...)
-	// A prepared statement is parsed once, at PREPARE: its EXECUTEs find
-	// the conditions by the statement's text (the query of their context).
-	if s.preparedViewChecks == nil || len(s.preparedViewChecks) >= 256 {
-		s.preparedViewChecks = map[string][]viewCheck{}
-	}
-	s.preparedViewChecks[query] = vcs
-	return nil
+	return vcs, nil
 }
 
 // mapInsert points an INSERT's column list at the base columns: every view
@@ -578,6 +621,9 @@ func (s *Session) viewChecksFor(ctx *sql.Context, te *tableEntry) []sql.CheckDef
 	checks := s.viewChecks
 	if len(checks) == 0 && ctx != nil {
 		checks = s.preparedViewChecks[ctx.Query()] // an EXECUTE, not parsed again
+	}
+	if len(s.routineViewChecks) > 0 {
+		checks = append(checks[:len(checks):len(checks)], s.routineViewChecks...)
 	}
 	var out []sql.CheckDefinition
 	for _, c := range checks {
