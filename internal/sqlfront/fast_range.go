@@ -2,7 +2,7 @@ package sqlfront
 
 import (
 	"context"
-	"sort"
+	"slices"
 	"strconv"
 
 	"github.com/dolthub/go-mysql-server/sql"
@@ -304,7 +304,9 @@ func orderRows[R any](r *rangeSpec, rows []R, cmp func(a, b R, pos int) (int, er
 		}
 		return 0
 	}
-	sort.SliceStable(rows, func(i, j int) bool { return compare(rows[i], rows[j]) < 0 })
+	// A generic stable sort: sort.SliceStable's reflection-based swapper
+	// took a third of an ORDER BY c over 100 sysbench rows.
+	slices.SortStableFunc(rows, compare)
 	if r.distinct {
 		kept := rows[:1]
 		for _, row := range rows[1:] {

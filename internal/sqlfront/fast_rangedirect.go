@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 
@@ -91,9 +92,33 @@ func compareText(ctx *sql.Context, t sql.Type, a, b string) (int, error) {
 		return t.Compare(ctx, a, b)
 	}
 	coll := st.Collation()
+	ascii := asciiWeightsOf(coll)
+	if ascii != nil {
+		// Equal leading bytes are equal runes (the character set is
+		// ASCII-compatible), so equal weights: skip them, back to the
+		// start of the rune the first difference is in.
+		i := 0
+		for i < len(a) && i < len(b) && a[i] == b[i] {
+			i++
+		}
+		for i > 0 && i < len(a) && a[i]&0xC0 == 0x80 {
+			i--
+		}
+		a, b = a[i:], b[i:]
+	}
 	enc := coll.CharacterSet().Encoder()
 	weight := coll.Sorter()
 	for len(a) > 0 && len(b) > 0 {
+		if ascii != nil && a[0] < utf8.RuneSelf && b[0] < utf8.RuneSelf {
+			if aw, bw := ascii[a[0]], ascii[b[0]]; aw != bw {
+				if aw < bw {
+					return -1, nil
+				}
+				return 1, nil
+			}
+			a, b = a[1:], b[1:]
+			continue
+		}
 		ar, an := enc.NextRune(a)
 		br, bn := enc.NextRune(b)
 		if an == 0 || bn == 0 || an == utf8.RuneError || bn == utf8.RuneError {
@@ -114,6 +139,34 @@ func compareText(ctx *sql.Context, t sql.Type, a, b string) (int, error) {
 		return 1, nil
 	}
 	return 0, nil
+}
+
+// asciiWeightTables caches, per collation, its sorter's weights of the 128
+// ASCII runes (a table read where the sorter of utf8mb4_0900_ai_ci looks
+// each rune up in a Go map: a quarter of an ORDER BY c over 100 sysbench
+// rows). nil: not built yet.
+var asciiWeightTables [1 << 16]atomic.Pointer[[utf8.RuneSelf]int32]
+
+// asciiWeightsOf returns coll's ASCII weight table, or nil when its
+// character set is not ASCII-compatible (a byte below 0x80 is not always
+// that character: UTF-16, UTF-32, UCS-2) — the caller then decodes every
+// rune.
+func asciiWeightsOf(coll sql.CollationID) *[utf8.RuneSelf]int32 {
+	switch coll.CharacterSet() {
+	case sql.CharacterSet_utf8mb4, sql.CharacterSet_utf8mb3, sql.CharacterSet_latin1, sql.CharacterSet_ascii, sql.CharacterSet_binary:
+	default:
+		return nil
+	}
+	if w := asciiWeightTables[coll].Load(); w != nil {
+		return w
+	}
+	weight := coll.Sorter()
+	w := new([utf8.RuneSelf]int32)
+	for r := range w {
+		w[r] = weight(rune(r))
+	}
+	asciiWeightTables[coll].Store(w)
+	return w
 }
 
 // rawString is v's bytes as a string, not copied (v's bytes are a stored
