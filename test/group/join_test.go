@@ -94,18 +94,26 @@ type joinMode struct {
 	name string
 	bin  string // the lockstep binary ("": the test's)
 	nice bool
+	// capPct > 0: member 4 runs in a CPU cgroup capped at that share of
+	// one CPU (mode "cap", LOCKSTEP_JOIN_CAP_PCT, default 20): on one
+	// machine, the nearest to a member on a machine of its own, whose
+	// work takes no CPU from the primary.
+	capPct int
 }
 
 // joinModes are the modes LOCKSTEP_JOIN_MODES names (comma-separated;
 // rounds take them in turn, so that modes compare in the same run):
-// "base"; "nice" (member 4 at nice 19); "old" and "oldnice", the same with
-// every member running the binary LOCKSTEP_JOIN_OLD_BIN (a build before a
-// change, to compare with).
+// "base"; "nice" (member 4 at nice 19); "cap" (member 4 in a CPU cgroup
+// capped at LOCKSTEP_JOIN_CAP_PCT% of one CPU; needs root and cgroup v1's
+// cpu controller); "old" and "oldnice", the same with every member
+// running the binary LOCKSTEP_JOIN_OLD_BIN (a build before a change, to
+// compare with).
 func joinModes(t *testing.T) []joinMode {
 	old := os.Getenv("LOCKSTEP_JOIN_OLD_BIN")
 	all := map[string]joinMode{
 		"base":    {name: "base"},
 		"nice":    {name: "nice", nice: true},
+		"cap":     {name: "cap", capPct: envInt(t, "LOCKSTEP_JOIN_CAP_PCT", 20)},
 		"old":     {name: "old", bin: old},
 		"oldnice": {name: "oldnice", bin: old, nice: true},
 	}
@@ -113,7 +121,7 @@ func joinModes(t *testing.T) []joinMode {
 	for _, n := range strings.Split(envString("LOCKSTEP_JOIN_MODES", "base"), ",") {
 		m, ok := all[strings.TrimSpace(n)]
 		if !ok {
-			t.Fatalf("LOCKSTEP_JOIN_MODES: unknown mode %q (base, nice, old, oldnice)", n)
+			t.Fatalf("LOCKSTEP_JOIN_MODES: unknown mode %q (base, nice, cap, old, oldnice)", n)
 		}
 		if strings.HasPrefix(m.name, "old") && old == "" {
 			t.Fatalf("LOCKSTEP_JOIN_MODES: mode %s needs LOCKSTEP_JOIN_OLD_BIN", m.name)
@@ -140,6 +148,31 @@ func reniceAll(t *testing.T, pid, nice int) {
 			t.Fatalf("renice thread %d of %d: %v", tid, pid, err)
 		}
 	}
+}
+
+// cpuCap moves process pid into a new cgroup (v1 cpu controller) whose
+// CFS quota is pct% of one CPU, and undoes it at the test's end.
+func cpuCap(t *testing.T, pid, pct int) {
+	const root = "/sys/fs/cgroup/cpu"
+	if _, err := os.Stat(filepath.Join(root, "cpu.cfs_quota_us")); err != nil {
+		t.Fatalf("mode cap needs cgroup v1's cpu controller at %s: %v", root, err)
+	}
+	dir := filepath.Join(root, "lockstep-join-"+strconv.Itoa(pid))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatalf("cpu cap: %v", err)
+	}
+	write := func(file, v string) {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(v), 0o644); err != nil {
+			t.Fatalf("cpu cap: %s: %v", file, err)
+		}
+	}
+	write("cpu.cfs_period_us", "100000")
+	write("cpu.cfs_quota_us", strconv.Itoa(pct*1000))
+	write("cgroup.procs", strconv.Itoa(pid))
+	t.Cleanup(func() {
+		_ = os.WriteFile(filepath.Join(root, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0o644)
+		_ = os.Remove(dir)
+	})
 }
 
 // joinRound runs one join on a new group and returns the ratios of the
@@ -183,6 +216,9 @@ func joinRound(t *testing.T, mode joinMode) (during, afterJoin []float64, before
 	c.start(m4, false) // it waits to be added
 	if nice {
 		reniceAll(t, m4.srv.PID(), 19)
+	}
+	if mode.capPct > 0 {
+		cpuCap(t, m4.srv.PID(), mode.capPct)
 	}
 
 	beforeFrom := time.Now()
