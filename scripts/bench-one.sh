@@ -39,6 +39,5 @@ kill $pid; wait $pid 2>/dev/null || true
 tps=$(awk '/transactions:/ {gsub(/[()]/,"",$3); print $3}' $D/sb.log)
 p95=$(awk '/95th percentile:/ {print $3}' $D/sb.log)
 txns=$(awk '/transactions:/ {print $2}' $D/sb.log)
-cpums=$(awk -v d=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v n="$txns" 'BEGIN {if (n > 0) printf "%.3f", d * 1000 / hz / n}')
-cpuus=$(awk -v d=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v n="$txns" 'BEGIN {if (n > 0) printf "%.2f", d * 1000000 / hz / n}')
+read -r cpums cpuus < <(awk -v d=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v n="$txns" 'BEGIN {if (n > 0) printf "%.3f %.2f\n", d * 1000 / hz / n, d * 1000000 / hz / n}') || true
 echo "$name $wl th=$th tps=$tps p95=$p95 commits/group=$gc server_cpu_ms_per_txn=$cpums server_cpu_us_per_txn=$cpuus"

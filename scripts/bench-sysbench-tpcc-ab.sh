@@ -23,15 +23,9 @@ export SYSBENCH_TPCC_DIR=${SYSBENCH_TPCC_DIR:-/tmp/sysbench-tpcc}
 TIMED=$PWD/scripts/sysbench-tpcc-timed.lua
 SB="--db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=$PORT --mysql-user=root --mysql-db=sbt --tables=1 --scale=$SCALE --use_fk=0 --trx_level=RR"
 rm -rf "$OUT"; mkdir -p "$OUT"
-pid=
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null || true' EXIT
-start() { # binary datadir
-  "$1" serve --datadir "$2" --port "$PORT" > "$2.log" 2>&1 &
-  pid=$!
-  for _ in $(seq 600); do mysql -h127.0.0.1 -P"$PORT" -uroot -e 'select 1' >/dev/null 2>&1 && return; sleep 0.5; done
-  echo "server did not start" >&2; exit 1
-}
-stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; pid=; }
+. scripts/bench-lib.sh # start_lsm, wait_ready, LS_PID
+start() { LSM=$1; start_lsm "$2.log" --datadir "$2"; wait_ready; }
+stop() { kill "$LS_PID"; wait "$LS_PID" 2>/dev/null || true; LS_PID=; }
 
 echo "== loading $SCALE warehouses with $OLD"
 start "$OLD" "$OUT/base"
@@ -46,10 +40,10 @@ cell() { # round side binary
   start "$3" "$d"
   # shellcheck disable=SC2086
   sysbench "$TIMED" $SB --threads="$THREADS" --time="$WARMUP" run > /dev/null 2>&1
-  c0=$(awk '{print $14 + $15}' /proc/$pid/stat)
+  c0=$(awk '{print $14 + $15}' /proc/$LS_PID/stat)
   # shellcheck disable=SC2086
   sysbench "$TIMED" $SB --threads="$THREADS" --time="$TIME" --percentile=95 run > "$d.run" 2>&1
-  c1=$(awk '{print $14 + $15}' /proc/$pid/stat)
+  c1=$(awk '{print $14 + $15}' /proc/$LS_PID/stat)
   stop
   awk -v r="$1" -v s="$2" -v d=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" '
     /transactions:/ {n = $2; gsub(/[()]/, "", $3); tps = $3}

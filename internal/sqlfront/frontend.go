@@ -122,7 +122,7 @@ func New(opts Options) (*Frontend, error) {
 	}
 	a := analyzer.NewBuilder(dbAccess{fe.provider}).AddPreAnalyzeRule(viewDatabaseRuleID, viewDatabaseRule).AddPreAnalyzeRule(globalVarsRuleID, globalVarsRule).AddPreAnalyzeRule(replicaStatusRuleID, replicaStatusRule).AddPreAnalyzeRule(constPropRuleID, constPropRule).AddPostAnalyzeRule(longerPrefixRuleID, longerPrefixRule).AddPostAnalyzeRule(idxSortRuleID, idxSortRule).AddPostAnalyzeRule(explainRowsRuleID, explainRowsRule).AddPostAnalyzeRule(lookupJoinRuleID, lookupJoinRule).AddPostAnalyzeRule(sumDecimalRuleID, sumDecimalRule).AddPostAnalyzeRule(collationHashRuleID, collationHashRule).AddPostAnalyzeRule(intArithRuleID, intArithRule).AddPostAnalyzeRule(castIntRuleID, castIntRule).AddPostAnalyzeRule(warningOrderRuleID, warningOrderRule).AddPostAnalyzeRule(nullableDivRuleID, nullableDivRule).Build()
 	if !withRuleWrapped(a, "applyTriggers", func(r analyzer.RuleFunc) analyzer.RuleFunc {
-		return planTriggersOnly(inTargetDatabase(viewWritesInTriggers(r)))
+		return planTriggers(inTargetDatabase(r))
 	}) {
 		return nil, fmt.Errorf("go-mysql-server's analyzer has no applyTriggers rule to wrap (routinedb.go)")
 	}

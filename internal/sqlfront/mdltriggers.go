@@ -28,7 +28,7 @@ import (
 //     without the trigger — a DELETE that the trigger should have carried
 //     into the tool's copy left the row there.
 //
-// So while the rule runs (planTriggersOnly), GetTriggers lists only the
+// So while the rule runs (planTriggers), GetTriggers lists only the
 // triggers on tables of the plan (a superset of the ones the rule keeps),
 // and notes which version of the database's triggers it read (trigSeen);
 // mdlRule, once it holds the statement's locks, plans the statement again
@@ -43,17 +43,22 @@ type trigSeen struct {
 	gen uint64
 }
 
-// planTriggersOnly wraps go-mysql-server's applyTriggers rule: while it
-// runs, GetTriggers lists the triggers of the plan's tables only.
-func planTriggersOnly(rule analyzer.RuleFunc) analyzer.RuleFunc {
+// planTriggers wraps go-mysql-server's applyTriggers rule with the
+// session state trigger planning reads while it runs: GetTriggers lists
+// the triggers of the plan's tables only (trigTables), and the trigger
+// bodies it parses get their writes through views rewritten
+// (triggerRule, read by triggerBodyParser; viewroutine.go), with their
+// CHECK OPTION conditions put back afterwards.
+func planTriggers(rule analyzer.RuleFunc) analyzer.RuleFunc {
 	return func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
 		s, ok := ctx.Session.(*Session)
 		if !ok {
 			return rule(ctx, a, n, scope, sel, qFlags)
 		}
-		prev := s.trigTables
+		prevTables, prevChecks := s.trigTables, s.routineViewChecks
 		s.trigTables = planTableNames(n)
-		defer func() { s.trigTables = prev }()
+		s.triggerRule++
+		defer func() { s.trigTables, s.routineViewChecks = prevTables, prevChecks; s.triggerRule-- }()
 		return rule(ctx, a, n, scope, sel, qFlags)
 	}
 }

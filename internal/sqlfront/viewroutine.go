@@ -7,9 +7,6 @@ import (
 	"strconv"
 
 	"github.com/dolthub/go-mysql-server/sql"
-	"github.com/dolthub/go-mysql-server/sql/analyzer"
-	"github.com/dolthub/go-mysql-server/sql/plan"
-	"github.com/dolthub/go-mysql-server/sql/transform"
 	"github.com/dolthub/vitess/go/mysql"
 	ast "github.com/dolthub/vitess/go/vt/sqlparser"
 )
@@ -80,21 +77,6 @@ func createTriggerViews(ctx context.Context, ddl *ast.DDL) {
 	}
 	if sctx, s := parsingSession(ctx); s != nil && s.fe != nil {
 		s.rewriteTriggerBody(sctx, ddl.TriggerSpec)
-	}
-}
-
-// viewWritesInTriggers wraps go-mysql-server's applyTriggers rule: the
-// trigger bodies it parses are rewritten (triggerBodyParser).
-func viewWritesInTriggers(rule analyzer.RuleFunc) analyzer.RuleFunc {
-	return func(ctx *sql.Context, a *analyzer.Analyzer, n sql.Node, scope *plan.Scope, sel analyzer.RuleSelector, qFlags *sql.QueryFlags) (sql.Node, transform.TreeIdentity, error) {
-		s, ok := ctx.Session.(*Session)
-		if !ok {
-			return rule(ctx, a, n, scope, sel, qFlags)
-		}
-		prev := s.routineViewChecks
-		s.triggerRule++
-		defer func() { s.triggerRule--; s.routineViewChecks = prev }()
-		return rule(ctx, a, n, scope, sel, qFlags)
 	}
 }
 

@@ -100,7 +100,7 @@ func (tx *Tx) lockGap(t *Table, idx int, key []byte, mode txn.LockMode) {
 	if mode == txn.LockX {
 		gm = txn.LockGapX
 	}
-	tx.e.Locks.LockGap(tx.trx, t.gapKey(idx, key), gm)
+	tx.e.Locks.LockGap(&tx.trx, t.gapKey(idx, key), gm)
 }
 
 // gapSplit is one gap an insert splits: entry key lands before succ.
@@ -122,7 +122,7 @@ func (tx *Tx) insertGaps(t *Table, pk []byte, newRec bool, keys [][]byte) (wait 
 	}
 	check := func(idx int, key []byte) bool {
 		succ := t.succEntry(idx, key, false)
-		if gk := t.gapKey(idx, succ); !lm.GapFree(tx.trx, gk) {
+		if gk := t.gapKey(idx, succ); !lm.GapFree(&tx.trx, gk) {
 			wait = gk
 			return false
 		}

@@ -20,7 +20,6 @@ type undoEntry struct {
 // Tx is a storage transaction. It is used by one goroutine at a time.
 type Tx struct {
 	e    *Engine
-	trx  *txn.Trx
 	iso  txn.Isolation
 	undo []undoEntry
 	done bool
@@ -55,23 +54,23 @@ type Tx struct {
 		key []byte
 	}
 
-	// trxMem is the memory of trx (and of its first read view): a
-	// transaction is one allocation, not three (issue 35). A Tx is never
-	// reused, so neither is the Trx others may still point at.
-	trxMem txn.Trx
+	// trx is the transaction, held in the Tx's own memory (with its first
+	// read view): a transaction is one allocation, not three (issue 35).
+	// A Tx is never reused, so neither is the Trx others may still point
+	// at (&tx.trx).
+	trx txn.Trx
 }
 
 // Begin starts a transaction at isolation level iso.
 func (e *Engine) Begin(iso txn.Isolation) *Tx {
 	tx := &Tx{e: e, iso: iso, LockWait: 50 * time.Second}
-	e.Sys.BeginIn(&tx.trxMem)
-	tx.trx = &tx.trxMem
+	e.Sys.BeginIn(&tx.trx)
 	return tx
 }
 
 // Isolation returns the transaction's isolation level.
 // Trx exposes the transaction-system handle (id, view).
-func (tx *Tx) Trx() *txn.Trx { return tx.trx }
+func (tx *Tx) Trx() *txn.Trx { return &tx.trx }
 
 // Done reports whether the transaction has committed or rolled back.
 func (tx *Tx) Done() bool { return tx.done }
@@ -180,7 +179,7 @@ func (tx *Tx) lock(ctx context.Context, t *Table, idx int, key []byte, mode txn.
 	if idx == PrimaryIndex && tx.xrow.t == t && bytes.Equal(tx.xrow.key, key) {
 		return nil // held in X since the locking read (every mode is covered)
 	}
-	return tx.e.Locks.Lock(ctx, tx.trx, t.lockKey(idx, key), mode, tx.LockWait)
+	return tx.e.Locks.Lock(ctx, &tx.trx, t.lockKey(idx, key), mode, tx.LockWait)
 }
 
 // lockedX records that the transaction holds the X lock of t's row r.
@@ -191,7 +190,7 @@ func (tx *Tx) lockRead(ctx context.Context, t *Table, idx int, key []byte, mode 
 	if tx.ReadPolicy == WaitLocked {
 		return tx.lock(ctx, t, idx, key, mode)
 	}
-	err := tx.e.Locks.Lock(ctx, tx.trx, t.lockKey(idx, key), mode, 0)
+	err := tx.e.Locks.Lock(ctx, &tx.trx, t.lockKey(idx, key), mode, 0)
 	if errors.Is(err, txn.ErrLockWaitTimeout) {
 		if tx.ReadPolicy == SkipLocked {
 			return errSkipLocked
@@ -312,7 +311,7 @@ func (tx *Tx) indexKeys(ctx context.Context, t *Table, row []byte, uniqueOnly bo
 	}
 	t.mu.RUnlock()
 	for _, k := range toLock {
-		if err := tx.e.Locks.Lock(ctx, tx.trx, k, txn.LockX, tx.LockWait); err != nil {
+		if err := tx.e.Locks.Lock(ctx, &tx.trx, k, txn.LockX, tx.LockWait); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -363,7 +362,7 @@ func (tx *Tx) Insert(ctx context.Context, t *Table, ver uint64, pk, row []byte) 
 		}
 		// Another transaction locks a gap the row goes into: wait for
 		// it without the latch (insert intention), then check again.
-		if err := tx.e.Locks.Lock(ctx, tx.trx, wait, txn.LockInsertIntention, tx.LockWait); err != nil {
+		if err := tx.e.Locks.Lock(ctx, &tx.trx, wait, txn.LockInsertIntention, tx.LockWait); err != nil {
 			return err
 		}
 	}
@@ -449,7 +448,7 @@ func (tx *Tx) Update(ctx context.Context, t *Table, ver uint64, oldPK, newPK, ro
 		if wait == "" || err != nil {
 			return err
 		}
-		if err := tx.e.Locks.Lock(ctx, tx.trx, wait, txn.LockInsertIntention, tx.LockWait); err != nil {
+		if err := tx.e.Locks.Lock(ctx, &tx.trx, wait, txn.LockInsertIntention, tx.LockWait); err != nil {
 			return err
 		}
 	}
@@ -578,7 +577,7 @@ func (tx *Tx) Rollback() {
 func (tx *Tx) finish() {
 	tx.done = true
 	tx.trx.Finish()
-	tx.e.Locks.ReleaseAll(tx.trx)
+	tx.e.Locks.ReleaseAll(&tx.trx)
 }
 
 // failCommit ends a transaction the committer did not publish: rolled

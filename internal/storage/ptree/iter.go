@@ -12,18 +12,24 @@ type frame struct {
 // included) in key order, until fn returns false.
 func (t *Tree) Ascend(start []byte, fn func(ref uint64) bool) {
 	var buf [maxDepth]frame
-	stack := buf[:0]
-	p := Prefix(start)
+	stack, l, i, _ := t.seek(buf[:0], start)
+	t.ascend(stack, l, i, fn)
+}
+
+// seek descends to the leaf where key is or would be, recording the path
+// on stack: the leaf, key's position in it and whether it is there.
+func (t *Tree) seek(stack []frame, key []byte) ([]frame, *leaf, int, bool) {
+	p := Prefix(key)
 	n := t.root
 	for h := t.height; h > 0; h-- {
 		in := (*inner)(n)
-		i, _ := t.child(in, start, p)
+		i, _ := t.child(in, key, p)
 		stack = append(stack, frame{in, i})
 		n = in.kids[i]
 	}
 	l := (*leaf)(n)
-	i, _ := t.find(l.e[:l.n], start, p)
-	t.ascend(stack, l, i, fn)
+	i, found := t.find(l.e[:l.n], key, p)
+	return stack, l, i, found
 }
 
 // Scan calls fn with every Ref in key order until fn returns false.
@@ -37,17 +43,7 @@ func (t *Tree) Scan(fn func(ref uint64) bool) {
 // included) in descending key order, until fn returns false.
 func (t *Tree) Descend(start []byte, fn func(ref uint64) bool) {
 	var buf [maxDepth]frame
-	stack := buf[:0]
-	p := Prefix(start)
-	n := t.root
-	for h := t.height; h > 0; h-- {
-		in := (*inner)(n)
-		i, _ := t.child(in, start, p)
-		stack = append(stack, frame{in, i})
-		n = in.kids[i]
-	}
-	l := (*leaf)(n)
-	i, found := t.find(l.e[:l.n], start, p)
+	stack, l, i, found := t.seek(buf[:0], start)
 	if !found {
 		i--
 	}
