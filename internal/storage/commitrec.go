@@ -23,16 +23,16 @@ import (
 // its versions are the newest of each row.
 func (tx *Tx) buildRecord(rec *CommitRecord, minimal bool) {
 	my := tx.trx.ID()
-	seen := make(map[*record]struct{}, len(tx.undo))
+	seen := make(map[rref]struct{}, len(tx.undo))
 	var scratch []byte
 	var tabBuf [4]*Table
 	tables := tabBuf[:0] // tables written, for their counters
 	for _, u := range tx.undo {
-		if _, ok := seen[u.rec]; ok {
+		if _, ok := seen[u.ref]; ok {
 			continue
 		}
-		seen[u.rec] = struct{}{}
-		t, r := u.t, u.rec
+		seen[u.ref] = struct{}{}
+		t := u.t
 		if t.temp {
 			continue
 		}
@@ -40,16 +40,24 @@ func (tx *Tx) buildRecord(rec *CommitRecord, minimal bool) {
 			tables = append(tables, t)
 		}
 		t.mu.RLock()
-		head := r.head
-		before := head
-		for before != nil && before.trx == my {
-			before = before.prev
+		if t.dropped || !t.holds(u.ref) {
+			// The row left the table (truncate, drop, or a savepoint
+			// rollback of its insert): nothing of ours remains.
+			t.mu.RUnlock()
+			continue
 		}
-		c := logrec.Change{Table: uint64(t.id), Version: t.version, PK: r.key}
+		s := u.ref.slot()
+		w := t.walk(s)
+		head := *w.next()
+		before := w.next()
+		for before != nil && before.trx == my {
+			before = w.next()
+		}
+		c := logrec.Change{Table: uint64(t.id), Version: t.version, PK: t.pkOf(s)}
 		existed := before != nil && !before.del
-		exists := head != nil && head.trx == my && !head.del
+		exists := head.trx == my && !head.del
 		switch {
-		case head == nil || head.trx != my || t.dropped || !t.holds(r):
+		case head.trx != my:
 			// Undone by a savepoint rollback, or the record left the
 			// table (truncate): nothing of ours remains.
 			t.mu.RUnlock()
@@ -70,16 +78,16 @@ func (tx *Tx) buildRecord(rec *CommitRecord, minimal bool) {
 		if existed && !minimal {
 			c.Before = before.row
 		}
-		scratch = rec.addHash(scratch, t.id, PrimaryIndex, r.key)
-		for i, s := range t.secs {
-			if !s.ix.Unique {
+		scratch = rec.addHash(scratch, t.id, PrimaryIndex, c.PK)
+		for i, sx := range t.secs {
+			if !sx.ix.Unique {
 				continue
 			}
-			for _, img := range [2]*version{before, head} {
-				if img == nil || img.del || (img == before && !existed) {
+			for j, img := range [2]*version{before, &head} {
+				if img == nil || img.del || (j == 0 && !existed) {
 					continue
 				}
-				if k, null, err := s.key(img.row); err == nil && !null {
+				if k, null, err := sx.key(img.row); err == nil && !null {
 					scratch = rec.addHash(scratch, t.id, i, k)
 				}
 			}
@@ -172,7 +180,7 @@ func (h *HeldTxn) Apply(changes []logrec.Change) (applied int, err error) {
 			h.Rollback()
 			return 0, fmt.Errorf("storage: apply: change %d names table id %d, which this engine never had", h.seen-1, c.Table)
 		}
-		u, aerr := t.apply(h.id, c)
+		u, changed, aerr := t.apply(h.id, c)
 		if aerr != nil {
 			h.Rollback()
 			if h.total > 0 {
@@ -180,8 +188,8 @@ func (h *HeldTxn) Apply(changes []logrec.Change) (applied int, err error) {
 			}
 			return 0, fmt.Errorf("%w (change %d)", aerr, h.seen)
 		}
-		if u != nil {
-			h.undo = append(h.undo, undoEntry{t: t, rec: u})
+		if changed {
+			h.undo = append(h.undo, undoEntry{t: t, ref: u})
 			applied++
 		}
 	}
@@ -230,9 +238,9 @@ func (h *HeldTxn) Rollback() {
 	h.trx.Finish()
 }
 
-// apply installs one change as a version by trx id; it returns the record
-// changed, or nil when the change was already in place.
-func (t *Table) apply(id txn.ID, c *logrec.Change) (*record, error) {
+// apply installs one change as a version by trx id; it returns the row
+// changed, and false when the change was already in place.
+func (t *Table) apply(id txn.ID, c *logrec.Change) (rref, bool, error) {
 	var keys [][]byte
 	if c.After != nil {
 		keys = make([][]byte, 0, 4)
@@ -241,7 +249,7 @@ func (t *Table) apply(id txn.ID, c *logrec.Change) (*record, error) {
 			k, _, err := s.key(c.After)
 			if err != nil {
 				t.mu.RUnlock()
-				return nil, fmt.Errorf("storage: apply to %s: index key: %w", t.name, err)
+				return 0, false, fmt.Errorf("storage: apply to %s: index key: %w", t.name, err)
 			}
 			keys = append(keys, k)
 		}
@@ -250,38 +258,41 @@ func (t *Table) apply(id txn.ID, c *logrec.Change) (*record, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.dropped {
-		return nil, nil
+		return 0, false, nil
 	}
 	if c.Version != t.version {
-		return nil, fmt.Errorf("storage: apply to %s: change encoded for definition version %d, table is at %d", t.name, c.Version, t.version)
+		return 0, false, fmt.Errorf("storage: apply to %s: change encoded for definition version %d, table is at %d", t.name, c.Version, t.version)
 	}
 	if len(keys) != len(t.secs) && c.After != nil {
-		return nil, fmt.Errorf("storage: apply to %s: indexes changed during apply", t.name)
+		return 0, false, fmt.Errorf("storage: apply to %s: indexes changed during apply", t.name)
 	}
-	r := t.get(c.PK)
-	live := r != nil && r.head != nil && !r.head.del
+	s, ok := t.get(c.PK)
+	var head version
+	if ok {
+		head = t.head(s)
+	}
+	live := ok && !head.del
 	if c.After == nil {
 		if !live {
-			return nil, nil
+			return 0, false, nil
 		}
-		r.head = &version{trx: id, del: true, prev: r.head}
+		t.push(s, &version{trx: id, del: true})
 		t.rows.Add(-1)
-		return r, nil
+		return t.ref(s), true, nil
 	}
-	if live && bytes.Equal(r.head.row, c.After) {
-		return nil, nil
+	if live && bytes.Equal(head.row, c.After) {
+		return 0, false, nil
 	}
 	if !live {
 		t.rows.Add(1)
 	}
-	v := version{trx: id, row: append([]byte(nil), c.After...)}
-	if r == nil {
-		return t.insertRecord(c.PK, keys, v), nil
+	if !ok {
+		// The slab keeps its own copy: c.After is not retained.
+		return t.newRow(c.PK, keys, version{trx: id, row: c.After}), true, nil
 	}
-	v.prev = r.head
-	r.head = &v
-	t.addEntries(r, keys)
-	return r, nil
+	t.push(s, &version{trx: id, row: append([]byte(nil), c.After...)})
+	t.addEntries(s, keys)
+	return t.ref(s), true, nil
 }
 
 // SetNextTableID makes the next NewTable use id, as loading a checkpoint
@@ -320,10 +331,10 @@ func (t *Table) LoadRow(pk, row []byte) error {
 		}
 		keys[i] = k
 	}
-	if r := t.get(pk); r != nil {
+	if _, dup := t.get(pk); dup {
 		return fmt.Errorf("storage: load into %s: duplicate primary key", t.name)
 	}
-	t.insertRecord(pk, keys, version{row: append([]byte(nil), row...)})
+	t.newRow(pk, keys, version{row: row}) // the slab keeps its own copy
 	t.rows.Add(1)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"lockstep/internal/stat"
+	"lockstep/internal/storage/slab"
 	"lockstep/internal/txn"
 )
 
@@ -44,7 +45,8 @@ type Cursor struct {
 }
 
 type cand struct {
-	rec   *record
+	ref   rref
+	pk    []byte // the row's primary key
 	ekey  []byte // the entry's key in the index (gap locking)
 	ikey  []byte // index key part (secondary scans)
 	row   []byte // consistent reads: the visible row
@@ -88,17 +90,19 @@ func (c *Cursor) Next() (pk, row []byte, ok bool, err error) {
 			c.pos++
 			row, found := cd.row, cd.found
 			if c.mode != 0 {
-				if err := c.tx.lockRead(c.ctx, c.t, PrimaryIndex, cd.rec.key, c.mode); err == errSkipLocked {
+				if err := c.tx.lockRead(c.ctx, c.t, PrimaryIndex, cd.pk, c.mode); err == errSkipLocked {
 					continue
 				} else if err != nil {
 					return nil, nil, false, err
 				}
 				if c.mode == txn.LockX {
-					c.tx.lockedX(c.t, cd.rec)
+					c.tx.lockedX(c.t, cd.pk)
 				}
 				c.t.mu.RLock()
-				if v := c.tx.currentBefore(cd.rec, c.epoch); v != nil && !v.del && (c.idx == PrimaryIndex || c.t.secs[c.idx].hasKey(v.row, cd.ikey)) {
-					row, found = v.row, true
+				if c.t.holds(cd.ref) {
+					if v, ok := c.tx.currentBefore(c.t, cd.ref.slot(), c.epoch); ok && !v.del && (c.idx == PrimaryIndex || c.t.secs[c.idx].hasKey(v.row, cd.ikey)) {
+						row, found = v.row, true
+					}
 				}
 				if cd.hit && !found && !c.t.dropped {
 					// The unique equality's row went away before its lock
@@ -109,7 +113,7 @@ func (c *Cursor) Next() (pk, row []byte, ok bool, err error) {
 			}
 			if found {
 				stat.IncU(&c.tx.e.stats.RowsRead)
-				return cd.rec.key, row, true, nil
+				return cd.pk, row, true, nil
 			}
 		}
 		if c.exhausted {
@@ -162,7 +166,7 @@ func (c *Cursor) fill() error {
 	if t.dropped {
 		return ErrTableDropped
 	}
-	visit := func(key []byte, ikeyLen int, r *record) bool {
+	visit := func(key []byte, pk []byte, s uint32) bool {
 		if c.started && bytes.Equal(key, c.last) {
 			return true
 		}
@@ -175,12 +179,12 @@ func (c *Cursor) fill() error {
 			c.exhausted = true
 			return false
 		}
-		cd := cand{rec: r, ekey: key}
+		cd := cand{ref: t.ref(s), pk: pk, ekey: key}
 		if c.idx != PrimaryIndex {
-			cd.ikey = key[:ikeyLen]
+			cd.ikey = key[:len(key)-len(pk)]
 		}
 		if c.mode == 0 {
-			if v := c.tx.visible(r, c.epoch); v != nil && !v.del {
+			if v, ok := c.tx.visible(t, s, c.epoch); ok && !v.del {
 				if c.idx == PrimaryIndex || t.secs[c.idx].hasKey(v.row, cd.ikey) {
 					cd.row, cd.found = v.row, true
 				}
@@ -212,7 +216,10 @@ func (c *Cursor) fill() error {
 		start = c.rng.Hi
 	}
 	if c.idx == PrimaryIndex {
-		iter := func(r *record) bool { return visit(r.key, 0, r) }
+		iter := func(ref uint64) bool {
+			k := t.pkOf(uint32(ref))
+			return visit(k, k, uint32(ref))
+		}
 		switch {
 		case !c.reverse && start == nil:
 			t.pk.Scan(iter)
@@ -222,30 +229,34 @@ func (c *Cursor) fill() error {
 			t.pk.Reverse(iter)
 		default:
 			excl := !c.started // Hi is exclusive
-			t.pk.Descend(start, func(r *record) bool {
-				if excl && bytes.Equal(r.key, start) {
+			t.pk.Descend(start, func(ref uint64) bool {
+				if excl && bytes.Equal(t.pkOf(uint32(ref)), start) {
 					return true
 				}
-				return iter(r)
+				return iter(ref)
 			})
 		}
 	} else {
 		tree := t.secs[c.idx].tree
-		iter := func(e secEntry) bool { return visit(e.bytes(), len(e.key)-len(e.rec.key), e.rec) }
+		iter := func(ref uint64) bool {
+			loc := slab.Loc(ref)
+			s := t.itemSlot(loc)
+			return visit(t.item(loc), t.pkOf(s), s)
+		}
 		switch {
 		case !c.reverse && start == nil:
 			tree.Scan(iter)
 		case !c.reverse:
-			tree.Ascend(secEntry{key: keyStr(start)}, iter)
+			tree.Ascend(start, iter)
 		case start == nil:
 			tree.Reverse(iter)
 		default:
 			excl := !c.started
-			tree.Descend(secEntry{key: keyStr(start)}, func(e secEntry) bool {
-				if excl && bytes.Equal(e.bytes(), start) {
+			tree.Descend(start, func(ref uint64) bool {
+				if excl && bytes.Equal(t.item(slab.Loc(ref)), start) {
 					return true
 				}
-				return iter(e)
+				return iter(ref)
 			})
 		}
 	}

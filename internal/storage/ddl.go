@@ -21,10 +21,13 @@ func (t *Table) AddIndex(ix IndexDesc) error {
 	if err := d.Validate(); err != nil {
 		return fmt.Errorf("storage: adding index %s to %s: %w", ix.Name, t.name, err)
 	}
-	s := newSecIndex(d, d.Indexes[len(d.Indexes)-1])
+	s := t.newSecIndex(d, d.Indexes[len(d.Indexes)-1])
 	var err error
-	t.pk.Scan(func(r *record) bool {
-		for v := r.head; v != nil; v = v.prev {
+	t.pk.Scan(func(ref uint64) bool {
+		slot := uint32(ref)
+		pk := t.pkOf(slot)
+		w := t.walk(slot)
+		for v := w.next(); v != nil; v = w.next() {
 			if v.del {
 				continue
 			}
@@ -33,17 +36,16 @@ func (t *Table) AddIndex(ix IndexDesc) error {
 				err = fmt.Errorf("storage: adding index %s to %s: %w", ix.Name, t.name, kerr)
 				return false
 			}
-			s.add(k, r)
+			t.addEntryTo(s, k, slot, pk)
 		}
 		return true
 	})
-	if err != nil {
-		return err
+	if err == nil && ix.Unique {
+		err = t.checkUniqueBuild(s)
 	}
-	if ix.Unique {
-		if err := t.checkUniqueBuild(s); err != nil {
-			return err
-		}
+	if err != nil {
+		t.freeEntries(s.tree)
+		return err
 	}
 	t.secs = append(t.secs, s)
 	t.version++
@@ -60,7 +62,7 @@ func (t *Table) CheckUnique(ix IndexDesc) error {
 	if err := d.Validate(); err != nil {
 		return fmt.Errorf("storage: checking index %s of %s: %w", ix.Name, t.name, err)
 	}
-	return t.checkUniqueBuild(newSecIndex(d, ix))
+	return t.checkUniqueBuild(t.newSecIndex(d, ix))
 }
 
 // checkUniqueBuild fails if two rows could both be live with the same
@@ -74,10 +76,12 @@ func (t *Table) checkUniqueBuild(s *secIndex) error {
 	probe := t.e.Sys.Begin()
 	view := probe.ReadView()
 	defer probe.Finish()
-	owner := map[string]*record{}
+	owner := map[string]uint32{}
 	var err error
-	t.pk.Scan(func(r *record) bool {
-		for v := r.head; v != nil; v = v.prev {
+	t.pk.Scan(func(ref uint64) bool {
+		r := uint32(ref)
+		w := t.walk(r)
+		for v := w.next(); v != nil; v = w.next() {
 			if !v.del {
 				k, null, kerr := s.key(v.row)
 				if kerr != nil {
@@ -120,6 +124,7 @@ func (t *Table) DropIndex(i int) error {
 	if i < 0 || i >= len(t.secs) {
 		return fmt.Errorf("storage: table %s has no index %d", t.name, i)
 	}
+	t.freeEntries(t.secs[i].tree)
 	t.secs = append(t.secs[:i:i], t.secs[i+1:]...)
 	t.version++
 	return nil
@@ -137,9 +142,11 @@ func (t *Table) Rewrite(fn func(row []byte) ([]byte, error), d *TableDesc) error
 	defer t.mu.Unlock()
 	// Convert into a copy first so a failure leaves the table untouched.
 	conv := make(map[*version][]byte)
+	bases := make(map[uint32][]byte)
 	var err error
-	t.pk.Scan(func(r *record) bool {
-		for v := r.head; v != nil; v = v.prev {
+	t.pk.Scan(func(ref uint64) bool {
+		slot := uint32(ref)
+		for v := t.chain(slot); v != nil; v = v.prev {
 			if v.del {
 				continue
 			}
@@ -150,6 +157,14 @@ func (t *Table) Rewrite(fn func(row []byte) ([]byte, error), d *TableDesc) error
 			}
 			conv[v] = nr
 		}
+		if b := t.base(slot); !b.del {
+			nr, ferr := fn(b.row)
+			if ferr != nil {
+				err = ferr
+				return false
+			}
+			bases[slot] = nr
+		}
 		return true
 	})
 	if err != nil {
@@ -158,22 +173,38 @@ func (t *Table) Rewrite(fn func(row []byte) ([]byte, error), d *TableDesc) error
 	for v, row := range conv {
 		v.row = row
 	}
+	for slot, row := range bases {
+		b := t.base(slot)
+		b.row = row
+		t.setBase(slot, &b)
+	}
+	for _, s := range t.secs {
+		t.freeEntries(s.tree)
+	}
 	t.setDesc(d)
-	t.pk.Scan(func(r *record) bool {
-		for v := r.head; v != nil; v = v.prev {
-			if v.del {
-				continue
-			}
-			for _, s := range t.secs {
-				if k, _, kerr := s.key(v.row); kerr == nil {
-					s.add(k, r)
-				}
-			}
-		}
+	t.pk.Scan(func(ref uint64) bool {
+		t.addVersionEntries(uint32(ref))
 		return true
 	})
 	t.version++
 	return nil
+}
+
+// addVersionEntries files every version of slot s in every secondary index
+// (keys that fail to compute are left out). Caller holds t.mu for writing.
+func (t *Table) addVersionEntries(slot uint32) {
+	pk := t.pkOf(slot)
+	w := t.walk(slot)
+	for v := w.next(); v != nil; v = w.next() {
+		if v.del {
+			continue
+		}
+		for _, s := range t.secs {
+			if k, _, kerr := s.key(v.row); kerr == nil {
+				t.addEntryTo(s, k, slot, pk)
+			}
+		}
+	}
 }
 
 // Truncate removes every row at once, for everyone (TRUNCATE TABLE).
@@ -181,11 +212,7 @@ func (t *Table) Truncate() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := int(t.rows.Load())
-	forgetRecords(t.pk)
-	t.pk = newPKTree()
-	for _, s := range t.secs {
-		s.tree = newSecTree()
-	}
+	t.resetRows()
 	t.rows.Store(0)
 	t.autoInc.Store(0)
 	t.version++
@@ -198,11 +225,7 @@ func (t *Table) Drop() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.dropped = true
-	forgetRecords(t.pk)
-	t.pk = newPKTree()
-	for _, s := range t.secs {
-		s.tree = newSecTree()
-	}
+	t.resetRows()
 	t.version++
 }
 
@@ -224,8 +247,8 @@ func (t *Table) inUseLocked() bool {
 	defer trx.Finish()
 	view := trx.ReadView()
 	busy := false
-	t.pk.Scan(func(r *record) bool {
-		busy = !view.Sees(r.head.trx)
+	t.pk.Scan(func(ref uint64) bool {
+		busy = !view.Sees(t.head(uint32(ref)).trx)
 		return !busy
 	})
 	return busy
@@ -261,10 +284,17 @@ func (t *Table) Rekey(d *TableDesc, keyOf func(row []byte) ([]byte, error)) erro
 	if t.inUseLocked() {
 		return ErrRowsInUse
 	}
-	tree := newPKTree()
+	// Collect the newest version of every row under its new key, then
+	// file them in a new row store; on a duplicate the old store is put
+	// back untouched.
+	type newRow struct {
+		key []byte
+		v   version
+	}
+	var rows []newRow
 	var err error
-	t.pk.Scan(func(r *record) bool {
-		head := r.head
+	t.pk.Scan(func(ref uint64) bool {
+		head := t.head(uint32(ref))
 		if head.del {
 			return true
 		}
@@ -272,29 +302,30 @@ func (t *Table) Rekey(d *TableDesc, keyOf func(row []byte) ([]byte, error)) erro
 		if k, err = keyOf(head.row); err != nil {
 			return false
 		}
-		nr := &record{key: k, first: version{trx: head.trx, row: head.row, stmt: head.stmt}}
-		nr.head = &nr.first
-		if prev, dup := tree.Set(nr); dup {
-			err = &DuplicateKeyError{Table: t.name, Index: PrimaryIndex, Name: "PRIMARY", Key: k, Existing: prev.head.row}
-			return false
-		}
+		rows = append(rows, newRow{key: k, v: version{trx: head.trx, row: head.row, stmt: head.stmt}})
 		return true
 	})
 	if err != nil {
 		return err
 	}
-	forgetRecords(t.pk)
-	t.pk = tree
+	oldRS, oldPK, oldSecs := t.rs, t.pk, t.secs
+	oldCols, oldParts, oldKey := t.cols, t.pkParts, t.pkKey
+	t.resetRows()
 	t.setDesc(d)
-	tree.Scan(func(r *record) bool {
-		for _, s := range t.secs {
-			if k, _, kerr := s.key(r.head.row); kerr == nil {
-				s.add(k, r)
-			}
+	for _, r := range rows {
+		if prev, dup := t.get(r.key); dup {
+			err = &DuplicateKeyError{Table: t.name, Index: PrimaryIndex, Name: "PRIMARY", Key: r.key, Existing: t.head(prev).row}
+			break
 		}
-		return true
-	})
-	t.rows.Store(int64(tree.Len()))
+		ref := t.newRow(r.key, nil, r.v)
+		t.addVersionEntries(ref.slot())
+	}
+	if err != nil {
+		t.rs, t.pk, t.secs = oldRS, oldPK, oldSecs
+		t.cols, t.pkParts, t.pkKey = oldCols, oldParts, oldKey
+		return err
+	}
+	t.rows.Store(int64(t.pk.Len()))
 	t.version++
 	return nil
 }

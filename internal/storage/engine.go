@@ -146,7 +146,8 @@ func (e *Engine) NewTable(name string, d *TableDesc) (*Table, error) {
 	if err := d.Validate(); err != nil {
 		return nil, fmt.Errorf("storage: creating table %s: %w", name, err)
 	}
-	t := &Table{name: name, e: e, pk: newPKTree(), version: 1}
+	t := &Table{name: name, e: e, version: 1}
+	t.rs, t.pk = newRowStore(), t.newPKTree()
 	t.setDesc(d)
 	t.id = e.nextTable.Add(1)
 	e.regMu.Lock()
@@ -165,7 +166,8 @@ func (e *Engine) NewTempTable(name string, d *TableDesc) (*Table, error) {
 	if err := d.Validate(); err != nil {
 		return nil, fmt.Errorf("storage: creating temporary table %s: %w", name, err)
 	}
-	t := &Table{name: name, e: e, pk: newPKTree(), version: 1, temp: true}
+	t := &Table{name: name, e: e, version: 1, temp: true}
+	t.rs, t.pk = newRowStore(), t.newPKTree()
 	t.setDesc(d)
 	t.id = tempTableIDs + e.nextTemp.Add(1)
 	return t, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"lockstep/internal/storage/rowenc"
+	"lockstep/internal/storage/slab"
 	"lockstep/internal/txn"
 )
 
@@ -46,20 +47,22 @@ func (t *Table) gapKey(idx int, key []byte) string {
 func (t *Table) succEntry(idx int, key []byte, incl bool) []byte {
 	var out []byte
 	if idx == PrimaryIndex {
-		t.pk.Ascend(key, func(r *record) bool {
-			if !incl && bytes.Equal(r.key, key) {
+		t.pk.Ascend(key, func(ref uint64) bool {
+			k := t.pkOf(uint32(ref))
+			if !incl && bytes.Equal(k, key) {
 				return true
 			}
-			out = r.key
+			out = k
 			return false
 		})
 		return out
 	}
-	t.secs[idx].tree.Ascend(secEntry{key: keyStr(key)}, func(e secEntry) bool {
-		if !incl && bytes.Equal(e.bytes(), key) {
+	t.secs[idx].tree.Ascend(key, func(ref uint64) bool {
+		k := t.item(slab.Loc(ref))
+		if !incl && bytes.Equal(k, key) {
 			return true
 		}
-		out = e.bytes()
+		out = k
 		return false
 	})
 	return out
@@ -68,9 +71,10 @@ func (t *Table) succEntry(idx int, key []byte, incl bool) []byte {
 // hasEntry reports whether index idx has the entry key. Caller holds t.mu.
 func (t *Table) hasEntry(idx int, key []byte) bool {
 	if idx == PrimaryIndex {
-		return t.pk.Get(key) != nil
+		_, ok := t.pk.Get(key)
+		return ok
 	}
-	_, ok := t.secs[idx].tree.Get(secEntry{key: keyStr(key)})
+	_, ok := t.secs[idx].tree.Get(key)
 	return ok
 }
 
@@ -171,12 +175,15 @@ func (c *Cursor) uniqueEq() bool {
 // that found its row, which InnoDB locks without the gap. Caller holds
 // t.mu.
 func (c *Cursor) uniqueHit(cd *cand) bool {
-	v := c.tx.currentBefore(cd.rec, c.epoch)
-	if v == nil || v.del {
+	if !c.t.holds(cd.ref) {
+		return false
+	}
+	v, ok := c.tx.currentBefore(c.t, cd.ref.slot(), c.epoch)
+	if !ok || v.del {
 		return false
 	}
 	if c.idx == PrimaryIndex {
-		return bytes.Equal(cd.rec.key, c.rng.Lo)
+		return bytes.Equal(cd.pk, c.rng.Lo)
 	}
 	if !bytes.Equal(cd.ikey, c.rng.Lo) {
 		return false

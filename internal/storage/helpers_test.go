@@ -244,16 +244,18 @@ func dupErr(t testing.TB, err error) *DuplicateKeyError {
 
 // --- white-box probes ------------------------------------------------------
 
-// chainLen is the number of versions of id's record (0: no record).
+// chainLen is the number of versions of id's row, its base included (0:
+// no row).
 func chainLen(tb *Table, id int) int {
 	tb.mu.RLock()
 	defer tb.mu.RUnlock()
-	r := tb.get(tpk(id))
-	if r == nil {
+	s, ok := tb.get(tpk(id))
+	if !ok {
 		return 0
 	}
 	n := 0
-	for v := r.head; v != nil; v = v.prev {
+	w := tb.walk(s)
+	for v := w.next(); v != nil; v = w.next() {
 		n++
 	}
 	return n
@@ -277,7 +279,7 @@ func secLen(tb *Table, i int) int {
 func hasEntry(tb *Table, k, id int) bool {
 	tb.mu.RLock()
 	defer tb.mu.RUnlock()
-	_, ok := tb.secs[0].tree.Get(secEntry{key: keyStr(entryKey(tik(k), tpk(id)))})
+	_, ok := tb.secs[0].tree.Get(entryKey(tik(k), tpk(id)))
 	return ok
 }
 

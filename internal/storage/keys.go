@@ -89,13 +89,17 @@ func (t *Table) setDesc(d *TableDesc) {
 	t.pkKey = newKeyer(d, d.PrimaryKey, false)
 	secs := make([]*secIndex, len(d.Indexes)) // a new slice: never alias the old one
 	for i := range d.Indexes {
-		secs[i] = newSecIndex(d, d.Indexes[i])
+		secs[i] = t.newSecIndex(d, d.Indexes[i])
 	}
 	t.secs = secs
 }
 
-func newSecIndex(d *TableDesc, ix IndexDesc) *secIndex {
-	return &secIndex{ix: ix, keyer: newKeyer(d, ix.Parts, ix.Content), tree: newSecTree()}
+// newSecIndex makes an empty secondary index of t with the next index id.
+// Caller holds t.mu for writing or owns t.
+func (t *Table) newSecIndex(d *TableDesc, ix IndexDesc) *secIndex {
+	id := t.nextIdx
+	t.nextIdx++
+	return &secIndex{ix: ix, keyer: newKeyer(d, ix.Parts, ix.Content), tree: t.newSecTree(), id: id}
 }
 
 // IndexKey computes secondary index i's key of an encoded row from the

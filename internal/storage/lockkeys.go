@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"lockstep/internal/storage/rowenc"
+	"lockstep/internal/storage/slab"
 )
 
 // Lock keys as people read them (performance_schema.data_locks; docs/
@@ -89,29 +90,31 @@ func (e *Engine) DescribeLockKey(key string) (LockKeyInfo, bool) {
 func (t *Table) lockDataLocked(idx int, kb []byte) (string, bool) {
 	var vals []string
 	if idx == PrimaryIndex {
-		r := t.get(kb)
-		if r == nil {
+		slot, ok := t.get(kb)
+		if !ok {
 			return "", false
 		}
-		return t.pkValues(vals, r, newestRow(r, nil))
+		return t.pkValues(vals, t.pkOf(slot), t.newestRow(slot, nil))
 	}
 	s := t.secs[idx]
 	if s.ix.Content {
 		return "", false
 	}
-	var e secEntry
+	var loc slab.Loc
 	found := false
-	s.tree.Ascend(secEntry{key: keyStr(kb)}, func(x secEntry) bool {
-		e, found = x, bytes.HasPrefix(x.bytes(), kb)
+	s.tree.Ascend(kb, func(ref uint64) bool {
+		loc, found = slab.Loc(ref), bytes.HasPrefix(t.item(slab.Loc(ref)), kb)
 		return false
 	})
 	if !found {
 		return "", false
 	}
-	ikey := e.bytes()[:len(e.key)-len(e.rec.key)]
+	slot := t.itemSlot(loc)
+	ek := t.item(loc)
+	ikey := ek[:len(ek)-len(t.pkOf(slot))]
 	// The version the entry was made from: the newest whose index key is
 	// the entry's (a later update may have moved the row off it).
-	row := newestRow(e.rec, func(row []byte) bool {
+	row := t.newestRow(slot, func(row []byte) bool {
 		k, _, err := s.key(row)
 		return err == nil && bytes.Equal(k, ikey)
 	})
@@ -125,18 +128,18 @@ func (t *Table) lockDataLocked(idx int, kb []byte) (string, bool) {
 	if len(kb) == len(ikey) {
 		return strings.Join(vals, ", "), true // a unique check's lock: the index key alone
 	}
-	return t.pkValues(vals, e.rec, row)
+	return t.pkValues(vals, t.pkOf(slot), row)
 }
 
-// pkValues appends the primary key of record r (row its values) to vals
-// and joins them.
-func (t *Table) pkValues(vals []string, r *record, row []byte) (string, bool) {
+// pkValues appends the primary key pk (row its values) to vals and joins
+// them.
+func (t *Table) pkValues(vals []string, pk []byte, row []byte) (string, bool) {
 	if len(t.pkParts) == 0 {
 		// A hidden row id, printed as InnoDB prints DB_ROW_ID.
-		if len(r.key) != 8 {
+		if len(pk) != 8 {
 			return "", false
 		}
-		vals = append(vals, fmt.Sprintf("0x%012X", binary.BigEndian.Uint64(r.key)^(1<<63)))
+		vals = append(vals, fmt.Sprintf("0x%012X", binary.BigEndian.Uint64(pk)^(1<<63)))
 		return strings.Join(vals, ", "), true
 	}
 	if row == nil {
@@ -146,10 +149,11 @@ func (t *Table) pkValues(vals []string, r *record, row []byte) (string, bool) {
 	return strings.Join(vals, ", "), ok
 }
 
-// newestRow returns the newest row of r's chain that is not a delete and
-// passes keep (nil: any).
-func newestRow(r *record, keep func([]byte) bool) []byte {
-	for v := r.head; v != nil; v = v.prev {
+// newestRow returns the newest row of slot s's versions that is not a
+// delete and passes keep (nil: any). Caller holds t.mu.
+func (t *Table) newestRow(s uint32, keep func([]byte) bool) []byte {
+	w := t.walk(s)
+	for v := w.next(); v != nil; v = w.next() {
 		if v.row != nil && (keep == nil || keep(v.row)) {
 			return v.row
 		}

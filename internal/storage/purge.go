@@ -64,53 +64,83 @@ func (e *Engine) Purge() int {
 	stat.IncU(&e.stats.PurgeRuns)
 	for _, it := range ready {
 		for _, u := range it.undo {
-			e.purgeRecord(u.t, u.rec, limit)
+			e.purgeRecord(u.t, u.ref, limit)
 		}
 	}
 	stat.Add(&e.stats.HistoryLength, int64(-len(ready)))
 	return len(ready)
 }
 
-func (e *Engine) purgeRecord(t *Table, r *record, limit txn.ID) {
+// purgeRecord drops the versions of row ref of t no view needs: the
+// newest version every view sees becomes the row's base (folded into the
+// slot and the slab, rows.go), the versions below it go with the index
+// entries only they had, and a row whose base is then its only version and
+// a delete-mark leaves the table.
+func (e *Engine) purgeRecord(t *Table, ref rref, limit txn.ID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.holds(r) {
+	if !t.holds(ref) {
 		return // truncated, dropped or already removed: not ours to touch
 	}
-	// The newest version every view sees.
-	var keep *version
-	for v := r.head; v != nil; v = v.prev {
+	s := ref.slot()
+	// keep: the newest version every view sees; newer: the chain version
+	// just above it (nil: keep is the chain's head).
+	var keep, newer *version
+	for v := t.chain(s); v != nil; v = v.prev {
 		if v.trx < limit {
 			keep = v
 			break
 		}
+		newer = v
 	}
 	if keep == nil {
+		// Only the base can be kept, and the chain above it stays.
+		sl := t.sl(s)
+		if sl.trx < limit && sl.flags&slotChain == 0 && sl.flags&slotDel != 0 {
+			t.removeRow(s) // a delete-mark every view sees: the row is gone
+			stat.IncU(&e.stats.PurgedRecords)
+			stat.IncU(&e.stats.PurgedVersion)
+		}
 		return
 	}
-	cut := keep.prev
+	// Fold keep into the base; the old base and the chain below keep are
+	// dropped.
+	old := t.base(s)
+	var dropped []version
+	if !old.del {
+		dropped = append(dropped, old)
+	}
+	for v := keep.prev; v != nil; v = v.prev {
+		if !v.del {
+			dropped = append(dropped, *v)
+		}
+	}
+	nv := 1 + countChain(keep.prev)
+	t.setBase(s, keep)
+	if newer == nil {
+		delete(t.rs.chains, s)
+		t.sl(s).flags &^= slotChain
+	} else {
+		newer.prev = nil
+	}
 	keep.prev = nil
-	var dropped []*version
-	for v := cut; v != nil; v = v.prev {
-		dropped = append(dropped, v)
-	}
-	if keep == r.head && keep.del {
-		// The row is gone for everyone: remove it and all its entries.
-		dropped = append(dropped, keep)
-		r.head = nil
-		t.pk.Delete(r) // still t's record: checked above, under the same latch
-		t.gapRemoved(PrimaryIndex, r.key)
-		stat.IncU(&e.stats.PurgedRecords)
-	}
-	stat.AddU(&e.stats.PurgedVersion, uint64(len(dropped)))
+	gone := newer == nil && keep.del
 	for _, v := range dropped {
-		if v.del {
-			continue
-		}
-		for i, s := range t.secs {
-			if k, _, err := s.key(v.row); err == nil {
-				t.dropEntryUnlessUsed(i, r, k)
-			}
-		}
+		t.dropVersionEntries(s, v.row, gone)
 	}
+	if gone {
+		t.removeRow(s)
+		stat.IncU(&e.stats.PurgedRecords)
+		nv++
+	}
+	stat.AddU(&e.stats.PurgedVersion, uint64(nv))
+}
+
+// countChain is the number of versions from v down its chain.
+func countChain(v *version) int {
+	n := 0
+	for ; v != nil; v = v.prev {
+		n++
+	}
+	return n
 }

@@ -5,13 +5,15 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/tidwall/btree"
-
+	"lockstep/internal/storage/ptree"
+	"lockstep/internal/storage/slab"
 	"lockstep/internal/txn"
 )
 
 // version is one version of a row. Versions are immutable once published
-// except for prev, which purge may cut (under the table latch).
+// except for prev, which purge may cut (under the table latch). A row's
+// base version is not a Go object: it is in the row's slot and the slab
+// (rows.go); only the versions newer than it are.
 //
 // Field order keeps it at 48 bytes (the small fields last share one word).
 type version struct {
@@ -22,44 +24,14 @@ type version struct {
 	del  bool
 }
 
-// record is one primary key and its version chain, newest first.
-//
-// The record is allocated with the row's first version inside it (first):
-// one heap object instead of two for a row that is never updated, the
-// common case in a large table. first is written once, when the record is
-// made, and never overwritten in place afterwards (a record is never
-// reused: invariant 4 in docs/storage.md), so a reader holding &r.first
-// holds a version as immutable as any other; purge cuts links to it and
-// rollback unlinks it like any version, and its memory lives as long as
-// the record. key points into one byte allocation that also holds the
-// first version's secondary entry keys (newRecord).
-type record struct {
-	key   []byte
-	head  *version
-	first version
-}
-
-// secEntry is one index entry: the index key followed by the record's
-// primary key, so the index-key part is len(key) - len(rec.key) bytes.
-type secEntry struct {
-	key string // index key || primary key, as keyStr (see pkEntry)
-	rec *record
-}
-
-// bytes returns the entry key's bytes (never to be modified).
-func (e secEntry) bytes() []byte { return strKey(e.key) }
-
 // secIndex is one secondary index: its descriptor, the key it computes
-// from a row, and its entries.
+// from a row, and its entries. An entry's key is index key || primary key;
+// its Ref is the location of the entry's item (tag, slot, that key).
 type secIndex struct {
 	ix IndexDesc
 	keyer
-	tree *btree.BTreeG[secEntry]
-}
-
-func secLess(a, b secEntry) bool { return a.key < b.key }
-func newSecTree() *btree.BTreeG[secEntry] {
-	return btree.NewBTreeGOptions(secLess, btree.Options{NoLocks: true, Degree: 64})
+	tree *ptree.Tree
+	id   uint16 // stable for the index's life (items are tagged with it)
 }
 
 // Table is one table's data: the clustered index and its secondary indexes.
@@ -68,8 +40,12 @@ type Table struct {
 	name string
 	e    *Engine
 
-	mu      sync.RWMutex // guards pk, secs, the definition, chain heads and prev links
-	pk      *pkTree
+	mu      sync.RWMutex // guards rs, pk, secs, the definition and everything they hold
+	rs      *rowStore
+	pk      *ptree.Tree // primary key -> slot
+	genBase uint32      // >= every slot generation handed out (rows.go, invariant 2)
+	ekBuf   []byte      // entry key scratch (under the write latch)
+	nextIdx uint16      // the next secondary index id
 	secs    []*secIndex
 	cols    []ColumnDesc // the definition (see TableDesc; indexes are in secs)
 	pkParts []KeyPart
@@ -163,9 +139,10 @@ func (t *Table) lockKey(idx int, key []byte) string {
 	return string(b)
 }
 
-// get returns the record with primary key pk, or nil. Caller holds t.mu.
-func (t *Table) get(pk []byte) *record {
-	return t.pk.Get(pk)
+// get returns the row with primary key pk. Caller holds t.mu.
+func (t *Table) get(pk []byte) (uint32, bool) {
+	ref, ok := t.pk.Get(pk)
+	return uint32(ref), ok
 }
 
 // liveRow returns the newest version's row of pk, or nil if it has none or
@@ -177,8 +154,10 @@ func (t *Table) liveRow(pk []byte) ([]byte, error) {
 	if t.dropped {
 		return nil, ErrTableDropped
 	}
-	if r := t.get(pk); r != nil && r.head != nil && !r.head.del {
-		return r.head.row, nil
+	if s, ok := t.get(pk); ok {
+		if h := t.head(s); !h.del {
+			return h.row, nil
+		}
 	}
 	return nil, nil
 }
@@ -201,103 +180,72 @@ func entryKey(key, pk []byte) []byte {
 	return append(b, pk...)
 }
 
-// insertRecord makes the record of a new primary key pk whose first (and
-// only) version is v, files it in the clustered index and files v in every
-// secondary index under keys[i] (v's key in index i). The primary key and
-// the entry keys (keys[i] || pk) share one allocation, so a new row costs
-// two heap objects beside its row bytes — the record with its embedded
-// version and this byte slice — where it cost 4 + one per index. Each
-// slice handed out is capped at its own length, so an append to one never
-// writes into its neighbours. Caller holds t.mu for writing.
-func (t *Table) insertRecord(pk []byte, keys [][]byte, v version) *record {
-	n := len(pk)
-	for _, k := range keys {
-		n += len(k) + len(pk)
-	}
-	b := make([]byte, 0, n)
-	b = append(b, pk...)
-	r := &record{key: b[:len(pk):len(pk)], first: v}
-	r.head = &r.first
-	t.pk.Set(r)
-	for i, s := range t.secs {
-		start := len(b)
-		b = append(b, keys[i]...)
-		b = append(b, pk...)
-		s.tree.Set(secEntry{key: keyStr(b[start:]), rec: r})
-	}
-	return r
-}
-
-// add indexes r under index key k. Caller holds the table latch for writing.
-func (s *secIndex) add(k []byte, r *record) {
-	s.tree.Set(secEntry{key: keyStr(entryKey(k, r.key)), rec: r})
-}
-
 // hasKey reports whether row's key in this index is key.
 func (s *secIndex) hasKey(row, key []byte) bool {
 	k, _, err := s.key(row)
 	return err == nil && bytes.Equal(k, key)
 }
 
-// holds reports whether r is still the record of its key in t: truncate and
-// drop replace the tree, purge and undo remove records. Caller holds t.mu.
-//
-// Invariant: a record is in t.pk exactly while its head is not nil. Undo
-// and purge empty the head before removing a record; truncate and drop
-// empty the head of every record of the tree they replace (forgetRecords).
-// So membership needs no tree lookup (one per write and per purged record
-// before: 6% of the server's CPU under TPC-C).
-func (t *Table) holds(r *record) bool {
-	return r.head != nil
-}
-
-// forgetRecords empties the head of every record of tree, which is leaving
-// its table (truncate, drop), so holds reports them gone. Caller holds t.mu
-// for writing.
-func forgetRecords(tree *pkTree) {
-	tree.Scan(func(r *record) bool {
-		r.head = nil
-		return true
-	})
-}
-
-// addEntries indexes version row of r in every secondary index. Caller holds
-// t.mu for writing.
-func (t *Table) addEntries(r *record, keys [][]byte) {
-	for i, s := range t.secs {
-		s.add(keys[i], r)
+// addEntries indexes row version keys of slot s in every secondary index.
+// Caller holds t.mu for writing.
+func (t *Table) addEntries(s uint32, keys [][]byte) {
+	pk := t.pkOf(s)
+	for i := range t.secs {
+		t.addEntry(i, keys[i], s, pk)
 	}
 }
 
-// dropEntryUnlessUsed removes index i's entry for key from r unless a
-// version still in r's chain has that key. Caller holds t.mu for writing.
-func (t *Table) dropEntryUnlessUsed(i int, r *record, key []byte) {
-	s := t.secs[i]
-	for v := r.head; v != nil; v = v.prev {
-		if !v.del && s.hasKey(v.row, key) {
+// dropEntryUnlessUsed removes index i's entry for key from slot s unless a
+// version still in s's chain or its base has that key. Caller holds t.mu
+// for writing.
+func (t *Table) dropEntryUnlessUsed(i int, s uint32, key []byte) {
+	sx := t.secs[i]
+	w := t.walk(s)
+	for v := w.next(); v != nil; v = w.next() {
+		if !v.del && sx.hasKey(v.row, key) {
 			return
 		}
 	}
-	ek := entryKey(key, r.key)
-	if _, ok := s.tree.Delete(secEntry{key: keyStr(ek)}); ok {
-		t.gapRemoved(i, ek)
+	t.dropEntry(i, key, t.pkOf(s))
+}
+
+// dropVersionEntries removes the entries of row version v of slot s that
+// no remaining version of s has (all of them when gone: the row is being
+// removed). Caller holds t.mu for writing.
+func (t *Table) dropVersionEntries(s uint32, row []byte, gone bool) {
+	for i, sx := range t.secs {
+		k, _, err := sx.key(row)
+		if err != nil {
+			continue
+		}
+		if gone {
+			t.dropEntry(i, k, t.pkOf(s))
+		} else {
+			t.dropEntryUnlessUsed(i, s, k)
+		}
 	}
 }
 
-// liveConflict reports whether unique index i has a live row other than self
-// whose newest version has key. Caller holds t.mu.
-func (t *Table) liveConflict(i int, key []byte, self *record) []byte {
-	s := t.secs[i]
+// liveConflict reports whether unique index i has a live row other than
+// self whose newest version has key. Caller holds t.mu.
+func (t *Table) liveConflict(i int, key []byte, self uint32, hasSelf bool) []byte {
+	sx := t.secs[i]
 	var found []byte
-	s.tree.Ascend(secEntry{key: keyStr(key)}, func(e secEntry) bool {
-		if !bytes.HasPrefix(e.bytes(), key) {
+	sx.tree.Ascend(key, func(ref uint64) bool {
+		loc := slab.Loc(ref)
+		if !bytes.HasPrefix(t.item(loc), key) {
 			return false // past the key: index keys are self-delimiting
 		}
-		if e.rec == self || e.rec.head == nil || e.rec.head.del {
+		s := t.itemSlot(loc)
+		if hasSelf && s == self {
 			return true
 		}
-		if s.hasKey(e.rec.head.row, key) {
-			found = e.rec.head.row
+		h := t.head(s)
+		if h.del {
+			return true
+		}
+		if sx.hasKey(h.row, key) {
+			found = h.row
 			return false
 		}
 		return true

@@ -11,10 +11,11 @@ import (
 	"lockstep/internal/txn"
 )
 
-// undoEntry records that the transaction pushed one version onto rec.
+// undoEntry records that the transaction wrote the newest version of row
+// ref of t.
 type undoEntry struct {
 	t   *Table
-	rec *record
+	ref rref
 }
 
 // Tx is a storage transaction. It is used by one goroutine at a time.
@@ -116,49 +117,57 @@ func (tx *Tx) Locate(fn func() error) error {
 	return fn()
 }
 
-// current returns the version a locking (current) read sees: the newest,
-// skipping the versions this transaction wrote in the current statement.
-// Caller holds r's table latch and a lock on the row.
-func (tx *Tx) current(r *record) *version { return tx.currentBefore(r, ownSeesAll) }
+// current returns the version a locking (current) read sees of row s of
+// t: the newest, skipping the versions this transaction wrote in the
+// current statement; ok is false when there is none. Caller holds t.mu
+// and a lock on the row.
+func (tx *Tx) current(t *Table, s uint32) (version, bool) {
+	return tx.currentBefore(t, s, ownSeesAll)
+}
 
 // currentBefore is current for a locking cursor opened at epoch (its
 // readEpoch): it also skips the versions this transaction wrote since the
-// cursor opened, whatever statement number they carry. Caller holds r's
-// table latch and a lock on the row.
-func (tx *Tx) currentBefore(r *record, epoch uint32) *version {
-	v := r.head
+// cursor opened, whatever statement number they carry. Caller holds t.mu
+// and a lock on the row.
+func (tx *Tx) currentBefore(t *Table, s uint32, epoch uint32) (version, bool) {
+	w := t.walk(s)
+	v := w.next()
 	my := tx.trx.ID()
 	if my == 0 || tx.seeStmt {
-		return v
+		return *v, true
 	}
 	bound := epoch // stmtBase 0: statements not tracked
 	if tx.stmtBase != 0 && tx.stmtBase < bound {
 		bound = tx.stmtBase
 	}
 	for v != nil && v.trx == my && v.stmt >= bound {
-		v = v.prev
+		v = w.next()
 	}
-	return v
+	if v == nil {
+		return version{}, false
+	}
+	return *v, true
 }
 
-// visible returns the version of r this transaction's consistent read sees,
-// or nil: the newest of its own versions numbered below epoch (see
-// readEpoch), else the newest its ReadView sees. Caller holds r's table
-// latch.
-func (tx *Tx) visible(r *record, epoch uint32) *version {
+// visible returns the version of row s of t this transaction's consistent
+// read sees (ok false: none): the newest of its own versions numbered
+// below epoch (see readEpoch), else the newest its ReadView sees. Caller
+// holds t.mu.
+func (tx *Tx) visible(t *Table, s uint32, epoch uint32) (version, bool) {
 	my, view := tx.trx.ID(), tx.trx.ReadView()
-	for v := r.head; v != nil; v = v.prev {
+	w := t.walk(s)
+	for v := w.next(); v != nil; v = w.next() {
 		if my != 0 && v.trx == my {
 			if v.stmt < epoch {
-				return v
+				return *v, true
 			}
 			continue
 		}
 		if view.Sees(v.trx) {
-			return v
+			return *v, true
 		}
 	}
-	return nil
+	return version{}, false
 }
 
 // ReadPolicy is what a locking read does when a row is locked by another
@@ -182,8 +191,9 @@ func (tx *Tx) lock(ctx context.Context, t *Table, idx int, key []byte, mode txn.
 	return tx.e.Locks.Lock(ctx, &tx.trx, t.lockKey(idx, key), mode, tx.LockWait)
 }
 
-// lockedX records that the transaction holds the X lock of t's row r.
-func (tx *Tx) lockedX(t *Table, r *record) { tx.xrow.t, tx.xrow.key = t, r.key }
+// lockedX records that the transaction holds the X lock of t's row with
+// primary key pk (a row's own key bytes, never changed).
+func (tx *Tx) lockedX(t *Table, pk []byte) { tx.xrow.t, tx.xrow.key = t, pk }
 
 // lockRead takes a locking read's row lock under tx.ReadPolicy.
 func (tx *Tx) lockRead(ctx context.Context, t *Table, idx int, key []byte, mode txn.LockMode) error {
@@ -228,7 +238,7 @@ func (tx *Tx) get(ctx context.Context, t *Table, pk []byte, mode txn.LockMode, g
 			t.mu.RUnlock()
 			return nil, false, ErrTableDropped
 		}
-		if t.get(pk) == nil {
+		if _, ok := t.get(pk); !ok {
 			tx.lockGap(t, PrimaryIndex, t.succEntry(PrimaryIndex, pk, false), mode)
 			t.mu.RUnlock()
 			return nil, false, nil
@@ -249,8 +259,8 @@ func (tx *Tx) get(ctx context.Context, t *Table, pk []byte, mode txn.LockMode, g
 	if t.dropped {
 		return nil, false, ErrTableDropped
 	}
-	r := t.get(pk)
-	if r == nil {
+	s, ok := t.get(pk)
+	if !ok {
 		if gap {
 			// Gone while the record lock was awaited: lock its gap.
 			tx.lockGap(t, PrimaryIndex, t.succEntry(PrimaryIndex, pk, false), mode)
@@ -258,15 +268,15 @@ func (tx *Tx) get(ctx context.Context, t *Table, pk []byte, mode txn.LockMode, g
 		return nil, false, nil
 	}
 	if mode == txn.LockX {
-		tx.lockedX(t, r)
+		tx.lockedX(t, t.pkOf(s))
 	}
-	var v *version
+	var v version
 	if mode != 0 {
-		v = tx.current(r)
+		v, ok = tx.current(t, s)
 	} else {
-		v = tx.visible(r, ownSeesAll)
+		v, ok = tx.visible(t, s, ownSeesAll)
 	}
-	if v == nil || v.del {
+	if !ok || v.del {
 		return nil, false, nil
 	}
 	stat.IncU(&tx.e.stats.RowsRead)
@@ -327,13 +337,13 @@ func (tx *Tx) dupErr(t *Table, idx int, key, existing []byte) error {
 }
 
 // uniqueConflict checks every unique index for a live row other than self
-// with the same key. Caller holds t.mu.
-func (tx *Tx) uniqueConflict(t *Table, keys [][]byte, nulls []bool, self *record) error {
+// (when hasSelf) with the same key. Caller holds t.mu.
+func (tx *Tx) uniqueConflict(t *Table, keys [][]byte, nulls []bool, self uint32, hasSelf bool) error {
 	for i, s := range t.secs {
 		if !s.ix.Unique || nulls[i] {
 			continue
 		}
-		if row := t.liveConflict(i, keys[i], self); row != nil {
+		if row := t.liveConflict(i, keys[i], self, hasSelf); row != nil {
 			return tx.dupErr(t, i, keys[i], row)
 		}
 	}
@@ -376,26 +386,30 @@ func (tx *Tx) insertLatched(t *Table, ver uint64, id txn.ID, pk, row []byte, key
 	if err := tx.checkVersion(t, ver); err != nil {
 		return "", err
 	}
-	r := t.get(pk)
-	if r != nil && r.head != nil && !r.head.del {
-		return "", tx.dupErr(t, PrimaryIndex, pk, r.head.row)
+	s, ok := t.get(pk)
+	if ok {
+		if h := t.head(s); !h.del {
+			return "", tx.dupErr(t, PrimaryIndex, pk, h.row)
+		}
 	}
-	if err := tx.uniqueConflict(t, keys, nulls, r); err != nil {
+	if err := tx.uniqueConflict(t, keys, nulls, s, ok); err != nil {
 		return "", err
 	}
-	wait, splits := tx.insertGaps(t, pk, r == nil, keys)
+	wait, splits := tx.insertGaps(t, pk, !ok, keys)
 	if wait != "" {
 		return wait, nil
 	}
-	if r == nil {
-		r = t.insertRecord(pk, keys, version{trx: id, stmt: tx.stmt, row: row})
+	var ref rref
+	if !ok {
+		ref = t.newRow(pk, keys, version{trx: id, stmt: tx.stmt, row: row})
 	} else {
-		r.head = &version{trx: id, stmt: tx.stmt, row: row, prev: r.head}
-		t.addEntries(r, keys)
+		t.push(s, &version{trx: id, stmt: tx.stmt, row: row})
+		t.addEntries(s, keys)
+		ref = t.ref(s)
 	}
 	tx.wrote = true
 	tx.splitGaps(t, splits)
-	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
+	tx.undo = append(tx.undo, undoEntry{t: t, ref: ref})
 	t.rows.Add(1)
 	stat.IncU(&tx.e.stats.RowsInserted)
 	return "", nil
@@ -463,22 +477,22 @@ func (tx *Tx) updateLatched(t *Table, ver uint64, id txn.ID, pk, row []byte, key
 	if err := tx.checkVersion(t, ver); err != nil {
 		return "", err
 	}
-	r := t.get(pk)
-	if r == nil || r.head == nil || r.head.del {
+	s, ok := t.get(pk)
+	if !ok || t.head(s).del {
 		return "", fmt.Errorf("storage: update of a missing row in %s", t.name)
 	}
-	if err := tx.uniqueConflict(t, keys, nulls, r); err != nil {
+	if err := tx.uniqueConflict(t, keys, nulls, s, true); err != nil {
 		return "", err
 	}
 	wait, splits := tx.insertGaps(t, pk, false, keys)
 	if wait != "" {
 		return wait, nil
 	}
-	r.head = &version{trx: id, stmt: tx.stmt, row: row, prev: r.head}
+	t.push(s, &version{trx: id, stmt: tx.stmt, row: row})
 	tx.wrote = true
-	t.addEntries(r, keys)
+	t.addEntries(s, keys)
 	tx.splitGaps(t, splits)
-	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
+	tx.undo = append(tx.undo, undoEntry{t: t, ref: t.ref(s)})
 	stat.IncU(&tx.e.stats.RowsUpdated)
 	return "", nil
 }
@@ -504,13 +518,13 @@ func (tx *Tx) Delete(ctx context.Context, t *Table, ver uint64, pk []byte) error
 	if err := tx.checkVersion(t, ver); err != nil {
 		return err
 	}
-	r := t.get(pk)
-	if r == nil || r.head == nil || r.head.del {
+	s, ok := t.get(pk)
+	if !ok || t.head(s).del {
 		return nil
 	}
-	r.head = &version{trx: id, stmt: tx.stmt, del: true, prev: r.head}
+	t.push(s, &version{trx: id, stmt: tx.stmt, del: true})
 	tx.wrote = true
-	tx.undo = append(tx.undo, undoEntry{t: t, rec: r})
+	tx.undo = append(tx.undo, undoEntry{t: t, ref: t.ref(s)})
 	t.rows.Add(-1)
 	stat.IncU(&tx.e.stats.RowsDeleted)
 	return nil
@@ -534,33 +548,35 @@ func (tx *Tx) RollbackTo(mark int) {
 
 func (tx *Tx) undoOne(u undoEntry) { u.rollback(tx.trx.ID()) }
 
-// rollback removes the newest version of u's record, written by trx id
-// (a rolled-back transaction's, or an applied transaction's that is not
-// to be published), with its index entries.
+// rollback removes the newest version of u's row, written by trx id (a
+// rolled-back transaction's, or an applied transaction's that is not to be
+// published), with its index entries; a row that was only that version
+// (the transaction inserted it) leaves the table.
 func (u undoEntry) rollback(id txn.ID) {
-	t, r := u.t, u.rec
+	t := u.t
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	v := r.head
-	if v == nil || v.trx != id || !t.holds(r) {
-		return // table truncated or dropped under us: the record is gone
+	if !t.holds(u.ref) {
+		return // table truncated or dropped under us: the row is gone
 	}
-	r.head = v.prev
+	s := u.ref.slot()
+	w := t.walk(s)
+	v := *w.next()
+	below := w.next()
+	if v.trx != id {
+		return
+	}
+	popped := t.popHead(s) // false: v is the base, the row's only version
 	if v.del {
 		t.rows.Add(1)
 	} else {
-		if v.prev == nil || v.prev.del {
+		if below == nil || below.del {
 			t.rows.Add(-1)
 		}
-		for i, s := range t.secs {
-			if k, _, err := s.key(v.row); err == nil {
-				t.dropEntryUnlessUsed(i, r, k)
-			}
-		}
+		t.dropVersionEntries(s, v.row, !popped)
 	}
-	if r.head == nil {
-		t.pk.Delete(r) // still t's record: checked above, under the same latch
-		t.gapRemoved(PrimaryIndex, r.key)
+	if !popped {
+		t.removeRow(s)
 	}
 }
 
