@@ -23,15 +23,16 @@ import (
 // its versions are the newest of each row.
 func (tx *Tx) buildRecord(rec *CommitRecord, minimal bool) {
 	my := tx.trx.ID()
-	seen := make(map[rref]struct{}, len(tx.undo))
+	// A row is (table, rref): slot numbers are per table.
+	seen := make(map[undoEntry]struct{}, len(tx.undo))
 	var scratch []byte
 	var tabBuf [4]*Table
 	tables := tabBuf[:0] // tables written, for their counters
 	for _, u := range tx.undo {
-		if _, ok := seen[u.ref]; ok {
+		if _, ok := seen[u]; ok {
 			continue
 		}
-		seen[u.ref] = struct{}{}
+		seen[u] = struct{}{}
 		t := u.t
 		if t.temp {
 			continue

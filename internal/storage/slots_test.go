@@ -141,3 +141,27 @@ func TestSlotsReplayUnderPurge(t *testing.T) {
 		})
 	}
 }
+
+// TestCommitRecordRowsOfTwoTables: slot numbers are per table, so two
+// tables' first rows have the same slot and generation; a transaction that
+// changes both has both in its commit record (a record once deduplicated
+// rows by slot alone and dropped the second table's change).
+func TestCommitRecordRowsOfTwoTables(t *testing.T) {
+	fc := &fakeCommitter{}
+	e := New(Options{PurgeInterval: -1, Committer: fc})
+	defer e.Close()
+	a, b := newTable(e, "a"), newTable(e, "b")
+	autocommit(t, e, func(tx *Tx) {
+		ins(t, tx, a, 1, 1, "a")
+		ins(t, tx, b, 1, 1, "b")
+	})
+	autocommit(t, e, func(tx *Tx) {
+		upd(t, tx, a, 1, 2, "a2")
+		upd(t, tx, b, 1, 2, "b2")
+	})
+	for i, rec := range fc.recs {
+		if len(rec.Changes) != 2 {
+			t.Errorf("record %d has %d changes, want 2", i, len(rec.Changes))
+		}
+	}
+}
