@@ -225,17 +225,24 @@ func (fe *Frontend) StatusValues() map[string]int64 {
 	ls := fe.store.Locks.Stats()
 	ss := fe.store.Sys.Stats()
 	m := map[string]int64{
-		"Innodb_rows_read":           int64(st.RowsRead.Load()),
-		"Innodb_rows_inserted":       int64(st.RowsInserted.Load()),
-		"Innodb_rows_updated":        int64(st.RowsUpdated.Load()),
-		"Innodb_rows_deleted":        int64(st.RowsDeleted.Load()),
-		"Lockstep_commits":           int64(st.Commits.Load()),
-		"Lockstep_rollbacks":         int64(st.Rollbacks.Load()),
-		"Lockstep_purge_runs":        int64(st.PurgeRuns.Load()),
-		"Lockstep_purged_versions":   int64(st.PurgedVersion.Load()),
-		"Lockstep_purged_records":    int64(st.PurgedRecords.Load()),
-		"Innodb_history_list_length": st.HistoryLength.Load(),
+		"Innodb_rows_read":              int64(st.RowsRead.Load()),
+		"Innodb_rows_inserted":          int64(st.RowsInserted.Load()),
+		"Innodb_rows_updated":           int64(st.RowsUpdated.Load()),
+		"Innodb_rows_deleted":           int64(st.RowsDeleted.Load()),
+		"Lockstep_commits":              int64(st.Commits.Load()),
+		"Lockstep_rollbacks":            int64(st.Rollbacks.Load()),
+		"Lockstep_purge_runs":           int64(st.PurgeRuns.Load()),
+		"Lockstep_purged_versions":      int64(st.PurgedVersion.Load()),
+		"Lockstep_purged_records":       int64(st.PurgedRecords.Load()),
+		"Lockstep_row_chunks_compacted": int64(st.SlabChunksCompacted.Load()),
+		"Innodb_history_list_length":    st.HistoryLength.Load(),
 	}
+	rm := fe.store.RowMemory()
+	m["Lockstep_row_arena_bytes"] = rm.ArenaBytes
+	m["Lockstep_row_arena_live_bytes"] = rm.LiveBytes
+	m["Lockstep_row_slot_bytes"] = rm.SlotBytes
+	m["Lockstep_row_slots"] = rm.Rows
+	m["Lockstep_row_chain_rows"] = rm.ChainRows
 	m["Innodb_row_lock_waits"] = int64(ls.RowLockWaits)
 	m["Innodb_row_lock_current_waits"] = ls.RowLockCurrent
 	m["Innodb_row_lock_time"] = int64(ls.RowLockTimeNs / 1e6)

@@ -211,8 +211,11 @@ type Stats struct {
 	Rollbacks     atomic.Uint64
 	PurgedVersion atomic.Uint64
 	PurgedRecords atomic.Uint64
-	PurgeRuns     atomic.Uint64
-	HistoryLength atomic.Int64 // committed records waiting for purge
+	// SlabChunksCompacted counts table arena chunks whose live rows purge
+	// moved to a new chunk (rows.go, compact).
+	SlabChunksCompacted atomic.Uint64
+	PurgeRuns           atomic.Uint64
+	HistoryLength       atomic.Int64 // committed records waiting for purge
 }
 
 // Stats returns the engine's live counters.

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"slices"
 	"time"
 
 	"lockstep/internal/stat"
@@ -62,10 +63,22 @@ func (e *Engine) Purge() int {
 	e.purgeQueue = q[:n]
 	e.purgeMu.Unlock()
 	stat.IncU(&e.stats.PurgeRuns)
+	var tabBuf [8]*Table
+	tables := tabBuf[:0] // tables purged, to compact
 	for _, it := range ready {
 		for _, u := range it.undo {
 			e.purgeRecord(u.t, u.ref, limit)
+			if !slices.Contains(tables, u.t) {
+				tables = append(tables, u.t)
+			}
 		}
+	}
+	for _, t := range tables {
+		t.mu.Lock()
+		if n := t.compact(); n > 0 {
+			stat.AddU(&e.stats.SlabChunksCompacted, uint64(n))
+		}
+		t.mu.Unlock()
 	}
 	stat.Add(&e.stats.HistoryLength, int64(-len(ready)))
 	return len(ready)

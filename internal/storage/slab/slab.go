@@ -196,6 +196,13 @@ func (a *Arena) Free(l Loc) {
 // number dropped earlier in the pass, reused): repoint by key, not by
 // location.
 func (a *Arena) Compact(minGarbage float64, move func(old, new Loc)) int {
+	return a.CompactSome(minGarbage, 0, move)
+}
+
+// CompactSome is Compact that stops after it dropped limit chunks (0: no
+// limit), so a caller holding a latch bounds the pause: a later call
+// goes on where candidates remain.
+func (a *Arena) CompactSome(minGarbage float64, limit int, move func(old, new Loc)) int {
 	// Moved items go to the chunk that is current at the start (skipped
 	// here, though it stops being current during the pass) and to chunks
 	// made during the pass, which hold no garbage: with minGarbage >= 0
@@ -224,6 +231,9 @@ func (a *Arena) Compact(minGarbage float64, move func(old, new Loc)) int {
 		}
 		a.drop(cn)
 		dropped++
+		if limit > 0 && dropped >= limit {
+			break
+		}
 	}
 	return dropped
 }

@@ -280,3 +280,30 @@ func TestRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactSomeLimit: CompactSome drops at most limit chunks per call and
+// a later call goes on with the remaining candidates.
+func TestCompactSomeLimit(t *testing.T) {
+	a := New(64) // 4 items of 12 bytes per chunk
+	var ls []Loc
+	for range 20 { // chunks 1-5 full
+		l, _ := a.Alloc(12)
+		ls = append(ls, l)
+	}
+	for i := 0; i < 16; i += 4 { // chunks 1-4: 3 of 4 dead
+		for _, l := range ls[i : i+3] {
+			a.Free(l)
+		}
+	}
+	var calls []int
+	for {
+		n := a.CompactSome(0.5, 1, func(old, nw Loc) {})
+		if n == 0 {
+			break
+		}
+		calls = append(calls, n)
+	}
+	if len(calls) != 4 || calls[0] != 1 {
+		t.Fatalf("dropped per call %v, want 1 four times", calls)
+	}
+}
