@@ -55,6 +55,7 @@ func newServeCmd(stderr io.Writer) *cobra.Command {
 		{config.KeyLogRetentionSize, "bytes", "0", "keep at least this much log from before the last checkpoint (for replicas); 0 = only what recovery needs"},
 		{config.KeyLogSegmentSize, "bytes", "64M", "start a new log segment file after this many bytes (4K..1G)"},
 		{config.KeyLogPreallocate, "bool", "ON", "write the log into segment files zero-filled ahead of time (cheaper fsyncs)"},
+		{config.KeyGCPaceTables, "bool", "ON", "give the Go collector the growth allowance of the heap outside the tables' rows (lower RSS; GOGC stays the upper bound)"},
 		{config.KeySyncDelay, "microseconds", "0", "a group commit leader waits this long for more commits before its fsync (fewer fsyncs, longer commits)"},
 		{config.KeySyncNoDelayCount, "count", "0", "end that wait once this many commits are queued; 0 = wait the whole delay"},
 		{config.KeyLogSyncsInFlight, "count", "1", "commit groups that may wait for their log fsync at once, each with its own fsync (1..16)"},

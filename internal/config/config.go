@@ -48,6 +48,9 @@ type Config struct {
 	LogRetentionSize    int64 // --log-retention-size: log bytes kept before a checkpoint, for replicas (0: none)
 	LogSegmentSize      int64 // --log-segment-size: the log starts a new segment file after this many bytes
 	LogPreallocate      bool  // --log-preallocate: write into zero-filled segment files (default on)
+	// --gc-pace-tables: size the Go collector's growth allowance by the
+	// heap outside the tables' row memory (default on; server/gcpace.go).
+	GCPaceTables bool
 	// --binlog-group-commit-sync-delay: microseconds a group commit leader
 	// waits for more commits before its fsync (0, the default: none);
 	// --binlog-group-commit-sync-no-delay-count: queued commits that end
@@ -150,6 +153,7 @@ const (
 	KeyLogRetentionSize  = "log-retention-size"
 	KeyLogSegmentSize    = "log-segment-size"
 	KeyLogPreallocate    = "log-preallocate"
+	KeyGCPaceTables      = "gc-pace-tables"
 	KeySyncDelay         = "binlog-group-commit-sync-delay"
 	KeySyncNoDelayCount  = "binlog-group-commit-sync-no-delay-count"
 	KeySSL               = "ssl"
@@ -197,7 +201,7 @@ const (
 // Keys lists every option name in the order they are documented.
 var Keys = []string{KeyDatadir, KeyPort, KeyBindAddress, KeyUser, KeyPassword,
 	KeySyncBinlog, KeyRecoverTruncate, KeyRowImage, KeyGroupCommitWakeup, KeyLogCompression, KeyLogCompressMin, KeyCheckpointLogSize,
-	KeyCheckpointFsync, KeyCheckpointRate, KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeySyncDelay, KeySyncNoDelayCount, KeyLogSyncsInFlight, KeySSL, KeySecureFilePriv, KeyReplicaWorkers, KeyReplicaOrder, KeyReplicaRetries,
+	KeyCheckpointFsync, KeyCheckpointRate, KeyLogRetentionSize, KeyLogSegmentSize, KeyLogPreallocate, KeyGCPaceTables, KeySyncDelay, KeySyncNoDelayCount, KeyLogSyncsInFlight, KeySSL, KeySecureFilePriv, KeyReplicaWorkers, KeyReplicaOrder, KeyReplicaRetries,
 	KeyMetricsAddress, KeyServerID, KeyGroupLocalAddress, KeyGroupSeeds, KeyGroupBootstrap, KeyGroupName, KeyGroupLagRetention}
 
 // Default returns the embedded defaults: data in ./lockstep-data, listening on
@@ -221,6 +225,7 @@ func Default() Config {
 		CheckpointFsyncThreshold: 8 << 20,
 		CheckpointRateLimit:      DefaultCheckpointRate,
 		LogPreallocate:           true,
+		GCPaceTables:             true,
 		LogSyncsInFlight:         1,
 		SSL:                      true,
 		ServerID:                 1,
@@ -298,6 +303,12 @@ func (c *Config) Set(key, value string) error {
 			return fmt.Errorf("invalid log-preallocate %q: %v", value, err)
 		}
 		c.LogPreallocate = b
+	case KeyGCPaceTables:
+		b, err := parseBool(value)
+		if err != nil {
+			return fmt.Errorf("invalid gc-pace-tables %q: %v", value, err)
+		}
+		c.GCPaceTables = b
 	case KeyLogCompressMin:
 		n, ok := intIn(value, 0, math.MaxInt)
 		if !ok {

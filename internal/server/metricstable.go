@@ -50,9 +50,11 @@ var statusMetrics = []statusMetric{
 	{"Lockstep_purged_records", "purged_records_total", counter, 0, "Delete-marked records purged."},
 	{"Lockstep_row_chunks_compacted", "row_chunks_compacted_total", counter, 0, "Table arena chunks whose live rows purge moved to a new chunk."},
 	// Row memory (storage/rows.go).
+	{"Lockstep_gc_percent", "gc_percent", gauge, 0, "The Go collector's GC percent the table-memory pacer set (server/gcpace.go)."},
 	{"Lockstep_row_arena_bytes", "row_arena_bytes", gauge, 0, "Bytes of the tables' slab chunks (rows, keys, index entries)."},
 	{"Lockstep_row_arena_live_bytes", "row_arena_live_bytes", gauge, 0, "Bytes of live items in the tables' slab chunks."},
 	{"Lockstep_row_slot_bytes", "row_slot_bytes", gauge, 0, "Bytes of the tables' slot chunks."},
+	{"Lockstep_row_tree_bytes", "row_tree_bytes", gauge, 0, "Bytes of the tables' index tree nodes."},
 	{"Lockstep_row_slots", "row_slots", gauge, 0, "Rows in the tables (live slots)."},
 	{"Lockstep_row_chain_rows", "row_chain_rows", gauge, 0, "Rows with versions newer than their base (held as Go objects)."},
 	{"Lockstep_purge_limit", "purge_limit_trx_id", gauge, 0, "Oldest transaction id a ReadView may still see (purge limit)."},

@@ -91,6 +91,18 @@ func runOnce(ctx context.Context, cfgp *config.Config, ready func(addr string)) 
 		}
 	}()
 
+	if cfg.GCPaceTables {
+		pacer := newGCPacer(func() int64 {
+			m := store.RowMemory()
+			return m.ArenaBytes + m.SlotBytes + m.TreeBytes
+		})
+		fe.SetGCPercentSource(pacer.percent.Load)
+		pctx, stopPacer := context.WithCancel(ctx)
+		pdone := make(chan struct{})
+		go func() { defer close(pdone); pacer.run(pctx, time.Second) }()
+		defer func() { stopPacer(); <-pdone }()
+	}
+
 	if addr := os.Getenv("LOCKSTEP_PPROF"); addr != "" {
 		// e.g. LOCKSTEP_PPROF=127.0.0.1:6060; go tool pprof http://ADDR/debug/pprof/profile
 		// LOCKSTEP_PPROF_CONTENTION=N also samples 1 in N mutex contentions

@@ -91,10 +91,11 @@ type Frontend struct {
 	// nil until the server sets it: no file access.
 	files atomic.Pointer[FileAccess]
 
-	readOnly    readOnlyState     // read_only / super_read_only (readonly.go)
-	gtidSource  gtidSourceHolder  // the server's executed GTIDs (gtidwait.go)
-	readBarrier readBarrierHolder // a group member's read point (consistency.go)
-	groupAdmin  groupAdminHolder  // a group member's administration (groupadmin.go)
+	readOnly    readOnlyState                // read_only / super_read_only (readonly.go)
+	gtidSource  gtidSourceHolder             // the server's executed GTIDs (gtidwait.go)
+	gcPercent   atomic.Pointer[func() int64] // the GC pacer's percent (SHOW STATUS)
+	readBarrier readBarrierHolder            // a group member's read point (consistency.go)
+	groupAdmin  groupAdminHolder             // a group member's administration (groupadmin.go)
 }
 
 // New builds a Frontend with an empty catalog.

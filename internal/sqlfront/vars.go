@@ -237,10 +237,14 @@ func (fe *Frontend) StatusValues() map[string]int64 {
 		"Lockstep_row_chunks_compacted": int64(st.SlabChunksCompacted.Load()),
 		"Innodb_history_list_length":    st.HistoryLength.Load(),
 	}
+	if f := fe.gcPercent.Load(); f != nil {
+		m["Lockstep_gc_percent"] = (*f)()
+	}
 	rm := fe.store.RowMemory()
 	m["Lockstep_row_arena_bytes"] = rm.ArenaBytes
 	m["Lockstep_row_arena_live_bytes"] = rm.LiveBytes
 	m["Lockstep_row_slot_bytes"] = rm.SlotBytes
+	m["Lockstep_row_tree_bytes"] = rm.TreeBytes
 	m["Lockstep_row_slots"] = rm.Rows
 	m["Lockstep_row_chain_rows"] = rm.ChainRows
 	m["Innodb_row_lock_waits"] = int64(ls.RowLockWaits)
@@ -334,3 +338,7 @@ func compileMachine() string {
 	}
 	return runtime.GOARCH
 }
+
+// SetGCPercentSource installs where SHOW STATUS reads the GC percent the
+// server's pacer set (Lockstep_gc_percent; absent without a pacer).
+func (fe *Frontend) SetGCPercentSource(f func() int64) { fe.gcPercent.Store(&f) }

@@ -410,6 +410,7 @@ type RowMemory struct {
 	ArenaBytes int64 // slab chunk bytes
 	LiveBytes  int64 // bytes of live items in them, headers included
 	SlotBytes  int64 // slot chunk bytes
+	TreeBytes  int64 // the clustered and secondary trees' nodes
 	Rows       int64 // live slots
 	ChainRows  int64 // rows with versions newer than their base
 }
@@ -430,6 +431,10 @@ func (e *Engine) RowMemory() RowMemory {
 		m.ArenaBytes += int64(st.Bytes)
 		m.LiveBytes += int64(st.LiveBytes)
 		m.SlotBytes += int64(len(t.rs.chunks)) * int64(unsafe.Sizeof(slotChunk{}))
+		m.TreeBytes += int64(t.pk.Stats().Bytes)
+		for _, sx := range t.secs {
+			m.TreeBytes += int64(sx.tree.Stats().Bytes)
+		}
 		m.Rows += int64(t.rs.live)
 		m.ChainRows += int64(len(t.rs.chains))
 		t.mu.RUnlock()
