@@ -173,7 +173,7 @@ func TestPrecedence(t *testing.T) {
 		c.CheckpointRateLimit, c.SSL, c.LogSyncsInFlight = d.CheckpointRateLimit, d.SSL, d.LogSyncsInFlight
 		c.ServerID = d.ServerID
 		c.ReplicaPreserveCommitOrder, c.ReplicaTransactionRetries = d.ReplicaPreserveCommitOrder, d.ReplicaTransactionRetries
-		c.GroupLagRetentionSize = d.GroupLagRetentionSize
+		c.GroupLagRetentionSize, c.GCPaceTables = d.GroupLagRetentionSize, d.GCPaceTables
 		return c
 	}
 	tests := []struct {
@@ -193,7 +193,7 @@ func TestPrecedence(t *testing.T) {
 			want: durable(config.Config{Datadir: filepath.Join(tmp, "rel", "dir"), BindAddress: "127.0.0.1", Port: 3306, User: "root"})},
 		{name: "durability flags", args: []string{"--sync-binlog", "0", "--recover-truncate", "--binlog-row-image=MINIMAL",
 			"--group-commit-wakeup", "broadcast", "--log-compression=OFF", "--log-compression-threshold", "100",
-			"--log-retention-size", "1G", "--log-segment-size=16M", "--log-preallocate=OFF",
+			"--log-retention-size", "1G", "--log-segment-size=16M", "--log-preallocate=OFF", "--gc-pace-tables=OFF",
 			"--binlog-group-commit-sync-delay", "250", "--binlog_group_commit_sync_no_delay_count=8", "--ssl=OFF", "--log_syncs_in_flight=3",
 			"--checkpoint-fsync-threshold", "0", "--checkpoint_rate_limit=64M",
 			"--replica-preserve-commit-order=OFF", "--replica_transaction_retries", "3"},

@@ -12,7 +12,7 @@ import (
 func TestDefault(t *testing.T) {
 	want := Config{Datadir: "./lockstep-data", BindAddress: "127.0.0.1", Port: 3306, User: "root", Password: "",
 		SyncBinlog: 1, RowImage: "full", GroupCommitWakeup: "targeted", LogCompression: true, LogCompressMin: 4096, CheckpointLogSize: 256 << 20,
-		LogSegmentSize: 64 << 20, LogPreallocate: true, CheckpointFsyncThreshold: 8 << 20,
+		LogSegmentSize: 64 << 20, LogPreallocate: true, GCPaceTables: true, CheckpointFsyncThreshold: 8 << 20,
 		CheckpointRateLimit: 128 << 20, LogSyncsInFlight: 1, SSL: true,
 		ReplicaPreserveCommitOrder: true, ReplicaTransactionRetries: 10, ServerID: 1, GroupLagRetentionSize: 1 << 30}
 	if got := Default(); !reflect.DeepEqual(got, want) {

@@ -102,7 +102,11 @@ func TestLargeTxnChunkedAtomic(t *testing.T) {
 						return // a small transaction: one chunk, decoded whole
 					}
 					chunks++
-					if got := look(ls); got != before {
+					// The row before it (its own transaction, not a
+					// dependency of the big one: the applier may run both
+					// at once) may not be published yet; nothing of the
+					// big one may show.
+					if got := look(ls); got != before && got != "[[0 0 0]]" {
 						seen = append(seen, fmt.Sprintf("after chunk %d: %s", chunks, got))
 					}
 				}}
@@ -119,7 +123,11 @@ func TestLargeTxnChunkedAtomic(t *testing.T) {
 					if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), fmt.Sprintf("(change %d of %d)", rows, rows)) {
 						t.Fatalf("error %v\nwant one naming %q and the change", err, tc.wantErr)
 					}
-					if got := look(ls); got != before {
+					// The row before it (its own transaction, not a
+					// dependency of the big one: the applier may run both
+					// at once) may not be published yet; nothing of the
+					// big one may show.
+					if got := look(ls); got != before && got != "[[0 0 0]]" {
 						t.Errorf("after the failure: %s, want only the row before it (%s)", got, before)
 					}
 					if got := m.Applied().Seq; got != big.Seq-1 {
