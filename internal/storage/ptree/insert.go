@@ -1,6 +1,9 @@
 package ptree
 
-import "unsafe"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // Set adds key with ref, or gives an existing key the new ref and returns
 // the old one. keyOf(ref) must return key.
@@ -67,18 +70,74 @@ func (t *Tree) insert(n unsafe.Pointer, h int, key []byte, ref uint64) (old uint
 	return old, replaced, unsafe.Pointer(r), mid
 }
 
-// splitPoint is how many of a leaf's total entries (the full leaf's and
-// the new one, inserted at i) stay in the left leaf: all the old ones when
-// the new one is appended at the right end, only the new one when it goes
-// to the left end, half otherwise.
-func splitPoint(i, total int) int {
+// splitPoint is how many of a leaf's total entries es (the full leaf's
+// and the new one, inserted at i) stay in the left leaf: all the old ones
+// when the new one is appended at the right end, only the new one when it
+// goes to the left end, otherwise half, or a point in the middle third
+// where the halves' keys share more (see boundary).
+func splitPoint(es []entry, i int) int {
+	total := len(es)
 	switch i {
 	case total - 1:
 		return total - 1
 	case 0:
 		return 1
 	}
-	return total / 2
+	return boundary(es, 0, max(1, total/3), total-total/3, total/2)
+}
+
+// boundary returns the split point s in [lo, hi] of es (a node's entries
+// with the new one; the left node keeps es[:s], the right one es[s+gap:],
+// gap 1 for an inner node whose es[s] goes up), mid unless another point
+// helps searches: one that keeps a run of keys sharing a long prefix (one
+// value of a low-cardinality index) in one node, whose prefix then grows
+// over the run, where a split in the middle leaves a node spanning two
+// runs, whose prefix stops before them and whose windows tie.
+//
+//   - When at least half the neighbours' windows tie (equal, code more:
+//     the node's keys are runs longer than its prefix and window), the
+//     point between neighbours that share the fewest window bytes, nearest
+//     mid among equals: a boundary between runs.
+//   - Otherwise the point whose halves share the most leading window bytes
+//     within each (the shorter of the two counts), if that beats mid by 2
+//     bytes or more. Random keys split in the middle (leaf fill as before).
+func boundary(es []entry, gap, lo, hi, mid int) int {
+	ties := 0
+	for j := 1; j < len(es); j++ {
+		if es[j].w == es[j-1].w && es[j].w&0xff == more {
+			ties++
+		}
+	}
+	best, bestDist := mid, 0
+	if 2*ties >= len(es)-1 {
+		bestShared := 9
+		for s := lo; s <= hi; s++ {
+			shared, dist := bits.LeadingZeros64(es[s-1].w^es[s].w)/8, abs(s-mid)
+			if shared < bestShared || shared == bestShared && dist < bestDist {
+				best, bestShared, bestDist = s, shared, dist
+			}
+		}
+		return best
+	}
+	first, last := es[0].w, es[len(es)-1].w
+	score := func(s int) int {
+		return min(bits.LeadingZeros64(first^es[s-1].w), bits.LeadingZeros64(es[s+gap].w^last)) / 8
+	}
+	bestScore := score(mid) + 2
+	for s := lo; s <= hi; s++ {
+		sc, dist := score(s), abs(s-mid)
+		if sc > bestScore || sc == bestScore && (best == mid || dist < bestDist) {
+			best, bestScore, bestDist = s, sc, dist
+		}
+	}
+	return best
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // splitLeaf inserts e (encoded for l's prefix) at i into the full leaf l,
@@ -90,7 +149,7 @@ func (t *Tree) splitLeaf(l *leaf, i int, e entry) *leaf {
 	tmp[i] = e
 	copy(tmp[i+1:], l.e[i:l.n])
 	total := int(l.n) + 1
-	s := splitPoint(i, total)
+	s := splitPoint(tmp[:total], i)
 	r := new(leaf)
 	r.hdr = l.hdr
 	r.n = uint16(copy(r.e[:], tmp[s:total]))
@@ -127,7 +186,7 @@ func (t *Tree) splitInner(in *inner, i int, e entry, right unsafe.Pointer) (*inn
 	case 0:
 		m = 1
 	default:
-		m = total / 2
+		m = boundary(seps[:total], 1, max(1, total/3), min(total-2, total-total/3), max(1, min(total-2, total/2)))
 	}
 	mid := in.decode(seps[m])
 	r := new(inner)

@@ -228,18 +228,21 @@ func genKey(rng *rand.Rand) []byte {
 	return k
 }
 
-// TestDifferential runs random operations against a sorted reference.
+// TestDifferential runs random operations against a sorted reference, for
+// each key generator (keys_test.go) at small node sizes and the real ones.
 func TestDifferential(t *testing.T) {
-	for _, sizes := range [][2]int{{2, 2}, {3, 3}, {4, 5}, {leafCap, innerCap}} {
-		for seed := uint64(1); seed <= 3; seed++ {
-			t.Run(fmt.Sprintf("leaf=%d/inner=%d/seed=%d", sizes[0], sizes[1], seed), func(t *testing.T) {
-				differential(t, sizes[0], sizes[1], seed)
-			})
+	for _, g := range generators {
+		for _, sizes := range [][2]int{{2, 2}, {3, 3}, {4, 5}, {leafCap, innerCap}} {
+			for seed := uint64(1); seed <= 3; seed++ {
+				t.Run(fmt.Sprintf("%s/leaf=%d/inner=%d/seed=%d", g.name, sizes[0], sizes[1], seed), func(t *testing.T) {
+					differential(t, sizes[0], sizes[1], seed, g.gen)
+				})
+			}
 		}
 	}
 }
 
-func differential(t *testing.T, maxLeaf, maxInner int, seed uint64) {
+func differential(t *testing.T, maxLeaf, maxInner int, seed uint64, gen func(*rand.Rand) []byte) {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	s := &store{}
 	tr := newTree(s.keyOf, maxLeaf, maxInner)
@@ -255,7 +258,7 @@ func differential(t *testing.T, maxLeaf, maxInner int, seed uint64) {
 	steps := 6000
 	maxHeight := 0
 	for step := range steps {
-		k := genKey(rng)
+		k := gen(rng)
 		// grow for the first half, shrink for the second: splits then merges
 		grow := step < steps/2
 		switch r := rng.IntN(10); {
