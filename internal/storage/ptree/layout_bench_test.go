@@ -40,7 +40,8 @@ import (
 // around one forced runtime.GC, median of 5) and base-gc-cpu-ms (the same
 // before the build), k-get-ns (the first k entry at a random index key
 // and its row: mean of 1M), k-keyOf/get and pk-keyOf/op (the trees'
-// keyOf calls per k lookup and per pk lookup; 0 for the heap layout);
+// keyOf calls per k lookup and per pk lookup; 0 for the heap layout),
+// pk-keyOf/set and k-keyOf/set (the same per insert, during the build);
 // ns/op is a point lookup of a random primary key that reads its row.
 //
 //	go test -run '^$' -bench TableMemory -benchtime 2000000x ./internal/storage/ptree
@@ -293,6 +294,9 @@ func (t *slabTable) stats() map[string]float64 {
 		"k-B/row":     float64(ks.Bytes) / n,
 		"slab-B/row":  float64(as.Bytes) / n,
 		"slab-chunks": float64(as.Chunks),
+		// stats runs right after the build: keys resolved by inserts
+		"pk-keyOf/set": float64(t.pkKeys) / n,
+		"k-keyOf/set":  float64(t.kKeys) / n,
 	}
 }
 
