@@ -19,16 +19,15 @@ func (t *Tree) Ascend(start []byte, fn func(ref uint64) bool) {
 // seek descends to the leaf where key is or would be, recording the path
 // on stack: the leaf, key's position in it and whether it is there.
 func (t *Tree) seek(stack []frame, key []byte) ([]frame, *leaf, int, bool) {
-	p := Prefix(key)
 	n := t.root
 	for h := t.height; h > 0; h-- {
 		in := (*inner)(n)
-		i, _ := t.child(in, key, p)
+		i, _ := t.child(in, key)
 		stack = append(stack, frame{in, i})
 		n = in.kids[i]
 	}
 	l := (*leaf)(n)
-	i, found := t.find(l.e[:l.n], key, p)
+	i, found := t.find(&l.hdr, l.e[:l.n], key)
 	return stack, l, i, found
 }
 
@@ -56,7 +55,7 @@ func (t *Tree) Reverse(fn func(ref uint64) bool) {
 	var buf [maxDepth]frame
 	stack, n := t.rightmost(buf[:0], t.root, t.height)
 	l := (*leaf)(n)
-	t.descend(stack, l, l.n-1, fn)
+	t.descend(stack, l, int(l.n)-1, fn)
 }
 
 // leftmost pushes the path from n (at height h) to its first leaf.
@@ -73,7 +72,7 @@ func (t *Tree) leftmost(stack []frame, n unsafe.Pointer, h int) ([]frame, unsafe
 func (t *Tree) rightmost(stack []frame, n unsafe.Pointer, h int) ([]frame, unsafe.Pointer) {
 	for ; h > 0; h-- {
 		in := (*inner)(n)
-		stack = append(stack, frame{in, in.n})
+		stack = append(stack, frame{in, int(in.n)})
 		n = in.kids[in.n]
 	}
 	return stack, n
@@ -82,12 +81,12 @@ func (t *Tree) rightmost(stack []frame, n unsafe.Pointer, h int) ([]frame, unsaf
 // ascend walks from entry i of leaf l (stack: its path) to the end.
 func (t *Tree) ascend(stack []frame, l *leaf, i int, fn func(uint64) bool) {
 	for {
-		for ; i < l.n; i++ {
-			if !fn(l.e[i].Ref) {
+		for ; i < int(l.n); i++ {
+			if !fn(l.e[i].ref) {
 				return
 			}
 		}
-		for len(stack) > 0 && stack[len(stack)-1].i == stack[len(stack)-1].in.n {
+		for len(stack) > 0 && stack[len(stack)-1].i == int(stack[len(stack)-1].in.n) {
 			stack = stack[:len(stack)-1]
 		}
 		if len(stack) == 0 {
@@ -105,7 +104,7 @@ func (t *Tree) ascend(stack []frame, l *leaf, i int, fn func(uint64) bool) {
 func (t *Tree) descend(stack []frame, l *leaf, i int, fn func(uint64) bool) {
 	for {
 		for ; i >= 0; i-- {
-			if !fn(l.e[i].Ref) {
+			if !fn(l.e[i].ref) {
 				return
 			}
 		}
@@ -120,7 +119,7 @@ func (t *Tree) descend(stack []frame, l *leaf, i int, fn func(uint64) bool) {
 		var n unsafe.Pointer
 		stack, n = t.rightmost(stack, top.in.kids[top.i], t.height-len(stack))
 		l = (*leaf)(n)
-		i = l.n - 1
+		i = int(l.n) - 1
 	}
 }
 

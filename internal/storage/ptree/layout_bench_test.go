@@ -39,8 +39,10 @@ import (
 // pointer, what a mark must read), gc-cpu-ms (/cpu/classes/gc/total delta
 // around one forced runtime.GC, median of 5) and base-gc-cpu-ms (the same
 // before the build), k-get-ns (the first k entry at a random index key
-// and its row: mean of 1M); ns/op is a point lookup of a random primary
-// key that reads its row.
+// and its row: mean of 1M), k-keyOf/get and pk-keyOf/op (the trees'
+// keyOf calls per k lookup and per pk lookup; 0 for the heap layout),
+// pk-keyOf/set and k-keyOf/set (the same per insert, during the build);
+// ns/op is a point lookup of a random primary key that reads its row.
 //
 //	go test -run '^$' -bench TableMemory -benchtime 2000000x ./internal/storage/ptree
 func BenchmarkTableMemory(b *testing.B) {
@@ -58,6 +60,7 @@ type table interface {
 	get(pk []byte) []byte  // the row of pk
 	getK(ik []byte) []byte // the row of the first k entry at or after index key ik
 	stats() map[string]float64
+	resolved() (pk, k int) // keys resolved by the trees so far (slab), 0 (heap)
 }
 
 func benchLayout(b *testing.B, rows int, layout string) {
@@ -95,6 +98,7 @@ func benchLayout(b *testing.B, rows int, layout string) {
 	}
 	sink := 0
 	const kGets = 1_000_000
+	_, k0 := tb.resolved()
 	t0 := time.Now()
 	for i := range kGets {
 		j := i & (probes - 1)
@@ -103,12 +107,19 @@ func benchLayout(b *testing.B, rows int, layout string) {
 		}
 	}
 	ms["k-get-ns"] = float64(time.Since(t0).Nanoseconds()) / kGets
+	_, k1 := tb.resolved()
+	ms["k-keyOf/get"] = float64(k1-k0) / kGets
+	p0, _ := tb.resolved()
+	gets := 0
 	for i := 0; b.Loop(); i++ {
 		j := i & (probes - 1)
 		r := tb.get(pks[9*j : 9*j+9])
 		sink += int(r[0]) + int(r[len(r)-1])
+		gets++
 	}
 	b.StopTimer()
+	p1, _ := tb.resolved()
+	ms["pk-keyOf/op"] = float64(p1-p0) / float64(gets)
 	for k, v := range ms {
 		b.ReportMetric(v, k)
 	}
@@ -220,18 +231,28 @@ func (t *heapTable) getK(ik []byte) []byte {
 
 func (t *heapTable) stats() map[string]float64 { return nil }
 
+func (t *heapTable) resolved() (int, int) { return 0, 0 }
+
 // The slab layout: one item per row, [pk][entry key][row] (fixed lengths
 // here; a table would put lengths in the item), two trees of slab.Locs.
 type slabTable struct {
 	a     *slab.Arena
 	pk, k *ptree.Tree
 	rows  int
+	// pkKeys and kKeys count the trees' keyOf calls.
+	pkKeys, kKeys int
 }
 
 func buildSlab(rows int) *slabTable {
 	t := &slabTable{a: slab.New(0), rows: rows}
-	t.pk = ptree.New(func(ref uint64) []byte { return t.a.Bytes(slab.Loc(ref))[:pkLen] })
-	t.k = ptree.New(func(ref uint64) []byte { return t.a.Bytes(slab.Loc(ref))[pkLen : pkLen+ekLen] })
+	t.pk = ptree.New(func(ref uint64) []byte {
+		t.pkKeys++
+		return t.a.Bytes(slab.Loc(ref))[:pkLen]
+	})
+	t.k = ptree.New(func(ref uint64) []byte {
+		t.kKeys++
+		return t.a.Bytes(slab.Loc(ref))[pkLen : pkLen+ekLen]
+	})
 	loadRows(rows, func(id, k int, fill func([]byte)) {
 		loc, b := t.a.Alloc(pkLen + ekLen + rowLen)
 		putPK(b, id)
@@ -261,6 +282,8 @@ func (t *slabTable) getK(ik []byte) []byte {
 	return row
 }
 
+func (t *slabTable) resolved() (int, int) { return t.pkKeys, t.kKeys }
+
 func (t *slabTable) stats() map[string]float64 {
 	ps, ks, as := t.pk.Stats(), t.k.Stats(), t.a.Stats()
 	n := float64(t.rows)
@@ -271,6 +294,9 @@ func (t *slabTable) stats() map[string]float64 {
 		"k-B/row":     float64(ks.Bytes) / n,
 		"slab-B/row":  float64(as.Bytes) / n,
 		"slab-chunks": float64(as.Chunks),
+		// stats runs right after the build: keys resolved by inserts
+		"pk-keyOf/set": float64(t.pkKeys) / n,
+		"k-keyOf/set":  float64(t.kKeys) / n,
 	}
 }
 

@@ -34,28 +34,41 @@ func (s *store) keyOf(ref uint64) []byte {
 }
 
 // check verifies the tree's structure: order, separators (invariant 1),
-// depth and fill (invariant 3), counts.
+// depth and fill (invariant 3), counts, and every node's prefix and
+// windows (invariant 5).
 func check(t *testing.T, tr *Tree, s *store) {
 	t.Helper()
 	leaves, inners := 0, 0
 	var prev []byte
 	count := 0
-	var walk func(n unsafe.Pointer, h int, root bool) Entry
-	walk = func(n unsafe.Pointer, h int, root bool) Entry {
+	// entries checks that es' keys start with h's prefix and that their
+	// windows are the keys' windows after it.
+	entries := func(h *hdr, es []entry) {
+		t.Helper()
+		for _, e := range es {
+			k := s.keyOf(e.ref)
+			if !bytes.HasPrefix(k, h.prefix()) {
+				t.Fatalf("key %q under prefix %q", k, h.prefix())
+			}
+			if w := window(k, int(h.plen)); e.w != w {
+				t.Fatalf("key %q under prefix %q: window %x, want %x", k, h.prefix(), e.w, w)
+			}
+		}
+	}
+	var walk func(n unsafe.Pointer, h int, root bool) (uint64, bool)
+	walk = func(n unsafe.Pointer, h int, root bool) (uint64, bool) {
 		if h == 0 {
 			l := (*leaf)(n)
 			leaves++
 			if l.n == 0 && !root {
 				t.Fatal("empty leaf below the root")
 			}
-			if l.n > tr.maxLeaf {
+			if int(l.n) > tr.maxLeaf {
 				t.Fatalf("leaf of %d > %d", l.n, tr.maxLeaf)
 			}
+			entries(&l.hdr, l.e[:l.n])
 			for _, e := range l.e[:l.n] {
-				k := s.keyOf(e.Ref)
-				if e.Prefix != Prefix(k) {
-					t.Fatalf("entry prefix %x of %q", e.Prefix, k)
-				}
+				k := s.keyOf(e.ref)
 				if count > 0 && bytes.Compare(prev, k) >= 0 {
 					t.Fatalf("order: %q then %q", prev, k)
 				}
@@ -63,33 +76,34 @@ func check(t *testing.T, tr *Tree, s *store) {
 				count++
 			}
 			if l.n == 0 {
-				return Entry{}
+				return 0, false
 			}
-			return l.e[0]
+			return l.e[0].ref, true
 		}
 		in := (*inner)(n)
 		inners++
-		if in.n > tr.maxInner || in.n == 0 {
+		if int(in.n) > tr.maxInner || in.n == 0 {
 			t.Fatalf("inner of %d > %d", in.n, tr.maxInner)
 		}
-		for j := in.n + 1; j < len(in.kids); j++ {
+		for j := int(in.n) + 1; j < len(in.kids); j++ {
 			if in.kids[j] != nil {
 				t.Fatal("stale child pointer beyond n")
 			}
 		}
-		var first Entry
-		for j := 0; j <= in.n; j++ {
-			m := walk(in.kids[j], h-1, false)
+		entries(&in.hdr, in.sep[:in.n])
+		var first uint64
+		for j := 0; j <= int(in.n); j++ {
+			m, _ := walk(in.kids[j], h-1, false)
 			if j == 0 {
 				first = m
 				continue
 			}
-			if in.sep[j-1] != m {
+			if in.sep[j-1].ref != m {
 				t.Fatalf("separator %d is %q/%d, smallest key of its right child %q/%d",
-					j-1, s.keyOf(in.sep[j-1].Ref), in.sep[j-1].Ref, s.keyOf(m.Ref), m.Ref)
+					j-1, s.keyOf(in.sep[j-1].ref), in.sep[j-1].ref, s.keyOf(m), m)
 			}
 		}
-		return first
+		return first, true
 	}
 	walk(tr.root, tr.height, true)
 	if count != tr.Len() || leaves != tr.leaves || inners != tr.inners {
@@ -214,18 +228,21 @@ func genKey(rng *rand.Rand) []byte {
 	return k
 }
 
-// TestDifferential runs random operations against a sorted reference.
+// TestDifferential runs random operations against a sorted reference, for
+// each key generator (keys_test.go) at small node sizes and the real ones.
 func TestDifferential(t *testing.T) {
-	for _, sizes := range [][2]int{{2, 2}, {3, 3}, {4, 5}, {leafCap, innerCap}} {
-		for seed := uint64(1); seed <= 3; seed++ {
-			t.Run(fmt.Sprintf("leaf=%d/inner=%d/seed=%d", sizes[0], sizes[1], seed), func(t *testing.T) {
-				differential(t, sizes[0], sizes[1], seed)
-			})
+	for _, g := range generators {
+		for _, sizes := range [][2]int{{2, 2}, {3, 3}, {4, 5}, {leafCap, innerCap}} {
+			for seed := uint64(1); seed <= 3; seed++ {
+				t.Run(fmt.Sprintf("%s/leaf=%d/inner=%d/seed=%d", g.name, sizes[0], sizes[1], seed), func(t *testing.T) {
+					differential(t, sizes[0], sizes[1], seed, g.gen)
+				})
+			}
 		}
 	}
 }
 
-func differential(t *testing.T, maxLeaf, maxInner int, seed uint64) {
+func differential(t *testing.T, maxLeaf, maxInner int, seed uint64, gen func(*rand.Rand) []byte) {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	s := &store{}
 	tr := newTree(s.keyOf, maxLeaf, maxInner)
@@ -241,7 +258,7 @@ func differential(t *testing.T, maxLeaf, maxInner int, seed uint64) {
 	steps := 6000
 	maxHeight := 0
 	for step := range steps {
-		k := genKey(rng)
+		k := gen(rng)
 		// grow for the first half, shrink for the second: splits then merges
 		grow := step < steps/2
 		switch r := rng.IntN(10); {
