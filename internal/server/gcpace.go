@@ -2,8 +2,11 @@ package server
 
 import (
 	"context"
+	"os"
 	"runtime/debug"
 	"runtime/metrics"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -85,10 +88,27 @@ func (p *gcPacer) run(ctx context.Context, every time.Duration) {
 	}
 }
 
+// gogc is the GC percent the environment's GOGC asks for (the runtime's
+// reading: 100 unset, -1 "off"). It is read from the environment, not from
+// the runtime, whose percent another server's pacer in the same process
+// (tests) may have changed.
+func gogc(v string) int {
+	if v == "" {
+		return 100
+	}
+	if strings.EqualFold(v, "off") {
+		return -1
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 100
+	}
+	return n
+}
+
 // newGCPacer returns a pacer of the process's collector over tables.
 func newGCPacer(tables func() int64) *gcPacer {
-	base := debug.SetGCPercent(100)
-	debug.SetGCPercent(base) // read GOGC: SetGCPercent returns the old value
+	base := gogc(os.Getenv("GOGC"))
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	return &gcPacer{
 		base:   base,

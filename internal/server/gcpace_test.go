@@ -45,3 +45,13 @@ func TestGCPacerStep(t *testing.T) {
 		})
 	}
 }
+
+// TestGOGC: the pacer's base is the environment's GOGC as the runtime
+// reads it.
+func TestGOGC(t *testing.T) {
+	for v, want := range map[string]int{"": 100, "off": -1, "OFF": -1, "50": 50, "200": 200, "junk": 100} {
+		if got := gogc(v); got != want {
+			t.Errorf("gogc(%q) = %d, want %d", v, got, want)
+		}
+	}
+}

@@ -308,9 +308,12 @@ func (t *Table) Rekey(d *TableDesc, keyOf func(row []byte) ([]byte, error)) erro
 	if err != nil {
 		return err
 	}
+	// The old store, trees and indexes stay untouched until the new ones
+	// are complete (resetRows would empty the old indexes' trees).
 	oldRS, oldPK, oldSecs := t.rs, t.pk, t.secs
 	oldCols, oldParts, oldKey := t.cols, t.pkParts, t.pkKey
-	t.resetRows()
+	t.rs, t.pk = newRowStore(), t.newPKTree()
+	t.genBase++ // above every generation of the old store (rows.go, invariant 2)
 	t.setDesc(d)
 	for _, r := range rows {
 		if prev, dup := t.get(r.key); dup {

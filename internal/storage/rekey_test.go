@@ -29,6 +29,12 @@ func TestRekey(t *testing.T) {
 		return scan(t, tx, tb, PrimaryIndex, Range{}, false, 0)
 	}
 	before := rows()
+	byV := func() []string {
+		tx := e.Begin(txn.RepeatableRead)
+		defer tx.Rollback()
+		return scan(t, tx, tb, 0, Range{}, false, 0)
+	}
+	beforeV := byV()
 
 	// An unfinished change: refused, nothing changed.
 	open := e.Begin(txn.RepeatableRead)
@@ -55,6 +61,9 @@ func TestRekey(t *testing.T) {
 	autocommit(t, e, func(w *Tx) { del(t, w, tb, 9) })
 	if got := rows(); !slices.Equal(got, before) {
 		t.Fatalf("after a duplicate: %v, want %v", got, before)
+	}
+	if got := byV(); !slices.Equal(got, beforeV) {
+		t.Fatalf("index v after a duplicate: %v, want %v", got, beforeV)
 	}
 
 	old := e.Begin(txn.RepeatableRead) // a snapshot from before the re-key

@@ -61,9 +61,11 @@ type slot struct {
 	flags uint8
 }
 
+// slotChunkLen is the slots per chunk. A table's last chunk grows by
+// appends (a small table holds a few slots, not a chunk); a full chunk is
+// never reallocated. Only newRow grows a chunk, and nobody holds a *slot
+// across it.
 const slotChunkLen = 4096
-
-type slotChunk [slotChunkLen]slot
 
 // Item tags (the first two bytes of an item).
 const (
@@ -76,7 +78,7 @@ const (
 // rowStore is a table's rows: slots, chains and the arena of their bytes.
 type rowStore struct {
 	arena  *slab.Arena
-	chunks []*slotChunk
+	chunks [][]slot // each of capacity up to slotChunkLen
 	next   uint32   // slots handed out so far
 	free   []uint32 // removed rows' slots, for reuse
 	chains map[uint32]*version
@@ -209,8 +211,15 @@ func (t *Table) newRow(pk []byte, keys [][]byte, v version) rref {
 	} else {
 		s = rs.next
 		if int(s/slotChunkLen) == len(rs.chunks) {
-			rs.chunks = append(rs.chunks, new(slotChunk))
+			rs.chunks = append(rs.chunks, make([]slot, 0, 16))
 		}
+		c := &rs.chunks[s/slotChunkLen]
+		if len(*c) == cap(*c) { // double, up to a whole chunk
+			g := make([]slot, len(*c), min(2*cap(*c), slotChunkLen))
+			copy(g, *c)
+			*c = g
+		}
+		*c = append(*c, slot{})
 		rs.next++
 		sl = t.sl(s)
 		sl.gen = t.genBase
@@ -430,7 +439,9 @@ func (e *Engine) RowMemory() RowMemory {
 		st := t.rs.arena.Stats()
 		m.ArenaBytes += int64(st.Bytes)
 		m.LiveBytes += int64(st.LiveBytes)
-		m.SlotBytes += int64(len(t.rs.chunks)) * int64(unsafe.Sizeof(slotChunk{}))
+		for _, c := range t.rs.chunks {
+			m.SlotBytes += int64(cap(c)) * int64(unsafe.Sizeof(slot{}))
+		}
 		m.TreeBytes += int64(t.pk.Stats().Bytes)
 		for _, sx := range t.secs {
 			m.TreeBytes += int64(sx.tree.Stats().Bytes)

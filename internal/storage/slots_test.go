@@ -238,3 +238,28 @@ func TestCompactionUnderUpdates(t *testing.T) {
 		t.Errorf("%d k entries, %d rows, want %d", n, m, rows)
 	}
 }
+
+// TestSmallTableMemory: a table of a few rows costs a few KiB of arena and
+// slots, not a 1 MiB chunk and 4,096 slots; a large one grows to full
+// chunks.
+func TestSmallTableMemory(t *testing.T) {
+	e := newTestEngine(t)
+	tb := newKTable(e, false)
+	seed(t, e, tb, 3, func(id int) int { return id })
+	m := e.RowMemory()
+	if m.ArenaBytes > 4<<10 || m.SlotBytes > 1<<10 || m.Rows != 3 {
+		t.Fatalf("3 rows: %+v", m)
+	}
+	seed2 := func(from, n int) {
+		autocommit(t, e, func(tx *Tx) {
+			for id := from; id < from+n; id++ {
+				ins(t, tx, tb, id, id, "v")
+			}
+		})
+	}
+	seed2(100, 10_000)
+	m = e.RowMemory()
+	if m.Rows != 10_003 || m.SlotBytes != (2*4096+2048)*40 {
+		t.Fatalf("10,003 rows: %+v (want two full slot chunks and one of 2,048)", m)
+	}
+}

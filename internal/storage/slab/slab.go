@@ -83,6 +83,7 @@ type Arena struct {
 	free      []uint32 // dropped chunk numbers, for reuse
 	cur       uint32   // the chunk Alloc appends to; 0 before the first Alloc
 	chunkSize int
+	next      int // the size of the next chunk: from minChunk, doubling up to chunkSize
 	live      int // chunks in the table
 	bytes     int // sum of len(buf) over chunks in the table
 	used      int // sum of used
@@ -99,8 +100,13 @@ func New(chunkSize int) *Arena {
 	if chunkSize < headerSize+1 {
 		chunkSize = headerSize + 1
 	}
-	return &Arena{chunks: make([]chunk, 1), chunkSize: chunkSize}
+	return &Arena{chunks: make([]chunk, 1), chunkSize: chunkSize, next: min(minChunk, chunkSize)}
 }
+
+// minChunk is an arena's first chunk size: a table of a few rows costs a
+// few KiB, not a whole chunk; each new chunk doubles the last up to the
+// arena's chunk size.
+const minChunk = 4 << 10
 
 // newChunk adds a chunk of size bytes and returns its number.
 func (a *Arena) newChunk(size int) uint32 {
@@ -133,7 +139,13 @@ func (a *Arena) Alloc(n int) (Loc, []byte) {
 		cn = a.newChunk(need) // an item of its own; cur stays
 	} else {
 		if a.cur == 0 || a.chunks[a.cur].used+need > len(a.chunks[a.cur].buf) {
-			a.cur = a.newChunk(a.chunkSize)
+			size := a.next
+			for size < need {
+				size *= 2
+			}
+			size = min(size, a.chunkSize)
+			a.cur = a.newChunk(size)
+			a.next = min(2*size, a.chunkSize)
 		}
 		cn = a.cur
 	}

@@ -307,3 +307,31 @@ func TestCompactSomeLimit(t *testing.T) {
 		t.Fatalf("dropped per call %v, want 1 four times", calls)
 	}
 }
+
+// TestChunkGrowth: an arena's first chunk is small and each new one
+// doubles the last up to the chunk size; an item larger than the next size
+// gets a chunk that holds it.
+func TestChunkGrowth(t *testing.T) {
+	a := New(0)
+	a.Alloc(10)
+	if st := a.Stats(); st.Bytes != minChunk {
+		t.Fatalf("first chunk %d bytes, want %d", st.Bytes, minChunk)
+	}
+	var sizes []int
+	for range 600 {
+		a.Alloc(1000)
+	}
+	for _, c := range a.chunks[1:] {
+		sizes = append(sizes, len(c.buf))
+	}
+	want := []int{4 << 10, 8 << 10, 16 << 10, 32 << 10, 64 << 10, 128 << 10, 256 << 10}
+	if !slices.Equal(sizes[:len(want)], want) {
+		t.Fatalf("chunk sizes %v, want %v first", sizes, want)
+	}
+	b := New(0)
+	b.Alloc(10)
+	b.Alloc(100 << 10) // above the next size (8 KiB), below the chunk size
+	if st := b.Stats(); st.Chunks != 2 || st.Bytes != 4<<10+128<<10 {
+		t.Fatalf("after a 100 KiB item: %+v", st)
+	}
+}
