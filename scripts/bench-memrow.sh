@@ -17,8 +17,10 @@
 # run with the CPU they took (summed from gctrace) as a share of the
 # server's CPU time over the run (/proc/PID/stat), and the load average.
 # (The go_cpu_classes_* metrics are only updated at the end of a GC, so a
-# window without a GC shows nothing there.) KEEP=1 leaves the data
-# directory in place.
+# window without a GC shows nothing there.) WRITE=1 then also runs
+# oltp_write_only at THREADS for SECONDS and adds its tps, p95 and max
+# latency (issue 35: write max latency at 4 x 1M within 2x of 4 x 100k).
+# KEEP=1 leaves the data directory in place.
 set -e
 name=$1; BIN=$2; rows=$3; t=${4:-30}; th=${5:-16}
 PORT=${PORT:-3471}; MP=$((PORT + 1000)); PP=$((PORT + 2000))
@@ -64,9 +66,14 @@ rss3=$(rss)
 qps=$(awk '/queries:/ {gsub(/[()]/,"",$3); print $3}' "$D/point_select.log")
 hz=$(getconf CLK_TCK)
 gcpct=$(awk -v g="$gcms" -v t="$((t1 - t0))" -v hz="$hz" 'BEGIN {if (t > 0) printf "%.1f", 100 * g / (1000 * t / hz)}')
+wr=""
+if [ -n "${WRITE:-}" ]; then
+  sysbench oltp_write_only $SB --threads="$th" --time="$t" --percentile=95 run >"$D/write_only.log" 2>&1
+  wr=$(awk '/transactions:/ {gsub(/[()]/,"",$3); tps=$3} /95th percentile:/ {p=$3} /max:/ {m=$2} END {printf "write_only tps=%s p95=%sms max=%sms", tps, p, m}' "$D/write_only.log")
+fi
 echo "$name rows=4x$rows prepare=${prep}s rss=${rss1}MB heap-after-gc=${heap}MB rss-after-gc=${rss2}MB" \
   "forced-gc mark=${fmark}ms cpu=${fcpu}ms" \
   "point_select th=$th qps=$qps gcs=$ngc gc-cpu=${gcms}ms (${gcpct}% of the server's CPU) max-mark=${gcmark}ms" \
-  "rss-after-run=${rss3}MB load=$(cut -d' ' -f1-3 /proc/loadavg)"
+  "rss-after-run=${rss3}MB $wr load=$(cut -d' ' -f1-3 /proc/loadavg)"
 kill $pid; wait $pid 2>/dev/null || true
 [ -n "${KEEP:-}" ] || rm -rf "$D/log"
