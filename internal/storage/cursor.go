@@ -137,7 +137,7 @@ func (c *Cursor) Next() (pk, row []byte, ok bool, err error) {
 // abandoned early (LIMIT, an error), and may be called more than once.
 func (c *Cursor) Close() {
 	if c.box != nil {
-		clear(c.batch) // no record or row kept alive by the pool
+		clear(c.batch) // no key or row kept alive by the pool
 		*c.box = c.batch[:0]
 		c.t.e.batches.Put(c.box)
 	}

@@ -8,7 +8,7 @@ import (
 	"lockstep/internal/txn"
 )
 
-// purgeItem is one committed transaction's touched records, kept until no
+// purgeItem is one committed transaction's touched rows, kept until no
 // ReadView can need the versions its changes made obsolete.
 type purgeItem struct {
 	trx  txn.ID
@@ -37,9 +37,9 @@ func (e *Engine) purgeLoop(every time.Duration) {
 }
 
 // Purge removes the versions no current or future ReadView can see: for
-// every record touched by a transaction below the purge limit, the chain is
+// every row touched by a transaction below the purge limit, the chain is
 // cut after the newest version below the limit, index entries only cut
-// versions had are removed, and records whose surviving version is a
+// versions had are removed, and rows whose surviving version is a
 // delete-mark are removed from their table. It returns the number of
 // transactions purged. Safe to call concurrently with everything.
 func (e *Engine) Purge() int {
