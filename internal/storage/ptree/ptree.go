@@ -34,9 +34,6 @@
 // resolved once each). Entries move between nodes (splits, borrows,
 // merges, separators going up) re-encoded for their new node.
 //
-// Entry and Prefix describe the first layout (a key's first 8 bytes and
-// its Ref); they are kept for callers and are not the stored form.
-//
 // # Memory layout
 //
 // A leaf holds only its header (count, prefix length, prefix: 32 bytes)
@@ -87,27 +84,8 @@ package ptree
 
 import (
 	"bytes"
-	"encoding/binary"
 	"unsafe"
 )
-
-// Entry is the first layout's leaf entry: the key's first 8 bytes and the
-// caller's Ref. Nodes now hold windows after a per-node prefix (the
-// package comment, "Entries").
-type Entry struct {
-	Prefix uint64
-	Ref    uint64
-}
-
-// Prefix returns the first 8 bytes of key big-endian, zero-padded.
-func Prefix(key []byte) uint64 {
-	if len(key) >= 8 {
-		return binary.BigEndian.Uint64(key)
-	}
-	var b [8]byte
-	copy(b[:], key)
-	return binary.BigEndian.Uint64(b[:])
-}
 
 const (
 	leafCap  = 126

@@ -112,24 +112,6 @@ func check(t *testing.T, tr *Tree, s *store) {
 	}
 }
 
-func TestPrefix(t *testing.T) {
-	for _, tc := range []struct {
-		key  string
-		want uint64
-	}{
-		{"", 0},
-		{"a", 0x61 << 56},
-		{"\x00", 0},
-		{"abcdefgh", 0x6162636465666768},
-		{"abcdefghij", 0x6162636465666768},
-		{"\xff\xff", 0xffff << 48},
-	} {
-		if got := Prefix([]byte(tc.key)); got != tc.want {
-			t.Errorf("Prefix(%q) = %x, want %x", tc.key, got, tc.want)
-		}
-	}
-}
-
 // TestOrderTies: keys whose prefixes tie (shorter than 8 bytes, zero
 // bytes, prefixes of one another, the empty key) order as bytes.Compare.
 func TestOrderTies(t *testing.T) {
@@ -394,9 +376,6 @@ func TestFill(t *testing.T) {
 func TestLayout(t *testing.T) {
 	if hasPointers(reflect.TypeFor[leaf]()) {
 		t.Fatal("leaf holds pointers")
-	}
-	if hasPointers(reflect.TypeFor[Entry]()) {
-		t.Fatal("Entry holds pointers")
 	}
 	it := reflect.TypeFor[inner]()
 	ptrEnd := uintptr(0) // end of the last field holding a pointer: the GC's scan limit
