@@ -30,8 +30,13 @@ const (
 	// minGCPercent bounds how often the collector may run: at 10% a 4 GB
 	// heap collects every 400 MB allocated.
 	minGCPercent = 10
-	// minGCHeadroom is the least growth allowed between collections.
-	minGCHeadroom = 64 << 20
+	// minGCHeadroom is the least growth allowed between collections: a
+	// server's collections come at most every 256 MiB of allocation. With
+	// 64 MiB, TPC-C at 64 threads (640 of 780 MB live heap in tables, 140
+	// MB elsewhere) collected every ~140 MB and spent 9% more CPU per
+	// transaction than with the pacer off (benchmarks/notes.md, "The GC
+	// pacer's floor").
+	minGCHeadroom = 256 << 20
 )
 
 // gcPacer computes the GC percent from the live heap and the tables' part

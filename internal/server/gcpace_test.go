@@ -16,11 +16,12 @@ func TestGCPacerStep(t *testing.T) {
 	}{
 		{"no tables", 100, 1000 * mb, 0, 100},
 		{"tables half the heap", 100, 1000 * mb, 500 * mb, 50},
-		{"tables most of the heap", 100, 4000 * mb, 3600 * mb, 10},
-		{"headroom floor", 100, 400 * mb, 380 * mb, 16},
-		{"small heap keeps base", 100, 50 * mb, 40 * mb, 100},
+		{"tables most of the heap", 100, 4000 * mb, 3800 * mb, 10},
+		{"headroom floor", 100, 1600 * mb, 1520 * mb, 16},
+		{"TPC-C's heap: the floor", 100, 780 * mb, 640 * mb, 32},
+		{"small heap keeps base", 100, 200 * mb, 160 * mb, 100},
 		{"GOGC 200", 200, 1000 * mb, 500 * mb, 100},
-		{"tables above live (between GCs)", 100, 1000 * mb, 1200 * mb, 10},
+		{"tables above live (between GCs)", 100, 1000 * mb, 1200 * mb, 25},
 		{"GOGC off", -1, 1000 * mb, 500 * mb, -1},
 		{"before the first GC", 100, 0, 500 * mb, 100},
 	}
