@@ -221,37 +221,46 @@ func TestReplayReaderSeesInvariant(t *testing.T) {
 
 // orderingExec is recovery's executor with a forced interleaving: the
 // transaction of sequence number first waits (at most wait) until the one
-// of sequence number second has started installing. With a correct log,
+// of sequence number second has installed its rows. With a correct log,
 // second depends on first and cannot start before first is applied: first
 // waits in vain and the replay is right. With a log in which second
-// claims independence from first, second installs first.
+// claims independence from first, second installs first. (Signalling when
+// second only started let first install before it when second was slow
+// to go on: a flaky pass of the wrong log under load.)
 type orderingExec struct {
 	*recoveryExec
 	first, second int64
-	started       chan struct{}
+	installed     chan struct{}
 	once          *sync.Once
 	wait          time.Duration
 }
 
-func (x orderingExec) hook(seq int64) {
-	switch seq {
-	case x.first:
+// before runs ahead of a transaction's install: first waits for second.
+func (x orderingExec) before(seq int64) {
+	if seq == x.first {
 		select {
-		case <-x.started:
+		case <-x.installed:
 		case <-time.After(x.wait):
 		}
-	case x.second:
-		x.once.Do(func() { close(x.started) })
+	}
+}
+
+// after runs once a transaction installed its rows: second lets first go.
+func (x orderingExec) after(seq int64) {
+	if seq == x.second {
+		x.once.Do(func() { close(x.installed) })
 	}
 }
 
 func (x orderingExec) Txn(t *logrec.Txn) error {
-	x.hook(t.Seq)
+	x.before(t.Seq)
+	defer x.after(t.Seq)
 	return x.recoveryExec.Txn(t)
 }
 
 func (x orderingExec) TxnHeld(t *logrec.Txn) (publish, rollback func(), err error) {
-	x.hook(t.Seq)
+	x.before(t.Seq)
+	defer x.after(t.Seq)
 	return x.recoveryExec.TxnHeld(t)
 }
 
@@ -259,7 +268,7 @@ func (x orderingExec) TxnHeld(t *logrec.Txn) (publish, rollback func(), err erro
 // transaction B that updates an account the transaction A just before it
 // updated (its last_committed is A) is rewritten to claim independence
 // from A (last_committed = A's predecessor). The log up to B is replayed
-// with 4 workers while a hook makes A wait until B has started: the
+// with 4 workers while a hook makes A wait until B has installed: the
 // replayed state differs from the correct prefix's (or the applier
 // fails), every time. The correct log under the same hook replays right.
 func TestReplayOracleCatchesWrongLastCommitted(t *testing.T) {
@@ -331,7 +340,7 @@ func TestReplayOracleCatchesWrongLastCommitted(t *testing.T) {
 	}
 	ordering := func(fe *sqlfront.Frontend) apply.Executor {
 		return orderingExec{recoveryExec: newRecoveryExec(fe), first: pick.a, second: pick.b,
-			started: make(chan struct{}), once: new(sync.Once), wait: 300 * time.Millisecond}
+			installed: make(chan struct{}), once: new(sync.Once), wait: 300 * time.Millisecond}
 	}
 	if got, err := replayWith(t, prefix, 4, ordering, nil); err != nil || got != serial {
 		t.Fatalf("the correct log under the hook: %v, state equal to the serial replay's: %v", err, got == serial)
