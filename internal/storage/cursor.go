@@ -239,9 +239,8 @@ func (c *Cursor) fill() error {
 	} else {
 		tree := t.secs[c.idx].tree
 		iter := func(ref uint64) bool {
-			loc := slab.Loc(ref)
-			s := t.itemSlot(loc)
-			return visit(t.item(loc), t.pkOf(s), s)
+			ek, s := t.entryAt(slab.Loc(ref))
+			return visit(ek, t.pkOf(s), s)
 		}
 		switch {
 		case !c.reverse && start == nil:

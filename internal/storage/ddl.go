@@ -312,8 +312,7 @@ func (t *Table) Rekey(d *TableDesc, keyOf func(row []byte) ([]byte, error)) erro
 	// are complete (resetRows would empty the old indexes' trees).
 	oldRS, oldPK, oldSecs := t.rs, t.pk, t.secs
 	oldCols, oldParts, oldKey := t.cols, t.pkParts, t.pkKey
-	t.rs, t.pk = newRowStore(), t.newPKTree()
-	t.genBase++ // above every generation of the old store (rows.go, invariant 2)
+	t.newStore()
 	t.setDesc(d)
 	for _, r := range rows {
 		if prev, dup := t.get(r.key); dup {

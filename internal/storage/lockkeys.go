@@ -109,8 +109,7 @@ func (t *Table) lockDataLocked(idx int, kb []byte) (string, bool) {
 	if !found {
 		return "", false
 	}
-	slot := t.itemSlot(loc)
-	ek := t.item(loc)
+	ek, slot := t.entryAt(loc)
 	ikey := ek[:len(ek)-len(t.pkOf(slot))]
 	// The version the entry was made from: the newest whose index key is
 	// the entry's (a later update may have moved the row off it).

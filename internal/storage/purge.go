@@ -117,29 +117,26 @@ func (e *Engine) purgeRecord(t *Table, ref rref, limit txn.ID) {
 		return
 	}
 	// Fold keep into the base; the old base and the chain below keep are
-	// dropped.
-	old := t.base(s)
-	var dropped []version
-	if !old.del {
-		dropped = append(dropped, old)
-	}
-	for v := keep.prev; v != nil; v = v.prev {
-		if !v.del {
-			dropped = append(dropped, *v)
-		}
-	}
-	nv := 1 + countChain(keep.prev)
-	t.setBase(s, keep)
+	// dropped. Their entries go once the row's remaining versions are
+	// what they will be (dropVersionEntries keeps the keys those have).
+	old, below := t.base(s), keep.prev
+	t.setBase(s, keep) // old.row stays readable: slab items are never reused
 	if newer == nil {
-		delete(t.rs.chains, s)
-		t.sl(s).flags &^= slotChain
+		t.dropChain(s)
 	} else {
 		newer.prev = nil
 	}
 	keep.prev = nil
 	gone := newer == nil && keep.del
-	for _, v := range dropped {
-		t.dropVersionEntries(s, v.row, gone)
+	nv := 1 // the old base
+	if !old.del {
+		t.dropVersionEntries(s, old.row, gone)
+	}
+	for v := below; v != nil; v = v.prev {
+		nv++
+		if !v.del {
+			t.dropVersionEntries(s, v.row, gone)
+		}
 	}
 	if gone {
 		t.removeRow(s)
@@ -147,13 +144,4 @@ func (e *Engine) purgeRecord(t *Table, ref rref, limit txn.ID) {
 		nv++
 	}
 	stat.AddU(&e.stats.PurgedVersion, uint64(nv))
-}
-
-// countChain is the number of versions from v down its chain.
-func countChain(v *version) int {
-	n := 0
-	for ; v != nil; v = v.prev {
-		n++
-	}
-	return n
 }

@@ -90,7 +90,7 @@ func (e *Engine) RowMemory() RowMemory {
 		for _, sx := range t.secs {
 			m.TreeBytes += int64(sx.tree.Stats().Bytes)
 		}
-		m.Rows += int64(t.rs.live)
+		m.Rows += int64(t.pk.Len()) // a slot is live exactly while its row is in the clustered index
 		m.ChainRows += int64(len(t.rs.chains))
 		t.mu.RUnlock()
 	}

@@ -81,7 +81,6 @@ type rowStore struct {
 	next   uint32   // slots handed out so far
 	free   []uint32 // removed rows' slots, for reuse
 	chains map[uint32]*version
-	live   int // live slots
 }
 
 func newRowStore() *rowStore {
@@ -108,9 +107,11 @@ func (t *Table) ref(s uint32) rref { return mkRef(s, t.sl(s).gen) }
 // item returns the payload of the item at l. Caller holds t.mu.
 func (t *Table) item(l slab.Loc) []byte { return t.rs.arena.Bytes(l)[itemHdr:] }
 
-// itemSlot returns the slot an item belongs to. Caller holds t.mu.
-func (t *Table) itemSlot(l slab.Loc) uint32 {
-	return binary.LittleEndian.Uint32(t.rs.arena.Bytes(l)[2:])
+// entryAt returns the entry key of the secondary entry item at l and the
+// slot it names, reading the item once. Caller holds t.mu.
+func (t *Table) entryAt(l slab.Loc) (ek []byte, slot uint32) {
+	b := t.rs.arena.Bytes(l)
+	return b[itemHdr:], binary.LittleEndian.Uint32(b[2:])
 }
 
 // putItem stores payload (the concatenation of parts) as an item of slot s
@@ -230,7 +231,6 @@ func (t *Table) newRow(pk []byte, keys [][]byte, v version) rref {
 	} else {
 		sl.row = t.putItem(tagRow, s, v.row)
 	}
-	rs.live++
 	t.pk.Set(pk, uint64(s))
 	if !v.del && keys != nil {
 		for i := range t.secs {
@@ -259,14 +259,19 @@ func (t *Table) popHead(s uint32) bool {
 	if sl.flags&slotChain == 0 {
 		return false
 	}
-	h := t.rs.chains[s]
-	if h.prev == nil {
-		delete(t.rs.chains, s)
-		sl.flags &^= slotChain
+	if h := t.rs.chains[s]; h.prev == nil {
+		t.dropChain(s)
 	} else {
 		t.rs.chains[s] = h.prev
 	}
 	return true
+}
+
+// dropChain forgets slot s's chain: its base is its newest version again.
+// Caller holds t.mu for writing.
+func (t *Table) dropChain(s uint32) {
+	delete(t.rs.chains, s)
+	t.sl(s).flags &^= slotChain
 }
 
 // removeRow takes slot s's row out of the table: out of the clustered
@@ -292,7 +297,6 @@ func (t *Table) removeRow(s uint32) {
 		t.genBase = gen // every generation handed out is <= genBase
 	}
 	t.rs.free = append(t.rs.free, s)
-	t.rs.live--
 }
 
 // setBase makes v slot s's base version (purge folding a chain into it;
@@ -353,14 +357,20 @@ func (t *Table) freeEntries(tree *ptree.Tree) {
 	})
 }
 
-// resetRows gives the table an empty row store (truncate, drop): every
-// rref handed out before stops being held (invariant 2). Caller holds t.mu
-// for writing.
+// newStore gives the table an empty row store and clustered index: every
+// rref handed out before stops being held (invariant 2). The secondary
+// indexes are the caller's (resetRows empties them, Rekey makes new ones).
+// Caller holds t.mu for writing.
+func (t *Table) newStore() {
+	t.rs, t.pk = newRowStore(), t.newPKTree()
+	t.genBase++ // above every generation of the old store
+}
+
+// resetRows empties the table (truncate, drop). Caller holds t.mu for
+// writing.
 func (t *Table) resetRows() {
-	t.rs = newRowStore()
-	t.pk = t.newPKTree()
+	t.newStore()
 	for _, s := range t.secs {
 		s.tree = t.newSecTree()
 	}
-	t.genBase++ // above every generation of the old store
 }

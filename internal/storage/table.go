@@ -232,11 +232,10 @@ func (t *Table) liveConflict(i int, key []byte, self uint32, hasSelf bool) []byt
 	sx := t.secs[i]
 	var found []byte
 	sx.tree.Ascend(key, func(ref uint64) bool {
-		loc := slab.Loc(ref)
-		if !bytes.HasPrefix(t.item(loc), key) {
+		ek, s := t.entryAt(slab.Loc(ref))
+		if !bytes.HasPrefix(ek, key) {
 			return false // past the key: index keys are self-delimiting
 		}
-		s := t.itemSlot(loc)
 		if hasSelf && s == self {
 			return true
 		}
